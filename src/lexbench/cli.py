@@ -1,0 +1,93 @@
+"""The `lexbench` command.
+
+Top-level verbs group sub-commands by benchmark (`lexbench generate lambda`, `lexbench run
+scan`); flat commands stand alone (`lexbench rescore RUN`). Each module in
+`lexbench.commands` with a `register(cli)` function adds its own sub-commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Callable, Sequence
+
+import lexbench.commands
+from lexbench import __version__
+
+VERBS = {
+    "generate": "generate a benchmark's items deterministically",
+    "run": "evaluate a model on a benchmark and write a run folder",
+    "human": "human-baseline sheets: export items to annotate, score the answers",
+    "export": "export a generated benchmark to other tools' formats",
+}
+
+
+class CommandLine:
+    """The parser being built; command modules add to it through these two methods."""
+
+    def __init__(self) -> None:
+        self.parser = argparse.ArgumentParser(
+            prog="lexbench",
+            description="Generate, run, score and analyse lexical and analogical reasoning "
+                        "benchmarks (LAMBDA, SCAN, SetLexSem, E-KAR, Google, BATS).")
+        self.parser.add_argument("--version", action="version", version=f"lexbench {__version__}")
+        self._top = self.parser.add_subparsers(dest="command", metavar="COMMAND")
+        self._verbs: dict[str, argparse._SubParsersAction] = {}
+
+    def benchmark_command(self, verb: str, benchmark: str, help: str,
+                          handler: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
+        """`lexbench VERB BENCHMARK ...`, e.g. verb "run", benchmark "lambda"."""
+        if verb not in self._verbs:
+            verb_parser = self._top.add_parser(verb, help=VERBS.get(verb, verb))
+            self._verbs[verb] = verb_parser.add_subparsers(dest="benchmark", metavar="BENCHMARK",
+                                                           required=True)
+        parser = self._verbs[verb].add_parser(benchmark, help=help, description=help)
+        parser.set_defaults(handler=handler)
+        return parser
+
+    def command(self, name: str, help: str,
+                handler: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
+        """A flat `lexbench NAME ...` command."""
+        parser = self._top.add_parser(name, help=help, description=help)
+        parser.set_defaults(handler=handler)
+        return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    cli = CommandLine()
+    for module_info in sorted(pkgutil.iter_modules(lexbench.commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"lexbench.commands.{module_info.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(cli)
+    return cli.parser
+
+
+class UserError(Exception):
+    """A mistake in the command's input: printed as one clear line, exit status 2."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(handler(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except (UserError, ValueError, FileNotFoundError, KeyError) as error:
+        message = error.args[0] if isinstance(error, KeyError) and error.args else error
+        print(f"lexbench: error: {message}", file=sys.stderr)
+        return 2
+    except RuntimeError as error:
+        print(f"lexbench: error: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

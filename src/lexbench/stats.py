@@ -1,0 +1,234 @@
+"""Statistics the papers use, and better ones.
+
+* Proportions: Wald (what LAMBDA prints) and Wilson (better near 0 and 1) 95% intervals.
+* Bootstrap percentile intervals for any statistic, seeded.
+* Permutation tests, two-sided: paired (sign flips of per-item differences) and unpaired
+  (label shuffles), with the +1 correction so a p-value is never exactly 0.
+* Exact McNemar for paired accuracies; Spearman's rho; standard errors clustered by group
+  (SCAN's analogies within one concept mapping are not independent).
+
+Every random procedure takes a seed and uses its own `numpy.random.Generator`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with a two-sided interval."""
+
+    estimate: float
+    low: float
+    high: float
+    n: int
+    method: str
+
+    def to_dict(self) -> dict[str, float | int | str]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return f"{self.estimate:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+
+def _check_counts(successes: int, n: int) -> None:
+    if n < 0 or successes < 0 or successes > n:
+        raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
+
+
+def wald_interval(successes: int, n: int, z: float = Z95) -> Interval:
+    """p ± z·sqrt(p(1−p)/n), clipped to [0, 1]; the interval LAMBDA reports.
+
+    >>> str(wald_interval(50, 100))
+    '0.500 [0.402, 0.598]'
+    """
+    _check_counts(successes, n)
+    if n == 0:
+        return Interval(float("nan"), float("nan"), float("nan"), 0, "wald")
+    p = successes / n
+    half = z * math.sqrt(p * (1 - p) / n)
+    return Interval(p, max(0.0, p - half), min(1.0, p + half), n, "wald")
+
+
+def wilson_interval(successes: int, n: int, z: float = Z95) -> Interval:
+    """Wilson score interval: keeps its coverage when p is near 0 or 1 or n is small.
+
+    >>> str(wilson_interval(0, 10))
+    '0.000 [0.000, 0.278]'
+    """
+    _check_counts(successes, n)
+    if n == 0:
+        return Interval(float("nan"), float("nan"), float("nan"), 0, "wilson")
+    p = successes / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return Interval(p, max(0.0, centre - half), min(1.0, centre + half), n, "wilson")
+
+
+def bootstrap_interval(values: Sequence[float], statistic: Callable[[np.ndarray], float] = np.mean,
+                       resamples: int = 10_000, confidence: float = 0.95,
+                       seed: int = 0) -> Interval:
+    """Percentile bootstrap interval of `statistic` over `values`."""
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return Interval(float("nan"), float("nan"), float("nan"), 0, "bootstrap")
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, data.size, size=(resamples, data.size))
+    stats = np.array([statistic(data[row]) for row in draws])
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(stats, [alpha, 1 - alpha])
+    return Interval(float(statistic(data)), float(low), float(high), int(data.size), "bootstrap")
+
+
+@dataclass(frozen=True)
+class TestResult:
+    statistic: float
+    p_value: float
+    n: int
+    method: str
+
+    def to_dict(self) -> dict[str, float | int | str]:
+        return asdict(self)
+
+
+def paired_permutation_test(a: Sequence[float], b: Sequence[float], resamples: int = 100_000,
+                            seed: int = 0) -> TestResult:
+    """Two-sided test of mean(a − b) = 0 for paired scores, by random sign flips.
+
+    The statistic is the mean difference; p = (1 + #{|perm| >= |observed|}) / (1 + resamples).
+    Resampling runs in blocks so 10^5 resamples of thousands of items stay in memory.
+    """
+    x = np.asarray(a, dtype=float)
+    y = np.asarray(b, dtype=float)
+    if x.shape != y.shape:
+        raise ValueError(f"paired test needs equal lengths, got {x.size} and {y.size}")
+    if x.size == 0:
+        raise ValueError("paired test needs at least one pair")
+    differences = x - y
+    observed = float(differences.mean())
+    rng = np.random.default_rng(seed)
+    tolerance = 1e-12 * max(1.0, abs(observed))
+    extreme = 0
+    block = max(1, min(resamples, 2_000_000 // max(1, differences.size)))
+    done = 0
+    while done < resamples:
+        size = min(block, resamples - done)
+        signs = rng.integers(0, 2, size=(size, differences.size), dtype=np.int8) * 2 - 1
+        means = (signs * differences).mean(axis=1)
+        extreme += int(np.count_nonzero(np.abs(means) >= abs(observed) - tolerance))
+        done += size
+    return TestResult(observed, (extreme + 1) / (resamples + 1), int(x.size), "paired permutation")
+
+
+def permutation_test(a: Sequence[float], b: Sequence[float], resamples: int = 100_000,
+                     seed: int = 0) -> TestResult:
+    """Two-sided test of mean(a) = mean(b) for independent samples, by label shuffles."""
+    x = np.asarray(a, dtype=float)
+    y = np.asarray(b, dtype=float)
+    if x.size == 0 or y.size == 0:
+        raise ValueError("permutation test needs two non-empty samples")
+    pooled = np.concatenate([x, y])
+    observed = float(x.mean() - y.mean())
+    rng = np.random.default_rng(seed)
+    tolerance = 1e-12 * max(1.0, abs(observed))
+    extreme = 0
+    block = max(1, min(resamples, 2_000_000 // pooled.size))
+    done = 0
+    while done < resamples:
+        size = min(block, resamples - done)
+        keys = rng.random((size, pooled.size))
+        order = np.argsort(keys, axis=1)
+        shuffled = pooled[order]
+        diffs = shuffled[:, :x.size].mean(axis=1) - shuffled[:, x.size:].mean(axis=1)
+        extreme += int(np.count_nonzero(np.abs(diffs) >= abs(observed) - tolerance))
+        done += size
+    return TestResult(observed, (extreme + 1) / (resamples + 1), int(pooled.size),
+                      "permutation")
+
+
+def mcnemar_exact(a_correct: Sequence[bool], b_correct: Sequence[bool]) -> TestResult:
+    """Exact (binomial) McNemar test for paired right/wrong outcomes.
+
+    The statistic is the number of items only `a` got right minus those only `b` got right;
+    p = min(1, 2·P(X <= min(b01, b10))) with X ~ Binomial(b01 + b10, 1/2).
+    """
+    from scipy.stats import binom
+
+    if len(a_correct) != len(b_correct):
+        raise ValueError(f"McNemar needs paired outcomes, got {len(a_correct)} and {len(b_correct)}")
+    only_a = sum(1 for x, y in zip(a_correct, b_correct) if x and not y)
+    only_b = sum(1 for x, y in zip(a_correct, b_correct) if y and not x)
+    discordant = only_a + only_b
+    if discordant == 0:
+        p_value = 1.0
+    else:
+        p_value = min(1.0, 2.0 * float(binom.cdf(min(only_a, only_b), discordant, 0.5)))
+    return TestResult(float(only_a - only_b), p_value, len(a_correct), "exact McNemar")
+
+
+@dataclass(frozen=True)
+class Correlation:
+    rho: float
+    p_value: float
+    n: int
+    method: str = "spearman"
+
+    def to_dict(self) -> dict[str, float | int | str]:
+        return asdict(self)
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> Correlation:
+    """Spearman's rank correlation (ties averaged); NaN when undefined (n < 3 or constant)."""
+    from scipy.stats import spearmanr
+
+    if len(x) != len(y):
+        raise ValueError(f"spearman needs equal lengths, got {len(x)} and {len(y)}")
+    if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2:
+        return Correlation(float("nan"), float("nan"), len(x))
+    result = spearmanr(x, y)
+    return Correlation(float(result.statistic), float(result.pvalue), len(x))
+
+
+def clustered_standard_error(values: Sequence[float], clusters: Sequence[Hashable]) -> float:
+    """Standard error of the mean allowing correlation within clusters (CR1 sandwich).
+
+    With G clusters and residual sums S_g = Σ_{i in g} (v_i − mean):
+    SE² = G/(G−1) · Σ_g S_g² / n². Equals the ordinary SE (with n−1 → n) when every
+    cluster has one member.
+    """
+    data = np.asarray(values, dtype=float)
+    if data.size != len(clusters):
+        raise ValueError("values and clusters must have the same length")
+    groups: dict[Hashable, float] = {}
+    residuals = data - data.mean()
+    for residual, cluster in zip(residuals, clusters):
+        groups[cluster] = groups.get(cluster, 0.0) + float(residual)
+    g = len(groups)
+    if g < 2:
+        return float("nan")
+    total = sum(s * s for s in groups.values())
+    return math.sqrt(g / (g - 1) * total) / data.size
+
+
+def describe(values: Sequence[float]) -> dict[str, float]:
+    """Mean, SD (sample), min, max, median and 90th percentile."""
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return {"n": 0}
+    return {
+        "n": int(data.size),
+        "mean": float(data.mean()),
+        "sd": float(data.std(ddof=1)) if data.size > 1 else 0.0,
+        "min": float(data.min()),
+        "max": float(data.max()),
+        "median": float(np.median(data)),
+        "p90": float(np.percentile(data, 90)),
+    }
