@@ -53,6 +53,9 @@ class Benchmark(Protocol):
     def report(self, results: Mapping[str, Any]) -> str:
         """Markdown for report.md and the terminal."""
 
+    # Optional: figures(self, results, folder: Path) -> list[Path] writes PNGs to
+    # <run>/figures/. Not part of the Protocol so benchmarks without figures still conform.
+
 
 @dataclass(frozen=True)
 class Evaluation:
@@ -89,4 +92,8 @@ def evaluate(benchmark: Benchmark, model: Model, *, out_root: str | Path = "runs
                         {"benchmark": benchmark.config(), "model": model.fingerprint()})
     report = benchmark.report(results)
     write_run(folder, config, samples, results, report)
+    make_figures = getattr(benchmark, "figures", None)
+    if make_figures is not None:
+        # Optional hook: PNGs under <run>/figures/, embedded by `lexbench report`.
+        make_figures(results, folder.path)
     return Evaluation(folder=folder, results=results, report=report, stats=stats)

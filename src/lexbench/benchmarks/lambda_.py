@@ -396,6 +396,7 @@ class LambdaBenchmark:
             "generated_tokens": responses[0].generated_tokens,
             "answer": score.answer,
             "correct": score.correct,
+            "value": score.value,
             "error_class": score.error_class,
             "error": responses[0].error,
         }

@@ -1,0 +1,135 @@
+"""Figures for papers: a few plain matplotlib helpers every benchmark shares.
+
+Each function writes one PNG (and returns its path), uses the headless Agg backend, and
+never touches global pyplot state beyond its own figure. Styling is deliberately plain:
+readable at column width, colour-blind-safe palette, intervals drawn as whiskers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+# Okabe-Ito: distinguishable with the common colour-vision deficiencies.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig: Any, path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    _pyplot().close(fig)
+    return path
+
+
+def bar_with_intervals(path: str | Path, labels: Sequence[str], estimates: Sequence[float],
+                       lows: Sequence[float], highs: Sequence[float], *, title: str,
+                       ylabel: str, series: Mapping[str, Sequence[float]] | None = None,
+                       ylim: tuple[float, float] | None = (0.0, 1.0)) -> Path:
+    """Bars with interval whiskers, one per label (e.g. accuracy per relation).
+
+    For several models or conditions, pass `series` as {name: estimates} together with
+    `lows`/`highs` flattened in the same order (series by series); `estimates` is then ignored.
+    """
+    if not (len(labels) and len(lows) == len(highs)):
+        raise ValueError("bar_with_intervals needs labels and matching lows/highs")
+    plt = _pyplot()
+    import numpy as np
+
+    groups = dict(series) if series else {"": list(estimates)}
+    width = 0.8 / len(groups)
+    x = np.arange(len(labels))
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(labels) * max(1, len(groups)) ** 0.5), 3.2))
+    for g, (name, values) in enumerate(groups.items()):
+        if len(values) != len(labels):
+            raise ValueError(f"series {name!r} has {len(values)} values for {len(labels)} labels")
+        lo = np.asarray(lows[g * len(labels):(g + 1) * len(labels)], dtype=float)
+        hi = np.asarray(highs[g * len(labels):(g + 1) * len(labels)], dtype=float)
+        est = np.asarray(values, dtype=float)
+        yerr = np.vstack([np.clip(est - lo, 0, None), np.clip(hi - est, 0, None)])
+        ax.bar(x + (g - (len(groups) - 1) / 2) * width, est, width, yerr=yerr, capsize=3,
+               color=PALETTE[g % len(PALETTE)], label=name or None, edgecolor="black", linewidth=0.4)
+    ax.set_xticks(x, labels, rotation=30 if max(len(s) for s in labels) > 8 else 0, ha="right"
+                  if max(len(s) for s in labels) > 8 else "center")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    if series:
+        ax.legend(frameon=False, fontsize=8)
+    ax.spines[["top", "right"]].set_visible(False)
+    return _save(fig, path)
+
+
+def scatter_with_trend(path: str | Path, x: Sequence[float], y: Sequence[float], *,
+                       sizes: Sequence[float] | None = None, title: str, xlabel: str,
+                       ylabel: str, annotation: str = "") -> Path:
+    """Points (sized by `sizes`, e.g. items per bin) with a least-squares trend line."""
+    if len(x) != len(y):
+        raise ValueError(f"scatter_with_trend: {len(x)} x values but {len(y)} y values")
+    plt = _pyplot()
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(4.8, 3.2))
+    xs = np.asarray(x, dtype=float)
+    ys = np.asarray(y, dtype=float)
+    scaled = None
+    if sizes is not None:
+        s = np.asarray(sizes, dtype=float)
+        scaled = 15 + 120 * s / max(1.0, float(s.max()))
+    ax.scatter(xs, ys, s=scaled, color=PALETTE[0], alpha=0.8, edgecolor="black", linewidth=0.4)
+    if xs.size >= 2 and np.ptp(xs) > 0:
+        slope, intercept = np.polyfit(xs, ys, 1)
+        grid = np.linspace(xs.min(), xs.max(), 50)
+        ax.plot(grid, slope * grid + intercept, color=PALETTE[3], linewidth=1.2)
+    if annotation:
+        ax.text(0.02, 0.96, annotation, transform=ax.transAxes, va="top", fontsize=8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.spines[["top", "right"]].set_visible(False)
+    return _save(fig, path)
+
+
+def violin(path: str | Path, groups: Mapping[str, Sequence[float]], *, title: str,
+           ylabel: str, ylim: tuple[float, float] | None = (0.0, 1.0)) -> Path:
+    """One violin per group (e.g. per-configuration accuracies by operation), with points."""
+    named = {k: list(v) for k, v in groups.items() if len(v)}
+    if not named:
+        raise ValueError("violin needs at least one non-empty group")
+    plt = _pyplot()
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.0 * len(named) + 1.5), 3.2))
+    positions = np.arange(1, len(named) + 1)
+    # A violin needs spread; a single value (or identical values) is drawn as points only.
+    spread = [p for p, v in zip(positions, named.values()) if len(set(v)) > 1]
+    if spread:
+        parts = ax.violinplot([named[k] for p, k in zip(positions, named) if p in spread],
+                              positions=spread, showmeans=True, showextrema=True)
+        for body in parts["bodies"]:
+            body.set_facecolor(PALETTE[0])
+            body.set_alpha(0.35)
+    rng = np.random.default_rng(0)  # jitter only; fixed so the picture is reproducible
+    for p, values in zip(positions, named.values()):
+        ax.scatter(p + rng.uniform(-0.08, 0.08, len(values)), values, s=10,
+                   color=PALETTE[1], edgecolor="black", linewidth=0.3, zorder=3)
+    ax.set_xticks(positions, list(named), rotation=30 if len(named) > 4 else 0,
+                  ha="right" if len(named) > 4 else "center")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.spines[["top", "right"]].set_visible(False)
+    return _save(fig, path)
