@@ -267,7 +267,11 @@ def base_forms(word: str, exceptions: Mapping[str, Sequence[str]]) -> set[str]:
     forms = {word, *exceptions.get(word, ())}
     for suffix, replacement in _DETACHMENT:
         if word.endswith(suffix) and len(word) - len(suffix) >= 2:
-            forms.add(word[: len(word) - len(suffix)] + replacement)
+            stem = word[: len(word) - len(suffix)]
+            forms.add(stem + replacement)
+            # running -> runn -> run, bigger -> bigg -> big: undo consonant doubling.
+            if not replacement and len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiou":
+                forms.add(stem[:-1])
     return forms
 
 

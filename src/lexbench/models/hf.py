@@ -51,8 +51,11 @@ def first_word_complete(text: str) -> bool:
     for position, char in enumerate(rest):
         if _WORD_CHAR.match(char):
             continue
-        if char in "-'" and position + 1 < len(rest) and _WORD_CHAR.match(rest[position + 1]):
-            continue
+        if char in "-'":
+            if position + 1 == len(rest):
+                return False  # "x-" may still become "x-ray" with the next token
+            if _WORD_CHAR.match(rest[position + 1]):
+                continue
         return True
     return False
 
@@ -299,40 +302,115 @@ class HFCausalLM(Model):
         return head, whole[len(head):]
 
     def loglikelihood(self, requests: Sequence[Request]) -> list[Response]:
-        """log P(continuation | prompt), summed over continuation tokens, per continuation."""
+        """log P(continuation | prompt), summed over continuation tokens, per continuation.
+
+        Each request's context runs through the model once; its continuations are then
+        scored against that context's KV cache (copied once per continuation row), so N
+        choices cost one context pass plus N short continuation passes instead of N full
+        sequences. Contexts are batched (left-padded, longest first); continuations are
+        batched per context batch (right-padded, so padding never precedes a real token).
+        """
         torch = self._torch
-        rows: list[tuple[int, int, list[int], int]] = []   # (request, choice, tokens, n_cont)
-        for r_index, request in enumerate(requests):
+        contexts: list[list[int]] = []
+        tails: list[list[list[int]]] = []
+        for request in requests:
             context = self._prompt_text(request)
-            for c_index, continuation in enumerate(request.continuations):
+            head: list[int] | None = None
+            request_tails = []
+            for continuation in request.continuations:
                 head, tail = self.split_tokens(context, continuation)
                 if not tail:
                     raise ValueError(f"request {request.id}: continuation {continuation!r} is empty")
-                rows.append((r_index, c_index, head + tail, len(tail)))
-        scores: dict[tuple[int, int], tuple[float, int]] = {}
-        for batch in self._batches([len(r[2]) for r in rows]):
-            sequences = [rows[i][2] for i in batch]
-            ids, mask = self._left_pad(sequences)
+                request_tails.append(tail)
+            if head is None:
+                head = self.tokenizer(context, add_special_tokens=True)["input_ids"]
+            contexts.append(self._nonempty_context(head))
+            tails.append(request_tails)
+        scores: dict[tuple[int, int], float] = {}
+        for batch in self._batches([len(c) for c in contexts]):
+            batch = [i for i in batch if tails[i]]
+            if not batch:
+                continue
+            ids, mask = self._left_pad([contexts[i] for i in batch])
             positions = (mask.cumsum(-1) - 1).clamp(min=0)
             with torch.inference_mode():
-                logits = self.model(input_ids=ids, attention_mask=mask,
-                                    position_ids=positions).logits.float()
-                logprobs = torch.log_softmax(logits[:, :-1, :], dim=-1)
-                targets = ids[:, 1:]
-                picked = logprobs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-            width = ids.shape[1]
-            for row, i in enumerate(batch):
-                r_index, c_index, _, n_cont = rows[i]
-                total = float(picked[row, width - 1 - n_cont:].sum())
-                scores[(r_index, c_index)] = (total, n_cont)
+                output = self.model(input_ids=ids, attention_mask=mask, position_ids=positions,
+                                    use_cache=True)
+                first_logprobs = torch.log_softmax(output.logits[:, -1, :].float(), dim=-1)
+            layers = _cache_tensors(output.past_key_values)
+            lengths = mask.sum(-1)
+            # (row of the context batch, request index, choice index) per continuation.
+            rows = [(row, r, c) for row, r in enumerate(batch) for c in range(len(tails[r]))]
+            size = max(1, self.options.batch_size)
+            for start in range(0, len(rows), size):
+                chunk = rows[start:start + size]
+                scores.update(self._score_tails(chunk, tails, layers, mask, lengths, first_logprobs))
         out = []
         for r_index, request in enumerate(requests):
-            values = [scores[(r_index, c)] for c in range(len(request.continuations))]
+            count = len(request.continuations)
             out.append(Response(request_id=request.id,
-                                loglikelihoods=tuple(v for v, _ in values),
-                                continuation_tokens=tuple(n for _, n in values)))
+                                loglikelihoods=tuple(scores[(r_index, c)] for c in range(count)),
+                                continuation_tokens=tuple(len(t) for t in tails[r_index])))
         return out
 
+    def _nonempty_context(self, head: list[int]) -> list[int]:
+        """The first continuation token needs a context to be predicted from: an empty one
+        (a tokenizer that adds no BOS, an empty prompt) becomes the BOS or EOS token."""
+        if head:
+            return head
+        token = self.tokenizer.bos_token_id
+        if token is None:
+            token = self.tokenizer.eos_token_id
+        if token is None:
+            raise ValueError("an empty context cannot be scored: the tokenizer has neither a "
+                             "BOS nor an EOS token to stand in for it")
+        return [token]
+
+    def _score_tails(self, chunk: Sequence[tuple[int, int, int]], tails: Sequence[Sequence[list[int]]],
+                     layers: Sequence[tuple[Any, Any]], context_mask: Any, context_lengths: Any,
+                     first_logprobs: Any) -> dict[tuple[int, int], float]:
+        """Sum of log-probabilities of each continuation in `chunk`, scored against the
+        cached keys/values of its context (rows of the context batch)."""
+        torch = self._torch
+        from transformers import DynamicCache
+
+        context_rows = torch.tensor([row for row, _, _ in chunk], device=self.device)
+        sequences = [tails[r][c] for _, r, c in chunk]
+        width = max(len(s) for s in sequences)
+        pad = self.tokenizer.pad_token_id
+        tail_ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+        tail_mask = torch.zeros((len(chunk), width), dtype=torch.long)
+        for i, sequence in enumerate(sequences):
+            tail_ids[i, :len(sequence)] = torch.tensor(sequence, dtype=torch.long)
+            tail_mask[i, :len(sequence)] = 1
+        tail_ids, tail_mask = tail_ids.to(self.device), tail_mask.to(self.device)
+        # Index with a tensor: a copy per row, so the shared context cache is never mutated.
+        cache = DynamicCache(ddp_cache_data=[(k[context_rows], v[context_rows]) for k, v in layers],
+                             config=self.model.config)
+        attention = torch.cat([context_mask[context_rows], tail_mask], dim=-1)
+        positions = context_lengths[context_rows].unsqueeze(-1) + torch.arange(width, device=self.device)
+        out: dict[tuple[int, int], float] = {}
+        with torch.inference_mode():
+            total = first_logprobs[context_rows].gather(-1, tail_ids[:, :1]).squeeze(-1)
+            if width > 1:
+                logits = self.model(input_ids=tail_ids[:, :-1], attention_mask=attention[:, :-1],
+                                    position_ids=positions[:, :-1], past_key_values=cache,
+                                    use_cache=True).logits.float()
+                logprobs = torch.log_softmax(logits, dim=-1)
+                picked = logprobs.gather(-1, tail_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+                total = total + (picked * tail_mask[:, 1:]).sum(-1)
+        for i, (_, r, c) in enumerate(chunk):
+            out[(r, c)] = float(total[i])
+        return out
+
+
+def _cache_tensors(cache: Any) -> list[tuple[Any, Any]]:
+    """(keys, values) per layer of a transformers KV cache (the Cache object of
+    transformers >= 4.56 with `.layers`, or the legacy tuple of tuples)."""
+    layers = getattr(cache, "layers", None)
+    if layers is not None:
+        return [(layer.keys, layer.values) for layer in layers]
+    return [(k, v) for k, v, *_ in cache]
 
 def _folder_weights_hash(folder: Path) -> str:
     """Hash of the weight files' names and sizes: cheap, and changes when weights change."""
