@@ -6,7 +6,6 @@ import argparse
 import csv
 import json
 import random
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +146,44 @@ def _human_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def _items_and_manifest(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any]]:
+    """Items from --items FILE (with its manifest) or generated from the dataset options."""
+    from lexbench.benchmarks.lambda_ import LambdaConfig, dumps_items, manifest, read_items
+    from lexbench.lexicon.wordnet import load_index
+
+    if args.items is not None:
+        items = read_items(args.items)
+        manifest_path = Path(f"{args.items}.manifest.json")
+        if not manifest_path.is_file():
+            raise FileNotFoundError(f"{manifest_path} is missing: export needs the generation "
+                                    "manifest written by `lexbench generate lambda`")
+        return items, json.loads(manifest_path.read_text())
+    from lexbench.benchmarks.lambda_ import generate_items
+
+    config = LambdaConfig(profile=args.profile, seed=args.seed, per_relation=args.per_relation,
+                          relations=tuple(args.relations))
+    index = load_index(args.wordnet)
+    items = generate_items(index, config)
+    return items, manifest(items, config, index, dumps_items(items))
+
+
+def _export(args: argparse.Namespace) -> int:
+    from lexbench.export import write_lambda_hf_dataset, write_lm_eval_lambda_task
+
+    items, meta = _items_and_manifest(args)
+    if args.format == "hf":
+        out = write_lambda_hf_dataset(args.output, items, meta, args.prompt_style)
+        print(f"wrote {len(items)} rows to {out}/data/test.parquet and the dataset card "
+              f"{out}/README.md; load with datasets.load_dataset('parquet', "
+              f"data_files='{out}/data/test.parquet')")
+    else:
+        out = write_lm_eval_lambda_task(args.output, items, meta, args.prompt_style)
+        print(f"wrote the lm-evaluation-harness task to {out}; run it with\n  lm_eval "
+              f"--include_path {out} --tasks lexbench_lambda --model hf --model_args "
+              f"pretrained=MODEL")
+    return 0
+
+
 def register(cli: Any) -> None:
     generate = cli.benchmark_command("generate", "lambda", "generate LAMBDA items (JSONL + manifest)",
                                      _generate)
@@ -186,4 +223,13 @@ def register(cli: Any) -> None:
     score.add_argument("sheet", type=Path)
     score.add_argument("--key", type=Path, default=None, help="answer key (default SHEET.key.jsonl)")
     score.add_argument("--wordnet", default=None)
-    _ = sys  # stderr printing goes through the cli's error handler
+
+    export = cli.benchmark_command("export", "lambda",
+                                   "export LAMBDA as a Hugging Face dataset or an lm-eval task",
+                                   _export)
+    _add_dataset_arguments(export, per_relation_default=1000)
+    export.add_argument("--items", type=Path, default=None,
+                        help="a JSONL file from `lexbench generate lambda` (default: generate now)")
+    export.add_argument("--format", choices=["hf", "lm-eval"], required=True)
+    export.add_argument("--prompt-style", choices=["paper", "completion"], default="paper")
+    export.add_argument("-o", "--output", required=True, type=Path, help="output folder")

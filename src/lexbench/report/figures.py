@@ -74,8 +74,12 @@ def bar_with_intervals(path: str | Path, labels: Sequence[str], estimates: Seque
 
 def scatter_with_trend(path: str | Path, x: Sequence[float], y: Sequence[float], *,
                        sizes: Sequence[float] | None = None, title: str, xlabel: str,
-                       ylabel: str, annotation: str = "") -> Path:
-    """Points (sized by `sizes`, e.g. items per bin) with a least-squares trend line."""
+                       ylabel: str, annotation: str = "",
+                       ylim: tuple[float, float] | None = None) -> Path:
+    """Points (sized by `sizes`, e.g. items per bin) with a least-squares trend line.
+
+    `ylim` fixes the y axis (e.g. headroom above the points for a multi-line annotation).
+    """
     if len(x) != len(y):
         raise ValueError(f"scatter_with_trend: {len(x)} x values but {len(y)} y values")
     plt = _pyplot()
@@ -98,6 +102,8 @@ def scatter_with_trend(path: str | Path, x: Sequence[float], y: Sequence[float],
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
     ax.spines[["top", "right"]].set_visible(False)
     return _save(fig, path)
 

@@ -1,0 +1,156 @@
+"""`lexbench report`: run folders -> DIR/report.html (self-contained) + DIR/report.md.
+
+    DIR/report.html   one page: tables, figures (base64 PNG), comparison, sample browser
+    DIR/report.md     the same tables, with the figures linked from DIR/figures/
+    DIR/figures/      every figure as a PNG file
+
+Runs are grouped by results.json's `benchmark` field, in the order given; each group is
+rendered by its reporter (`registry.reporter_for`). When a group has two or more runs that
+share items, the paired comparison (`lexbench compare`) is included too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+
+from lexbench import __version__
+from lexbench.report import markdown as md
+from lexbench.report.compare import compare_runs, to_markdown
+from lexbench.report.page import BenchmarkBlock, FigureBlock, data_uri, render_page
+from lexbench.report.registry import Figure, demote_headings, reporter_for
+from lexbench.report.runs import LoadedRun, discover, label_runs, load_run
+from lexbench.run.store import slug
+
+DEFAULT_MAX_SAMPLES = 2000
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    html: Path
+    markdown: Path
+    figures: tuple[Path, ...]
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Write via a temporary name and rename, so a crash never leaves half a report."""
+    temporary = path.with_name(path.name + ".partial")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
+
+
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell: a literal bar must not split the cell."""
+    return text.replace("|", "\\|")
+
+
+def group_by_benchmark(runs: Sequence[LoadedRun]) -> dict[str, list[LoadedRun]]:
+    groups: dict[str, list[LoadedRun]] = {}
+    for run in runs:
+        groups.setdefault(run.benchmark, []).append(run)
+    return groups
+
+
+def _share_items(runs: Sequence[LoadedRun]) -> bool:
+    scored = [{str(r["id"]) for r in run.samples if r["correct"] is not None} for run in runs]
+    return all(a & b for a, b in combinations(scored, 2))
+
+
+def _image_resolver(run: LoadedRun) -> md.ImageResolver:
+    """Relative PNG links in a run's report.md become data URIs (inside the run folder only)."""
+    root = run.path.resolve()
+
+    def resolve(src: str) -> str | None:
+        if re.match(r"^[a-z]+:", src) or not src.lower().endswith(".png"):
+            return None
+        target = (root / src).resolve()
+        if root not in target.parents or not target.is_file():
+            return None
+        return data_uri(target)
+
+    return resolve
+
+
+def _figures_markdown(figures: Sequence[Figure], out_dir: Path) -> str:
+    parts = []
+    for figure in figures:
+        relative = figure.path.relative_to(out_dir).as_posix()
+        parts += [f"![{figure.title}]({relative})", "",
+                  f"*{figure.title}*" + (f". {figure.caption}" if figure.caption else ""), ""]
+    return "\n".join(parts)
+
+
+def build_report(runs_or_paths: Iterable[LoadedRun | str | Path], out_dir: str | Path, *,
+                 title: str = "lexbench report", max_samples: int | None = DEFAULT_MAX_SAMPLES,
+                 resamples: int = 10_000, seed: int = 0) -> ReportFiles:
+    """Write the report for the given runs (or run-folder paths) into `out_dir`."""
+    given = list(runs_or_paths)
+    if not given:
+        raise ValueError("report needs at least one run folder")
+    if max_samples is not None and max_samples < 1:
+        raise ValueError(f"max_samples must be at least 1 (or None for all), got {max_samples}")
+    loaded: list[LoadedRun] = []
+    for item in given:
+        if isinstance(item, LoadedRun):
+            loaded.append(item)
+        else:
+            loaded.extend(load_run(path) for path in discover([item]))
+    runs = label_runs(loaded)
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} exists and is not a directory")
+    figure_dir = out / "figures"
+    figure_dir.mkdir(parents=True, exist_ok=True)
+
+    markdown_parts = [f"# {title}", "", "| run | benchmark | samples | folder |", "|---|---|---:|---|"]
+    markdown_parts += [f"| {_cell(r.label)} | {_cell(r.benchmark)} | {len(r.samples)} | "
+                       f"`{_cell(str(r.path))}` |" for r in runs]
+    markdown_parts.append("")
+    blocks: list[BenchmarkBlock] = []
+    all_figures: list[Path] = []
+    for benchmark, group in group_by_benchmark(runs).items():
+        reporter = reporter_for(benchmark)
+        heading = getattr(reporter, "title", "") or benchmark
+        summary = reporter.summary_markdown(group)
+        figures = reporter.figures(group, figure_dir)
+        all_figures += [f.path for f in figures]
+        comparison_md, notes = "", []
+        if len(group) > 1:
+            if _share_items(group):
+                try:
+                    comparison_md = to_markdown(compare_runs(group, resamples=resamples, seed=seed),
+                                                heading_level=3)
+                except ValueError as error:  # e.g. no item scorable in both: said on the page
+                    notes.append(f"No paired comparison: {error}")
+            else:
+                notes.append("These runs do not all share scored items, so no paired "
+                             "comparison is shown (run `lexbench compare` on runs of the same items).")
+        run_sections = [(run.label, reporter.run_markdown(run)) for run in group]
+
+        markdown_parts += [f"## {heading}", "", "### Summary", "", summary, ""]
+        markdown_parts += notes + ([""] if notes else [])
+        if comparison_md:
+            markdown_parts += [comparison_md, ""]
+        if figures:
+            markdown_parts += ["### Figures", "", _figures_markdown(figures, out)]
+        markdown_parts += ["### Runs", ""]
+        for _, section in run_sections:
+            markdown_parts += [demote_headings(section, 3), ""]
+
+        blocks.append(BenchmarkBlock(
+            anchor=f"benchmark-{slug(benchmark)}", title=heading,
+            summary_html=md.to_html(summary),
+            comparison_html=md.to_html(comparison_md, heading_offset=0),
+            figures=[FigureBlock(f.title, f.path, f.caption) for f in figures],
+            runs=[(label, md.to_html(section, _image_resolver(run), heading_offset=3))
+                  for (label, section), run in zip(run_sections, group)],
+            notes=notes))
+
+    html_path = out / "report.html"
+    markdown_path = out / "report.md"
+    _write_text(html_path, render_page(title, blocks, runs, max_samples, __version__))
+    _write_text(markdown_path, "\n".join(markdown_parts).rstrip() + "\n")
+    return ReportFiles(html_path, markdown_path, tuple(all_figures))

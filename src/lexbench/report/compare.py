@@ -1,0 +1,410 @@
+"""Comparing models honestly: paired tests on shared items, and a leaderboard.
+
+Two runs of one benchmark are compared on the items both answered (matched by sample
+`id`, both `correct` not null):
+
+* accuracy: exact McNemar (only the discordant items carry information);
+* a graded score (`value` not just 0/1, e.g. SCAN's reciprocal rank): the paired
+  permutation test (random sign flips of the per-item differences);
+* each difference comes with a paired bootstrap 95% interval (items resampled as pairs);
+* with several comparisons, Holm's step-down adjustment per metric controls the
+  family-wise error rate (`p_holm`).
+
+The leaderboard ranks every run by its own items: accuracy with a Wilson interval, and the
+mean score with a bootstrap interval when the score is graded.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lexbench.report.runs import LoadedRun
+from lexbench.stats import Interval, mcnemar_exact, paired_permutation_test, wilson_interval
+
+FORMATS = ("text", "csv", "markdown", "latex", "json")
+
+
+def check_same_benchmark(runs: Sequence[LoadedRun]) -> str:
+    """The one benchmark all runs share, or a ValueError that names the mix."""
+    names = sorted({run.benchmark for run in runs})
+    if len(names) > 1:
+        listing = "; ".join(f"{run.path} is {run.benchmark!r}" for run in runs)
+        raise ValueError(f"cannot compare runs of different benchmarks ({', '.join(names)}): "
+                         f"{listing}. Compare runs of one benchmark at a time.")
+    return names[0]
+
+
+def is_graded(runs: Sequence[LoadedRun]) -> bool:
+    """True when some scorable sample's `value` is not simply 1.0/0.0 for right/wrong."""
+    return any(row["correct"] is not None and row["value"] is not None
+               and float(row["value"]) != float(bool(row["correct"]))
+               for run in runs for row in run.samples)
+
+
+def paired_bootstrap_mean(differences: Sequence[float], resamples: int = 10_000,
+                          seed: int = 0, confidence: float = 0.95) -> Interval:
+    """Percentile bootstrap interval of the mean paired difference (pairs resampled).
+
+    Runs in blocks so that 10^4 resamples of tens of thousands of items stay in memory.
+    """
+    data = np.asarray(differences, dtype=float)
+    if data.size == 0:
+        return Interval(float("nan"), float("nan"), float("nan"), 0, "paired bootstrap")
+    rng = np.random.default_rng(seed)
+    block = max(1, min(resamples, 2_000_000 // data.size))
+    means = np.empty(resamples)
+    done = 0
+    while done < resamples:
+        size = min(block, resamples - done)
+        draws = rng.integers(0, data.size, size=(size, data.size))
+        means[done:done + size] = data[draws].mean(axis=1)
+        done += size
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(means, [alpha, 1 - alpha])
+    return Interval(float(data.mean()), float(low), float(high), int(data.size), "paired bootstrap")
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (monotone, capped at 1), in the input order."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted = [1.0] * len(p_values)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One leaderboard row."""
+
+    rank: int
+    label: str
+    path: str
+    items: int
+    scored: int
+    accuracy: Interval
+    score: Interval | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rank": self.rank, "label": self.label, "path": self.path, "items": self.items,
+                "scored": self.scored, "accuracy": self.accuracy.to_dict(),
+                "score": self.score.to_dict() if self.score else None}
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Run `a` against run `b` on one metric, over their shared scorable items."""
+
+    a: str
+    b: str
+    metric: str
+    test: str
+    shared: int            # ids in both runs
+    used: int              # shared ids scorable in both
+    mean_a: float
+    mean_b: float
+    difference: Interval   # mean(a - b) with its paired bootstrap interval
+    statistic: float
+    p_value: float
+    p_holm: float
+    only_a: int | None = None   # McNemar's discordant counts
+    only_b: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["difference"] = self.difference.to_dict()
+        return out
+
+
+@dataclass(frozen=True)
+class Comparison:
+    benchmark: str
+    metrics: tuple[str, ...]
+    leaderboard: tuple[Standing, ...]
+    pairs: tuple[PairedComparison, ...]
+    resamples: int
+    seed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"benchmark": self.benchmark, "metrics": list(self.metrics),
+                "resamples": self.resamples, "seed": self.seed,
+                "leaderboard": [s.to_dict() for s in self.leaderboard],
+                "comparisons": [p.to_dict() for p in self.pairs]}
+
+
+def _scored(run: LoadedRun, metric: str = "accuracy") -> dict[str, Mapping[str, Any]]:
+    """Scorable samples by id: `correct` not null (and, for the score, `value` not null)."""
+    return {str(row["id"]): row for row in run.samples if row["correct"] is not None
+            and (metric == "accuracy" or row["value"] is not None)}
+
+
+def leaderboard(runs: Sequence[LoadedRun], graded: bool, resamples: int = 10_000,
+                seed: int = 0) -> list[Standing]:
+    rows = []
+    for run in runs:
+        scored = list(_scored(run).values())
+        right = sum(1 for r in scored if r["correct"])
+        accuracy = wilson_interval(right, len(scored))
+        score = None
+        if graded:
+            score = paired_bootstrap_mean([float(r["value"]) for r in _scored(run, "score").values()],
+                                          resamples, seed)
+            score = replace(score, method="bootstrap")
+        rows.append((run, len(scored), accuracy, score))
+
+    def key(row: tuple[LoadedRun, int, Interval, Interval | None]) -> tuple[float, str]:
+        main = row[3] if row[3] is not None else row[2]
+        estimate = main.estimate if main.estimate == main.estimate else -math.inf
+        return (-estimate, row[0].label)
+
+    rows.sort(key=key)
+    return [Standing(rank, run.label, str(run.path), len(run.samples), n, acc, score)
+            for rank, (run, n, acc, score) in enumerate(rows, 1)]
+
+
+def compare_pair(a: LoadedRun, b: LoadedRun, metric: str, resamples: int = 10_000,
+                 seed: int = 0) -> PairedComparison:
+    """One paired comparison; `metric` is "accuracy" (McNemar) or "score" (permutation)."""
+    scored_a, scored_b = _scored(a, metric), _scored(b, metric)
+    shared = {str(r["id"]) for r in a.samples} & {str(r["id"]) for r in b.samples}
+    if not shared:
+        raise ValueError(f"runs {a.label!r} ({a.path}) and {b.label!r} ({b.path}) share no "
+                         f"sample ids; paired tests need the same items")
+    ids = sorted(i for i in shared if i in scored_a and i in scored_b)
+    if not ids:
+        raise ValueError(f"runs {a.label!r} and {b.label!r} share {len(shared)} items but none "
+                         f"is scorable in both (correct or value is null)")
+    if metric == "accuracy":
+        xa = [bool(scored_a[i]["correct"]) for i in ids]
+        xb = [bool(scored_b[i]["correct"]) for i in ids]
+        test = mcnemar_exact(xa, xb)
+        only_a = sum(1 for x, y in zip(xa, xb) if x and not y)
+        only_b = sum(1 for x, y in zip(xa, xb) if y and not x)
+        va, vb = np.asarray(xa, dtype=float), np.asarray(xb, dtype=float)
+    elif metric == "score":
+        va = np.asarray([float(scored_a[i]["value"]) for i in ids])
+        vb = np.asarray([float(scored_b[i]["value"]) for i in ids])
+        test = paired_permutation_test(va, vb, resamples=resamples, seed=seed)
+        only_a = only_b = None
+    else:
+        raise ValueError(f"unknown metric {metric!r}; choose accuracy or score")
+    difference = paired_bootstrap_mean(va - vb, resamples, seed)
+    return PairedComparison(a=a.label, b=b.label, metric=metric, test=test.method,
+                            shared=len(shared), used=len(ids), mean_a=float(va.mean()),
+                            mean_b=float(vb.mean()), difference=difference,
+                            statistic=test.statistic, p_value=test.p_value, p_holm=test.p_value,
+                            only_a=only_a, only_b=only_b)
+
+
+def compare_runs(runs: Sequence[LoadedRun], *, resamples: int = 10_000, seed: int = 0,
+                 baseline: str | None = None) -> Comparison:
+    """Leaderboard and paired comparisons: every pair, or each run against `baseline`.
+
+    `baseline` is a run label or path (as given on the command line).
+    """
+    if len(runs) < 2:
+        raise ValueError(f"compare needs at least two runs, got {len(runs)}")
+    if resamples < 1:
+        raise ValueError(f"resamples must be at least 1, got {resamples}")
+    benchmark = check_same_benchmark(runs)
+    graded = is_graded(runs)
+    metrics = ("accuracy", "score") if graded else ("accuracy",)
+    if baseline is None:
+        pairs = list(combinations(runs, 2))
+    else:
+        as_path = Path(baseline).resolve()
+        chosen = [r for r in runs if baseline in (r.label, r.path.name) or r.path.resolve() == as_path]
+        if not chosen:
+            raise ValueError(f"baseline {baseline!r} is none of the runs: "
+                             f"{', '.join(r.label for r in runs)}")
+        pairs = [(chosen[0], r) for r in runs if r is not chosen[0]]
+    results: list[PairedComparison] = []
+    for metric in metrics:
+        family = [compare_pair(a, b, metric, resamples, seed) for a, b in pairs]
+        adjusted = holm([c.p_value for c in family])
+        results.extend(replace(c, p_holm=p) for c, p in zip(family, adjusted))
+    return Comparison(benchmark, metrics, tuple(leaderboard(runs, graded, resamples, seed)),
+                      tuple(results), resamples, seed)
+
+
+# ------------------------------------------------------------------------------ export
+
+
+def format_pct(x: float) -> str:
+    return "nan" if x != x else f"{100 * x:.1f}"
+
+
+def format_num(x: float) -> str:
+    return "nan" if x != x else f"{x:.3f}"
+
+
+def _p(x: float) -> str:
+    return "nan" if x != x else ("<0.0001" if x < 1e-4 else f"{x:.4f}")
+
+
+def format_ci(interval: Interval, fmt: Any) -> str:
+    return f"[{fmt(interval.low)}, {fmt(interval.high)}]"
+
+
+def leaderboard_rows(comparison: Comparison) -> list[dict[str, str]]:
+    """Formatted leaderboard cells (accuracy in %, score as a number)."""
+    rows = []
+    for s in comparison.leaderboard:
+        row = {"rank": str(s.rank), "run": s.label, "items": str(s.items), "scored": str(s.scored),
+               "accuracy %": format_pct(s.accuracy.estimate),
+               "Wilson 95%": format_ci(s.accuracy, format_pct)}
+        if s.score is not None:
+            row.update({"score": format_num(s.score.estimate),
+                        "bootstrap 95%": format_ci(s.score, format_num)})
+        rows.append(row)
+    return rows
+
+
+def comparison_rows(comparison: Comparison) -> list[dict[str, str]]:
+    """Formatted pairwise cells; accuracy differences in percentage points."""
+    rows = []
+    for c in comparison.pairs:
+        fmt = format_pct if c.metric == "accuracy" else format_num
+        rows.append({
+            "A": c.a, "B": c.b, "metric": c.metric, "items": str(c.used),
+            "A mean": fmt(c.mean_a), "B mean": fmt(c.mean_b),
+            "A − B": fmt(c.difference.estimate),
+            "95% CI (paired bootstrap)": format_ci(c.difference, fmt),
+            "only A right": "" if c.only_a is None else str(c.only_a),
+            "only B right": "" if c.only_b is None else str(c.only_b),
+            "test": c.test, "p": _p(c.p_value), "p (Holm)": _p(c.p_holm)})
+    return rows
+
+
+def markdown_table(rows: Sequence[Mapping[str, str]]) -> str:
+    if not rows:
+        return "(none)"
+    header = list(rows[0])
+    numeric = {k for k in header if all(_looks_numeric(r.get(k, "")) for r in rows)}
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join("---:" if k in numeric else "---" for k in header) + "|"]
+    for row in rows:
+        out.append("| " + " | ".join(row.get(k, "").replace("|", "\\|") for k in header) + " |")
+    return "\n".join(out)
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        float(text.lstrip("<"))
+        return True
+    except ValueError:
+        return text == ""
+
+
+def to_markdown(comparison: Comparison, heading_level: int = 2) -> str:
+    h = "#" * heading_level
+    metric_note = ("accuracy: exact McNemar; score: paired permutation test, "
+                   f"{comparison.resamples} resamples" if "score" in comparison.metrics
+                   else "accuracy: exact McNemar")
+    return "\n".join([
+        f"{h} Leaderboard ({comparison.benchmark})", "", markdown_table(leaderboard_rows(comparison)),
+        "", f"{h} Paired comparisons", "",
+        f"On the items both runs scored (matched by id). Tests: {metric_note}; differences "
+        f"with paired bootstrap 95% intervals ({comparison.resamples} resamples, seed "
+        f"{comparison.seed}); accuracy in percentage points; Holm-adjusted p per metric.", "",
+        markdown_table(comparison_rows(comparison)), ""])
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+                  "−": "--"}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def _latex_table(rows: Sequence[Mapping[str, str]], caption: str) -> str:
+    if not rows:
+        return f"% {latex_escape(caption)}: no rows"
+    header = list(rows[0])
+    numeric = [all(_looks_numeric(r.get(k, "")) for r in rows) for k in header]
+    spec = "".join("r" if n else "l" for n in numeric)
+    lines = [r"\begin{table}[ht]", r"\centering", r"\small",
+             rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+             " & ".join(latex_escape(k) for k in header) + r" \\", r"\midrule"]
+    lines += [" & ".join(latex_escape(r.get(k, "")) for k in header) + r" \\" for r in rows]
+    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_escape(caption)}}}",
+              r"\end{table}"]
+    return "\n".join(lines)
+
+
+def to_latex(comparison: Comparison) -> str:
+    """Two booktabs tables (needs \\usepackage{booktabs})."""
+    return "\n\n".join([
+        "% lexbench compare: requires \\usepackage{booktabs}",
+        _latex_table(leaderboard_rows(comparison),
+                     f"Leaderboard ({comparison.benchmark}); 95% intervals."),
+        _latex_table(comparison_rows(comparison),
+                     "Paired comparisons on shared items: exact McNemar for accuracy, paired "
+                     "permutation test for graded scores; paired bootstrap 95% intervals of "
+                     "the difference; Holm-adjusted p."),
+    ]) + "\n"
+
+
+def _csv(rows: Sequence[Mapping[str, Any]]) -> str:
+    buffer = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def comparisons_csv(comparison: Comparison) -> str:
+    """Full-precision numbers, one row per paired comparison."""
+    rows = [{"benchmark": comparison.benchmark, "a": c.a, "b": c.b, "metric": c.metric,
+             "shared": c.shared, "used": c.used, "mean_a": c.mean_a, "mean_b": c.mean_b,
+             "difference": c.difference.estimate, "difference_low": c.difference.low,
+             "difference_high": c.difference.high, "only_a": "" if c.only_a is None else c.only_a,
+             "only_b": "" if c.only_b is None else c.only_b, "test": c.test,
+             "statistic": c.statistic, "p_value": c.p_value, "p_holm": c.p_holm}
+            for c in comparison.pairs]
+    return _csv(rows)
+
+
+def leaderboard_csv(comparison: Comparison) -> str:
+    rows = []
+    for s in comparison.leaderboard:
+        row: dict[str, Any] = {"benchmark": comparison.benchmark, "rank": s.rank, "run": s.label,
+                               "path": s.path, "items": s.items, "scored": s.scored,
+                               "accuracy": s.accuracy.estimate, "accuracy_low": s.accuracy.low,
+                               "accuracy_high": s.accuracy.high}
+        if s.score is not None:
+            row.update({"score": s.score.estimate, "score_low": s.score.low,
+                        "score_high": s.score.high})
+        rows.append(row)
+    return _csv(rows)
+
+
+def to_text(comparison: Comparison) -> str:
+    """A plain aligned table for the terminal."""
+    def table(rows: Sequence[Mapping[str, str]]) -> str:
+        if not rows:
+            return "(none)"
+        header = list(rows[0])
+        widths = {k: max(len(k), *(len(r.get(k, "")) for r in rows)) for k in header}
+        lines = ["  ".join(k.ljust(widths[k]) for k in header)]
+        lines += ["  ".join(r.get(k, "").ljust(widths[k]) for k in header) for r in rows]
+        return "\n".join(lines)
+
+    return (f"Leaderboard ({comparison.benchmark})\n{table(leaderboard_rows(comparison))}\n\n"
+            f"Paired comparisons (shared items; accuracy in percentage points)\n"
+            f"{table(comparison_rows(comparison))}\n")

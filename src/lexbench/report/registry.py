@@ -1,0 +1,136 @@
+"""Per-benchmark report sections, looked up by results.json's `benchmark` field.
+
+A reporter turns the runs of one benchmark into Markdown (the summary table as the paper
+prints it, and a section per run) and figures (PNGs). `GenericReporter` works for any
+benchmark that follows the run-folder conventions: its table comes from samples.jsonl
+(accuracy with a Wilson interval, and the mean score when it is graded), each run's own
+report.md is shown as written, and the PNGs under `<run>/figures/` are embedded. A
+benchmark with a richer page registers its own reporter (see `lambda_report`).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from lexbench.report.runs import LoadedRun
+from lexbench.run.store import slug
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A PNG in the report's output folder, with the words shown around it."""
+
+    title: str
+    path: Path
+    caption: str = ""
+
+
+class Reporter(Protocol):
+    benchmark: str
+    title: str
+
+    def summary_markdown(self, runs: Sequence[LoadedRun]) -> str:
+        """The benchmark's headline table across `runs`."""
+
+    def run_markdown(self, run: LoadedRun) -> str:
+        """The detailed tables of one run (its headings start at `#`)."""
+
+    def figures(self, runs: Sequence[LoadedRun], folder: Path) -> list[Figure]:
+        """Write or copy PNGs into `folder`; return them in reading order."""
+
+
+def demote_headings(markdown: str, levels: int) -> str:
+    """`# A` -> `### A` with levels=2 (outside fenced code), capped at six #."""
+    out, fenced = [], False
+    for line in markdown.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        match = None if fenced else re.match(r"^(#{1,6})(\s.*)$", line)
+        out.append(f"{'#' * min(6, len(match.group(1)) + levels)}{match.group(2)}" if match else line)
+    return "\n".join(out)
+
+
+def figure_name(run: LoadedRun, position: int, stem: str) -> str:
+    """`scan-2-lm-a-mrr_by_type.png`: the run's position in its group keeps two labels that
+    slug alike ("lm (a)", "lm-a") from writing to one file."""
+    return f"{slug(run.benchmark)}-{position}-{slug(run.label)}-{slug(stem)}.png"
+
+
+@dataclass(frozen=True)
+class GenericReporter:
+    """Any benchmark: samples-based summary, the run's report.md, its figures folder."""
+
+    benchmark: str
+    title: str = ""
+
+    @property
+    def heading(self) -> str:
+        return self.title or self.benchmark
+
+    def summary_markdown(self, runs: Sequence[LoadedRun]) -> str:
+        from lexbench.report.compare import (format_ci, format_num, format_pct, is_graded,
+                                             leaderboard, markdown_table)
+
+        graded = is_graded(runs)
+        rows = []
+        given_order = [r.label for r in runs]
+        for standing in sorted(leaderboard(runs, graded), key=lambda s: given_order.index(s.label)):
+            row = {"run": standing.label, "items": str(standing.items), "scored": str(standing.scored),
+                   "accuracy %": format_pct(standing.accuracy.estimate),
+                   "Wilson 95%": format_ci(standing.accuracy, format_pct)}
+            if standing.score is not None:
+                row.update({"mean score": format_num(standing.score.estimate),
+                            "bootstrap 95%": format_ci(standing.score, format_num)})
+            rows.append(row)
+        note = ("Accuracy over scored items (`correct` not null) with Wilson 95% intervals"
+                + ("; mean score = mean of each sample's `value`, percentile bootstrap 95%."
+                   if graded else "."))
+        return markdown_table(rows) + "\n\n" + note
+
+    def run_markdown(self, run: LoadedRun) -> str:
+        if run.report_markdown.strip():
+            return run.report_markdown
+        return f"# {run.label}\n\n(no report.md in {run.path})"
+
+    def figures(self, runs: Sequence[LoadedRun], folder: Path) -> list[Figure]:
+        """The PNGs each run carries under `<run>/figures/`, copied next to the report."""
+        out = []
+        folder.mkdir(parents=True, exist_ok=True)
+        for position, run in enumerate(runs, 1):
+            for source in run.figure_files:
+                target = folder / figure_name(run, position, source.stem)
+                shutil.copyfile(source, target)
+                out.append(Figure(title=f"{run.label}: {source.stem.replace('_', ' ')}",
+                                  path=target, caption=f"from {source}"))
+        return out
+
+
+_REPORTERS: dict[str, Reporter] = {}
+_BUILTIN_LOADED: list[bool] = []
+
+
+def register_reporter(reporter: Reporter) -> None:
+    """Add (or replace) the reporter for `reporter.benchmark`."""
+    _REPORTERS[reporter.benchmark] = reporter
+
+
+def reporter_for(benchmark: str) -> Reporter:
+    """The registered reporter for `benchmark`, or the generic one."""
+    if not _BUILTIN_LOADED:
+        _BUILTIN_LOADED.append(True)
+        _register_builtin()
+    return _REPORTERS.get(benchmark) or GenericReporter(benchmark)
+
+
+def _register_builtin() -> None:
+    """Built-in reporters; imported on first use so `import lexbench.report` stays light.
+    A reporter registered before this keeps its place (setdefault)."""
+    from lexbench.report.lambda_report import LambdaReporter
+
+    for reporter in (LambdaReporter(),):
+        _REPORTERS.setdefault(reporter.benchmark, reporter)

@@ -1,0 +1,170 @@
+"""Run folders as the report and compare commands see them.
+
+`load_runs` reads each run folder once (config.json, samples.jsonl, results.json, report.md
+and the PNGs under figures/) and gives every run a short label that tells it apart from the
+others in the same report: the model name, plus the benchmark settings that differ when two
+runs share a model (`smollm2-135m (protocol=word)`).
+
+A path may be a run folder or a directory holding run folders (such as `runs/`): those are
+found recursively, in sorted order, so `lexbench report runs/lambda -o out` works.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from lexbench.run.store import RunFolder, read_run
+
+REQUIRED_SAMPLE_FIELDS = ("id", "correct", "value")
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    """One run folder, read."""
+
+    path: Path
+    config: dict[str, Any]
+    samples: list[dict[str, Any]]
+    results: dict[str, Any]
+    report_markdown: str
+    label: str
+
+    @property
+    def benchmark(self) -> str:
+        return str(self.results["benchmark"])
+
+    @property
+    def model_name(self) -> str:
+        model = self.config.get("model")
+        if isinstance(model, Mapping) and model.get("name"):
+            return str(model["name"])
+        return self.path.parent.name or str(self.path)
+
+    @property
+    def figure_files(self) -> list[Path]:
+        """PNGs the benchmark wrote under <run>/figures/, sorted by name."""
+        folder = self.path / "figures"
+        return sorted(folder.glob("*.png")) if folder.is_dir() else []
+
+
+def is_run_folder(path: Path) -> bool:
+    folder = RunFolder(path)
+    return all(p.is_file() for p in (folder.results_path, folder.samples_path, folder.config_path))
+
+
+def discover(paths: Iterable[str | Path]) -> list[Path]:
+    """Run folders named by `paths`: each a run folder or a directory that holds some."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no such file or directory")
+        if is_run_folder(path):
+            found.append(path)
+            continue
+        if not path.is_dir():
+            raise ValueError(f"{path} is not a run folder (expected a directory with config.json, "
+                             f"samples.jsonl and results.json)")
+        nested = sorted(p.parent for p in path.rglob("results.json") if is_run_folder(p.parent))
+        if not nested:
+            raise FileNotFoundError(f"{path} is not a lexbench run folder and holds none "
+                                    f"(no config.json + samples.jsonl + results.json below it)")
+        found.extend(nested)
+    unique = list(dict.fromkeys(p.resolve() for p in found))
+    if not unique:
+        raise ValueError("no run folders given")
+    return unique
+
+
+def _check(path: Path, samples: Sequence[Mapping[str, Any]], results: Mapping[str, Any]) -> None:
+    if not isinstance(results, Mapping) or "benchmark" not in results:
+        raise ValueError(f"{path}/results.json has no 'benchmark' field")
+    for number, row in enumerate(samples, 1):
+        missing = [f for f in REQUIRED_SAMPLE_FIELDS if f not in row]
+        if missing:
+            raise ValueError(f"{path}/samples.jsonl line {number}: missing {', '.join(missing)}")
+        if row["correct"] not in (True, False, None):
+            raise ValueError(f"{path}/samples.jsonl line {number}: 'correct' must be true, false "
+                             f"or null, got {row['correct']!r}")
+        value = row["value"]
+        # null is accepted: some benchmarks write null for a score that is undefined (NaN).
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise ValueError(f"{path}/samples.jsonl line {number}: 'value' must be a number "
+                             f"or null, got {value!r}")
+    repeated = sorted(k for k, n in Counter(str(r["id"]) for r in samples).items() if n > 1)
+    if repeated:
+        raise ValueError(f"{path}/samples.jsonl: sample ids repeat: {repeated[:5]}")
+
+
+def load_run(path: str | Path, label: str = "") -> LoadedRun:
+    path = Path(path)
+    config, samples, results = read_run(path)
+    _check(path, samples, results)
+    report_path = RunFolder(path).report_path
+    report = report_path.read_text(encoding="utf-8") if report_path.is_file() else ""
+    run = LoadedRun(path=path, config=config, samples=samples, results=results,
+                    report_markdown=report, label=label)
+    return run if label else replace(run, label=run.model_name)
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, str]:
+    """{"decoding.max_new_tokens": "8", ...}: scalar settings, for telling runs apart."""
+    if isinstance(value, Mapping):
+        out: dict[str, str] = {}
+        for key in sorted(value):
+            out.update(_flatten(value[key], f"{prefix}{key}."))
+        return out
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return {prefix.rstrip("."): text if len(text) <= 40 else text[:37] + "..."}
+
+
+# Settings that differ between any two runs but say nothing a reader needs in a label.
+_LABEL_NOISE = ("dataset_sha256", "file_sha256", "items", "decoding", "answer_guard", "name")
+
+
+def distinguishing_settings(runs: Sequence[LoadedRun]) -> list[dict[str, str]]:
+    """Per run, the benchmark settings whose values differ across `runs` (short ones first)."""
+    flat = [_flatten(run.config.get("benchmark", {})) for run in runs]
+    keys = sorted({k for f in flat for k in f})
+    differing = [k for k in keys if len({f.get(k) for f in flat}) > 1]
+    readable = [k for k in differing if not k.startswith(_LABEL_NOISE)
+                and not k.endswith(("sha256", "fingerprint", "hash"))] or differing
+    return [{k: f.get(k, "-") for k in readable[:3]} for f in flat]
+
+
+def label_runs(runs: Sequence[LoadedRun]) -> list[LoadedRun]:
+    """Give each run a label unique among the runs of its benchmark."""
+    labels = [run.model_name for run in runs]
+    keys = [(run.benchmark, label) for run, label in zip(runs, labels)]
+    for key in [k for k, c in Counter(keys).items() if c > 1]:
+        name = key[1]
+        members = [i for i, k in enumerate(keys) if k == key]
+        settings = distinguishing_settings([runs[i] for i in members])
+        for i, differing in zip(members, settings):
+            if differing:
+                shown = ", ".join(f"{k.split('.')[-1]}={v.strip(chr(34))}"
+                                  for k, v in differing.items())
+                labels[i] = f"{name} ({shown})"
+    # Same model, same settings: the folder name (a config hash) tells them apart; if even
+    # that repeats, number them in the order given.
+    counts = Counter((run.benchmark, label) for run, label in zip(runs, labels))
+    labels = [f"{label} [{run.path.name}]" if counts[(run.benchmark, label)] > 1 else label
+              for label, run in zip(labels, runs)]
+    counts = Counter((run.benchmark, label) for run, label in zip(runs, labels))
+    seen: Counter[tuple[str, str]] = Counter()
+    numbered = []
+    for run, label in zip(runs, labels):
+        key = (run.benchmark, label)
+        seen[key] += 1
+        numbered.append(f"{label} #{seen[key]}" if counts[key] > 1 else label)
+    return [replace(run, label=label) for run, label in zip(runs, numbered)]
+
+
+def load_runs(paths: Iterable[str | Path]) -> list[LoadedRun]:
+    """Read every run folder named by `paths` and label them apart."""
+    return label_runs([load_run(p) for p in discover(paths)])

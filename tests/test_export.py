@@ -1,0 +1,78 @@
+"""Exports: a Hugging Face parquet dataset with its card, and an lm-evaluation-harness task."""
+
+import json
+
+import pytest
+
+from lexbench.benchmarks.lambda_ import LambdaConfig, dumps_items, generate_items, manifest
+from lexbench.export import write_lambda_hf_dataset, write_lm_eval_lambda_task
+
+
+@pytest.fixture(scope="module")
+def exported_items(wordnet_index):
+    config = LambdaConfig(per_relation=4)
+    items = generate_items(wordnet_index, config)
+    return items, manifest(items, config, wordnet_index, dumps_items(items))
+
+
+def test_hf_dataset_loads_with_datasets(exported_items, tmp_path):
+    datasets = pytest.importorskip("datasets")
+    items, meta = exported_items
+    out = write_lambda_hf_dataset(tmp_path / "hf", items, meta)
+    loaded = datasets.load_dataset("parquet", data_files=str(out / "data" / "test.parquet"))["train"]
+    assert loaded.num_rows == 12
+    assert loaded[0]["id"] == items[0].id
+    assert loaded[0]["candidates"] == list(items[0].candidates)
+    assert loaded[0]["prompt"].endswith(f"{items[0].query} :\nAnswer with exactly one word that "
+                                        "completes the last line. Do not explain.\n")
+    card = (out / "README.md").read_text()
+    assert card.startswith("---\nconfigs:")
+    assert meta["content_sha256"] in card and '"wordnet_version": "3.0"' in card
+    # The folder itself loads too, through the card's YAML header.
+    assert datasets.load_dataset(str(out))["test"].num_rows == 12
+
+
+def test_lm_eval_task_files(exported_items, tmp_path):
+    items, meta = exported_items
+    out = write_lm_eval_lambda_task(tmp_path / "task", items, meta)
+    yaml = (out / "lexbench_lambda.yaml").read_text()
+    assert "max_gen_toks: 2" in yaml and "output_type: generate_until" in yaml
+    assert str(out / "data" / "test.parquet") in yaml
+    namespace = {}
+    exec((out / "utils.py").read_text(), namespace)
+    row = {"id": "x", "relation": "antonym", "a": "happy", "b": "sad", "c": "early", "d": "late",
+           "query": "large", "gold": "small", "candidates": ["little", "small"],
+           "query_pos": "adj", "query_length": 5}
+    assert namespace["process_results"](row, [" Small."]) == {"acc": 1.0}
+    assert namespace["process_results"](row, [" large"]) == {"acc": 0.0}
+    with pytest.raises(ValueError, match="protocol"):
+        write_lm_eval_lambda_task(tmp_path / "word", items, meta, protocol="word")
+
+
+@pytest.mark.slow
+def test_exported_task_runs_in_lm_eval_with_lexbench_accuracy(exported_items, smollm2,
+                                                              wordnet_index, tmp_path):
+    lm_eval = pytest.importorskip("lm_eval")
+    from lm_eval.tasks import TaskManager
+
+    from lexbench.benchmarks.base import evaluate
+    from lexbench.benchmarks.lambda_ import LambdaBenchmark
+    from lexbench.models.hf import dequantised_cache, packaged_smollm2_gguf
+    from lexbench.run.store import read_run
+
+    items, meta = exported_items
+    out = write_lm_eval_lambda_task(tmp_path / "task", items, meta, prompt_style="completion")
+    folder, _ = dequantised_cache(packaged_smollm2_gguf(), "float32")
+    harness = lm_eval.simple_evaluate(
+        model="hf", model_args=f"pretrained={folder},dtype=float32", tasks=["lexbench_lambda"],
+        task_manager=TaskManager(include_path=str(out)), batch_size=16, device="cpu",
+        log_samples=True)
+    theirs = {s["doc"]["id"]: s["resps"][0][0] for s in harness["samples"]["lexbench_lambda"]}
+
+    run = evaluate(LambdaBenchmark(dataset=items, index=wordnet_index, prompt_style="completion"),
+                   smollm2, out_root=tmp_path / "runs", cache=None, progress=False)
+    _, samples, _ = read_run(run.folder.path)
+    ours = {s["id"]: s["output"] for s in samples}
+    assert ours == theirs, json.dumps({k: (ours[k], theirs[k]) for k in ours if ours[k] != theirs[k]})
+    assert harness["results"]["lexbench_lambda"]["acc,none"] == pytest.approx(
+        run.results["overall"]["accuracy"])
