@@ -13,10 +13,10 @@ torch and transformers are imported inside this module only, never at package im
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.util
 import json
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -230,37 +230,92 @@ class HFCausalLM(Model):
     # ---------------------------------------------------------------- generate
 
     def generate(self, requests: Sequence[Request]) -> list[Response]:
-        torch = self._torch
+        """Decode each prompt, batched, with our own loop over the KV cache.
+
+        Why not `model.generate`: the loop lets every batch reuse one KV cache of the token
+        prefix that all prompts share (a fixed instruction, a chat template's system turn,
+        shared few-shot examples), stops a batch as soon as every row has its answer, and
+        costs no per-call set-up. Greedy choices are the same argmax `generate` takes.
+        """
         encoded = self._encode([self._prompt_text(r) for r in requests])
         out: list[Response | None] = [None] * len(requests)
-        # Requests with different decoding settings cannot share a generate() call.
+        # Requests with different decoding settings are decoded apart.
         groups: dict[Any, list[int]] = {}
         for index, request in enumerate(requests):
             groups.setdefault(request.decoding, []).append(index)
         for decoding, members in groups.items():
-            for batch in self._batches([len(encoded[i]) for i in members]):
+            prompts = [encoded[i] for i in members]
+            shared = shared_prefix_length(prompts) if len(prompts) > 1 else 0
+            prefix_cache = self._prefix_cache(prompts[0][:shared]) if shared else None
+            for batch in self._batches([len(p) - shared for p in prompts]):
                 rows = [members[b] for b in batch]
-                ids, mask = self._left_pad([encoded[i] for i in rows])
-                config = _generation_config(self.model, self.tokenizer, decoding)
-                if not decoding.greedy:
-                    torch.manual_seed(decoding.seed if decoding.seed is not None else 0)
-                criteria = []
-                if decoding.stop_at_word_end or decoding.stop:
-                    criteria.append(_TextStop(self.tokenizer, ids.shape[1],
-                                              decoding.stop_at_word_end, decoding.stop))
-                with torch.inference_mode():
-                    generated = self.model.generate(
-                        ids, attention_mask=mask, generation_config=config,
-                        stopping_criteria=criteria or None)
-                new_tokens = generated[:, ids.shape[1]:].tolist()
-                for row, tokens in zip(rows, new_tokens):
-                    tokens = _strip_padding(tokens, self.tokenizer.pad_token_id,
-                                            self.tokenizer.eos_token_id)
-                    text = self.tokenizer.decode(tokens, skip_special_tokens=True)
-                    text = _cut_at_stop(text, decoding.stop)
+                decoded = self._decode_batch([encoded[i][shared:] for i in rows], prefix_cache,
+                                             shared, decoding)
+                for row, (text, count) in zip(rows, decoded):
                     out[row] = Response(request_id=requests[row].id, text=text,
-                                        generated_tokens=len(tokens))
+                                        generated_tokens=count)
         return [r for r in out if r is not None]
+
+    def _prefix_cache(self, prefix: Sequence[int]) -> Any:
+        """KV cache of a token prefix, computed once (batch of one)."""
+        torch = self._torch
+        ids = torch.tensor([list(prefix)], dtype=torch.long, device=self.device)
+        with torch.inference_mode():
+            return self.model(input_ids=ids, use_cache=True, logits_to_keep=1).past_key_values
+
+    def _decode_batch(self, suffixes: Sequence[Sequence[int]], prefix_cache: Any,
+                      prefix_length: int, decoding: Any) -> list[tuple[str, int]]:
+        """Decode one batch of (suffix) prompts; returns (text, new-token count) per row."""
+        torch = self._torch
+        ids, mask = self._left_pad(suffixes)
+        rows = ids.shape[0]
+        cache = None
+        if prefix_cache is not None:
+            cache = copy.deepcopy(prefix_cache)
+            cache.batch_repeat_interleave(rows)
+            mask = torch.cat([torch.ones((rows, prefix_length), dtype=mask.dtype,
+                                         device=mask.device), mask], dim=1)
+        # Positions count real tokens only, so left padding does not shift them.
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, prefix_length:]
+        generator = None
+        if not decoding.greedy:
+            generator = torch.Generator(device=self.device)
+            generator.manual_seed(decoding.seed if decoding.seed is not None else 0)
+        eos = self.tokenizer.eos_token_id
+        tokens: list[list[int]] = [[] for _ in range(rows)]
+        texts = [""] * rows
+        finished = [False] * rows
+        watch_text = decoding.stop_at_word_end or bool(decoding.stop)
+        step_ids = ids
+        with torch.inference_mode():
+            for _ in range(decoding.max_new_tokens):
+                output = self.model(input_ids=step_ids, attention_mask=mask, position_ids=positions,
+                                    past_key_values=cache, use_cache=True, logits_to_keep=1)
+                cache = output.past_key_values
+                chosen = choose_next_tokens(output.logits[:, -1, :], decoding, generator)
+                for row, token in enumerate(chosen.tolist()):
+                    if finished[row]:
+                        continue
+                    if token == eos:
+                        finished[row] = True
+                        continue
+                    tokens[row].append(token)
+                    if watch_text:
+                        texts[row] = self.tokenizer.decode(tokens[row], skip_special_tokens=True)
+                        finished[row] = (
+                            (decoding.stop_at_word_end and first_word_complete(texts[row]))
+                            or any(marker in texts[row] for marker in decoding.stop))
+                if all(finished):
+                    break
+                step_ids = chosen.unsqueeze(1)
+                mask = torch.cat([mask, torch.ones((rows, 1), dtype=mask.dtype,
+                                                   device=mask.device)], dim=1)
+                positions = positions[:, -1:] + 1
+        results = []
+        for row in range(rows):
+            text = self.tokenizer.decode(tokens[row], skip_special_tokens=True)
+            results.append((_cut_at_stop(text, decoding.stop), len(tokens[row])))
+        return results
 
     # ---------------------------------------------------------------- rank
 
@@ -420,34 +475,38 @@ def _folder_weights_hash(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def _generation_config(model: Any, tokenizer: Any, decoding: Any) -> Any:
-    """A complete GenerationConfig, so the model's own defaults (a sampling temperature in
-    SmolLM2's, for one) never leak into a run that asked for greedy decoding."""
-    from transformers import GenerationConfig
+def shared_prefix_length(sequences: Sequence[Sequence[int]], minimum: int = 8) -> int:
+    """Length of the token prefix every sequence shares, leaving each at least one token
+    of its own; 0 when shorter than `minimum` (too short to be worth a cache copy)."""
+    if not sequences:
+        return 0
+    first = sequences[0]
+    limit = min(len(s) for s in sequences) - 1
+    length = 0
+    while length < limit and all(s[length] == first[length] for s in sequences):
+        length += 1
+    return length if length >= minimum else 0
 
-    config = GenerationConfig.from_model_config(model.config)
-    config.max_new_tokens = decoding.max_new_tokens
-    config.pad_token_id = tokenizer.pad_token_id
+
+def choose_next_tokens(logits: Any, decoding: Any, generator: Any) -> Any:
+    """Greedy argmax, or a sample after temperature, top-k and top-p (nucleus) filtering."""
+    import torch
+
     if decoding.greedy:
-        config.do_sample = False
-        config.temperature = None
-        config.top_p = None
-        config.top_k = None
-    else:
-        config.do_sample = True
-        config.temperature = decoding.temperature
-        config.top_p = decoding.top_p
-        config.top_k = decoding.top_k or None
-    return config
-
-
-def _strip_padding(tokens: list[int], pad_id: int | None, eos_id: int | None) -> list[int]:
-    out = []
-    for token in tokens:
-        if token == eos_id or (token == pad_id and pad_id != eos_id):
-            break
-        out.append(token)
-    return out
+        return logits.argmax(dim=-1)
+    scores = logits.float() / decoding.temperature
+    if decoding.top_k and decoding.top_k > 0:
+        kth = torch.topk(scores, min(decoding.top_k, scores.shape[-1]), dim=-1).values[:, -1:]
+        scores = scores.masked_fill(scores < kth, float("-inf"))
+    if 0.0 < decoding.top_p < 1.0:
+        ordered, order = torch.sort(scores, descending=True, dim=-1)
+        cumulative = torch.softmax(ordered, dim=-1).cumsum(dim=-1)
+        # Drop tokens once the mass before them already reaches top_p (keep at least one).
+        drop = (cumulative - torch.softmax(ordered, dim=-1)) >= decoding.top_p
+        ordered = ordered.masked_fill(drop, float("-inf"))
+        scores = torch.full_like(scores, float("-inf")).scatter(-1, order, ordered)
+    probabilities = torch.softmax(scores, dim=-1)
+    return torch.multinomial(probabilities, 1, generator=generator).squeeze(-1)
 
 
 def _cut_at_stop(text: str, stop: Sequence[str]) -> str:
@@ -459,39 +518,10 @@ def _cut_at_stop(text: str, stop: Sequence[str]) -> str:
     return text[:cut]
 
 
-class _TextStop:
-    """Per-sequence stopping: a whole first word is complete, or a stop string appeared.
-
-    transformers accepts a stopping criterion that returns one bool per row; finished rows
-    are padded while the rest continue, and generation ends when every row is done.
-    """
-
-    def __init__(self, tokenizer: Any, prompt_width: int, word_end: bool, stop: Sequence[str]):
-        self.tokenizer = tokenizer
-        self.prompt_width = prompt_width
-        self.word_end = word_end
-        self.stop = tuple(stop)
-
-    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
-        import torch
-
-        done = []
-        for row in input_ids[:, self.prompt_width:].tolist():
-            text = self.tokenizer.decode(row, skip_special_tokens=True)
-            finished = (self.word_end and first_word_complete(text)) or any(
-                marker in text for marker in self.stop)
-            done.append(finished)
-        return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
-
-
-def default_threads() -> int:
-    return max(1, os.cpu_count() or 1)
-
-
 def load(name: str, options: dict[str, Any]) -> HFCausalLM:
     """Registry entry: `hf:NAME` with options dtype, device, batch_size, chat_template,
     revision, threads."""
-    known = {f for f in HFOptions.__dataclass_fields__}
+    known = set(HFOptions.__dataclass_fields__)
     unknown = sorted(k for k in options if k not in known)
     if unknown:
         raise ValueError(f"option(s) {', '.join(unknown)} do not apply to the hf backend; "

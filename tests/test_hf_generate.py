@@ -1,0 +1,81 @@
+"""The transformers backend's own decoding loop against transformers' `generate`."""
+
+import pytest
+import torch
+
+from lexbench.models.hf import choose_next_tokens, shared_prefix_length
+from lexbench.types import Decoding, Request
+
+
+def test_shared_prefix_length():
+    assert shared_prefix_length([[1] * 10 + [2], [1] * 10 + [3, 4]]) == 10
+    assert shared_prefix_length([[1] * 10 + [2], [1] * 10 + [3]], minimum=11) == 0
+    # every prompt keeps at least one token of its own
+    assert shared_prefix_length([[1] * 9, [1] * 12], minimum=1) == 8
+    assert shared_prefix_length([[5, 6], [7, 8]]) == 0
+
+
+def test_choose_next_tokens_greedy_and_filtered_sampling():
+    logits = torch.tensor([[0.0, 5.0, 1.0, -1.0], [3.0, 0.0, 0.0, 0.0]])
+    assert choose_next_tokens(logits, Decoding(), None).tolist() == [1, 0]
+    generator = torch.Generator().manual_seed(0)
+    # top_k=1 leaves only the argmax, whatever the temperature
+    top1 = Decoding(temperature=5.0, top_k=1)
+    for _ in range(20):
+        assert choose_next_tokens(logits, top1, generator).tolist() == [1, 0]
+    # a tiny nucleus keeps only the most likely token too
+    nucleus = Decoding(temperature=1.0, top_p=0.05)
+    assert choose_next_tokens(logits, nucleus, generator).tolist() == [1, 0]
+
+
+PROMPTS = [
+    "Answer with exactly one word that completes the last line. Do not explain.\nhot : cold\nlarge : small\nhappy :",
+    "Answer with exactly one word that completes the last line. Do not explain.\ndog : puppy\ncat : kitten\ncow :",
+    "Answer with exactly one word that completes the last line. Do not explain.\nsing : singer\nwrite : writer\npaint :",
+]
+
+
+def _reference(model, prompt, max_new_tokens):
+    encoded = model.tokenizer(prompt, return_tensors="pt")
+    with torch.inference_mode():
+        out = model.model.generate(**encoded, max_new_tokens=max_new_tokens, do_sample=False,
+                                   pad_token_id=model.tokenizer.pad_token_id)
+    tokens = [t for t in out[0, encoded["input_ids"].shape[1]:].tolist()
+              if t != model.tokenizer.eos_token_id]
+    return model.tokenizer.decode(tokens, skip_special_tokens=True)
+
+
+@pytest.mark.slow
+def test_batched_prefix_cached_greedy_matches_generate(smollm2):
+    decoding = Decoding(max_new_tokens=5)
+    requests = [Request(id=str(i), kind="generate", prompt=p, decoding=decoding)
+                for i, p in enumerate(PROMPTS)]
+    encoded = smollm2._encode(PROMPTS)
+    assert shared_prefix_length(encoded) >= 8  # the shared instruction is reused from cache
+    ours = [r.text for r in smollm2.generate(requests)]
+    assert ours == [_reference(smollm2, p, 5) for p in PROMPTS]
+
+
+@pytest.mark.slow
+def test_word_end_and_stop_strings(smollm2):
+    word = Decoding(max_new_tokens=8, stop_at_word_end=True)
+    stop = Decoding(max_new_tokens=8, stop=("\n",))
+    requests = [Request(id=f"w{i}", kind="generate", prompt=p, decoding=word)
+                for i, p in enumerate(PROMPTS)]
+    requests += [Request(id=f"s{i}", kind="generate", prompt=p, decoding=stop)
+                 for i, p in enumerate(PROMPTS)]
+    responses = smollm2.generate(requests)
+    for response in responses:
+        assert response.generated_tokens <= 8
+        if response.request_id.startswith("s"):
+            assert "\n" not in response.text
+
+
+@pytest.mark.slow
+def test_seeded_sampling_is_reproducible(smollm2):
+    sampled = Decoding(max_new_tokens=6, temperature=0.9, top_p=0.9, top_k=40, seed=11)
+    requests = [Request(id=str(i), kind="generate", prompt=p, decoding=sampled)
+                for i, p in enumerate(PROMPTS)]
+    first = [r.text for r in smollm2.generate(requests)]
+    second = [r.text for r in smollm2.generate(requests)]
+    assert first == second
