@@ -32,9 +32,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 setup: wordnet $(STAMP)
 
 # Extra pieces only the tests need: a real OpenAI-compatible server (llama-cpp-python,
-# compiled from source once, then cached by pip) and Chromium for the HTML report test.
+# compiled from source once, then cached by pip), lm-evaluation-harness for the export
+# tests, and Chromium for the HTML report test.
 $(TEST_STAMP): $(STAMP)
 	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/pip install -q "llama-cpp-python[server]"
+	$(BIN)/pip install -q -e ".[all,harness]"
 	@if ! command -v chromium >/dev/null && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null \
 		|| (apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null); fi

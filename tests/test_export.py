@@ -16,7 +16,7 @@ def exported_items(wordnet_index):
 
 
 def test_hf_dataset_loads_with_datasets(exported_items, tmp_path):
-    datasets = pytest.importorskip("datasets")
+    import datasets  # installed by `make test` (the `harness` extra)
     items, meta = exported_items
     out = write_lambda_hf_dataset(tmp_path / "hf", items, meta)
     loaded = datasets.load_dataset("parquet", data_files=str(out / "data" / "test.parquet"))["train"]
@@ -52,7 +52,7 @@ def test_lm_eval_task_files(exported_items, tmp_path):
 @pytest.mark.slow
 def test_exported_task_runs_in_lm_eval_with_lexbench_accuracy(exported_items, smollm2,
                                                               wordnet_index, tmp_path):
-    lm_eval = pytest.importorskip("lm_eval")
+    import lm_eval  # installed by `make test` (the `harness` extra)
     from lm_eval.tasks import TaskManager
 
     from lexbench.benchmarks.base import evaluate
