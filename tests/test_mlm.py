@@ -1,0 +1,96 @@
+"""The masked-LM backend on a tiny randomly initialised BERT built here (no real BERT ships
+offline): rank at the mask position, batching, errors, and SCAN through it."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from lexbench.models.mlm import MASK_PLACEHOLDER, MaskedLM, MLMOptions  # noqa: E402
+from lexbench.models.registry import load_model  # noqa: E402
+from lexbench.types import Request  # noqa: E402
+
+WORDS = ["if", "is", "like", "then", "atom", "solar", "system", "nucleus", "sun", "electron",
+         "planet", "mind", "computer", "memory", "ram", "war", "argument", "soldier", ",", "."]
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory):
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+
+    folder = tmp_path_factory.mktemp("tiny-bert")
+    vocab = folder / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]) + "\n")
+    tokenizer = BertTokenizer(str(vocab), do_lower_case=True)
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=len(tokenizer), hidden_size=16, num_hidden_layers=1,
+                        num_attention_heads=2, intermediate_size=32, max_position_embeddings=64)
+    BertForMaskedLM(config).save_pretrained(str(folder))
+    tokenizer.save_pretrained(str(folder))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def model(tiny_bert):
+    return load_model(f"mlm:{tiny_bert}", {"batch_size": 2})
+
+
+def _manual_top(model: MaskedLM, prompt: str, k: int) -> list[int]:
+    text = prompt.replace(MASK_PLACEHOLDER, model.tokenizer.mask_token)
+    encoded = model.tokenizer(text, return_tensors="pt")
+    with torch.inference_mode():
+        logits = model.model(**encoded).logits[0]
+    position = int((encoded["input_ids"][0] == model.tokenizer.mask_token_id).nonzero()[0, 0])
+    return torch.topk(logits[position], k).indices.tolist()
+
+
+def test_rank_matches_a_manual_forward_pass_and_is_batch_independent(model):
+    prompts = ["If atom is like solar system, then nucleus is like [MASK].",
+               "If mind is like computer, then memory is like [MASK].",
+               "war is like [MASK]."]
+    requests = [Request(id=str(i), kind="rank", prompt=p, top_k=5) for i, p in enumerate(prompts)]
+    batched = model.rank(requests)                 # batch_size 2: mixed lengths, padding
+    assert [r.request_id for r in batched] == ["0", "1", "2"]
+    for prompt, response in zip(prompts, batched):
+        assert [t.token_id for t in response.ranked] == _manual_top(model, prompt, 5)
+        logprobs = [t.logprob for t in response.ranked]
+        assert logprobs == sorted(logprobs, reverse=True) and all(lp < 0 for lp in logprobs)
+    alone = model.rank(requests[2:])
+    assert [t.token_id for t in alone[0].ranked] == [t.token_id for t in batched[2].ranked]
+
+
+def test_prompt_must_hold_exactly_one_mask(model):
+    with pytest.raises(ValueError, match="exactly one"):
+        model.rank([Request(id="x", kind="rank", prompt="no mask here")])
+    with pytest.raises(ValueError, match="exactly one"):
+        model.rank([Request(id="x", kind="rank", prompt="[MASK] and [MASK]")])
+
+
+def test_unknown_option_and_identity(tiny_bert, model):
+    with pytest.raises(ValueError, match="do not apply to the mlm backend"):
+        load_model(f"mlm:{tiny_bert}", {"chat_template": True})
+    fingerprint = model.fingerprint()
+    assert fingerprint["backend"] == "mlm" and fingerprint["weights_sha256"]
+    assert isinstance(model, MaskedLM) and model.options == MLMOptions(batch_size=2)
+
+
+def test_scan_through_the_masked_backend(model, shared_data, tmp_path):
+    from lexbench.benchmarks.scan import run_scan
+    from lexbench.run.store import read_run
+
+    evaluation = run_scan(model, data=shared_data / "scan" / "SCAN_dataset.csv", limit=6,
+                          shots=1, out=tmp_path / "runs", progress=False)
+    config, samples, results = read_run(evaluation.folder.path)
+    assert config["benchmark"]["regime"] == "masked"
+    assert len(samples) == 6 and results["overall"]["n"] == 6
+    for row in samples:
+        assert row["prompt"].endswith("is like [MASK].") and row["prompt"].count("[MASK]") == 1
+        assert row["prompt"].count("If ") == 2               # one shot, then the query
+        expected = [model.tokenizer(" " + w, add_special_tokens=False)["input_ids"][0]
+                    for w in [row["d"], *row["alternatives"]]]
+        assert row["answer_keys"] == list(dict.fromkeys(expected))
+        ranked_ids = [t[0] for t in row["ranked"]]
+        hits = [p for p, t in enumerate(ranked_ids, 1) if t in row["answer_keys"]]
+        assert row["value"] == (1 / hits[0] if hits else 0.0)

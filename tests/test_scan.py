@@ -1,0 +1,240 @@
+"""SCAN: the loader's counts, prompts and shots, scoring on token ids, tables, comparisons."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import shutil
+
+import pytest
+from mock_model import ScriptedModel
+
+from lexbench.benchmarks.analogies import answer_key, query_prompt, regime_of
+from lexbench.benchmarks.scan import (
+    SCAN_SHA256,
+    ScanBenchmark,
+    compare_scan,
+    dataset_statistics,
+    load_scan,
+    parse_scan,
+    run_scan,
+)
+from lexbench.stats import clustered_standard_error
+
+
+@pytest.fixture
+def scan_csv(shared_data):
+    return shared_data / "scan" / "SCAN_dataset.csv"
+
+
+@pytest.fixture
+def scan_items(scan_csv):
+    return load_scan(scan_csv)
+
+
+def test_loader_counts(scan_items):
+    assert dataset_statistics(scan_items) == {
+        "analogies": 449, "mappings": 65,
+        "science": {"analogies": 77, "mappings": 11},
+        "metaphor": {"analogies": 372, "mappings": 54},
+        "with_alternatives": 66,
+    }
+    assert len({i.id for i in scan_items}) == 449
+
+
+def test_repeated_triples_merge_into_one_analogy(scan_items):
+    memory = [i for i in scan_items if (i.b, i.a, i.c) == ("computer", "mind", "memory")]
+    assert [(i.d, i.alternatives) for i in memory] == [("memory", ("RAM",))]
+    debater = [i for i in scan_items if (i.b, i.a, i.c) == ("war", "argument", "debater")]
+    assert [(i.d, i.alternatives) for i in debater] == [("soldier", ("combatant", "warrior"))]
+    first = scan_items[0]
+    assert (first.a, first.b, first.c, first.d, first.type, first.mapping) == (
+        "atom", "solar system", "nucleus", "sun", "science", "solar system -> atom")
+    assert all(i.a == i.a.strip() and i.d == i.d.strip() for i in scan_items)
+
+
+def test_shared_file_is_the_pinned_download_and_the_cache_is_used(scan_csv, tmp_path, monkeypatch):
+    assert hashlib.sha256(scan_csv.read_bytes()).hexdigest() == SCAN_SHA256
+    monkeypatch.setenv("LEXBENCH_CACHE", str(tmp_path / "cache"))
+    from lexbench.datasets.fetch import cached_path
+
+    shutil.copy(scan_csv, cached_path("scan/SCAN_dataset.csv"))
+    assert len(load_scan()) == 449          # no network: the checked cached copy is used
+
+
+def test_loader_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no SCAN dataset"):
+        load_scan(tmp_path / "missing.csv")
+    with pytest.raises(ValueError, match="missing column"):
+        parse_scan("target,source\natom,solar system\n", "x.csv")
+    header = "target,source,targ_word,src_word,alternatives,analogy_type\n"
+    with pytest.raises(ValueError, match="x.csv:2: analogy_type 'poetry'"):
+        parse_scan(header + "a,b,c,d,,poetry\n", "x.csv")
+    with pytest.raises(ValueError, match="x.csv:2: empty src_word"):
+        parse_scan(header + "a,b,c,,,science\n", "x.csv")
+
+
+def test_prompts_and_one_shot(scan_items):
+    item = scan_items[0]
+    assert query_prompt(item, "causal") == "If atom is like solar system, then nucleus is like"
+    assert query_prompt(item, "masked") == "If atom is like solar system, then nucleus is like [MASK]."
+    bench = ScanBenchmark(name="scan", dataset=scan_items, regime="causal",
+                          answers={i.id: (1,) for i in scan_items}, shots=1, seed=0)
+    again = ScanBenchmark(name="scan", dataset=scan_items[:5], regime="causal",
+                          answers={i.id: (1,) for i in scan_items}, shots=1, seed=0,
+                          shot_pool=scan_items)
+    for query in scan_items:
+        [shot] = bench._shots[query.id]
+        assert shot.id != query.id and not (shot.words() & query.words())
+    for query in scan_items[:5]:              # a limited run sees the same shots
+        assert bench.requests(query)[0].prompt == again.requests(query)[0].prompt
+    prompt = bench.requests(item)[0].prompt
+    [shot] = bench._shots[item.id]
+    assert prompt == (f"If {shot.a} is like {shot.b}, then {shot.c} is like {shot.d}. "
+                      "If atom is like solar system, then nucleus is like")
+    other_seed = ScanBenchmark(name="scan", dataset=scan_items, regime="causal",
+                               answers={i.id: (1,) for i in scan_items}, shots=1, seed=1)
+    assert sum(other_seed._shots[i.id] != bench._shots[i.id] for i in scan_items) > 400
+
+
+class WordTokenizer:
+    """Each word gets one id (leading space stripped); ids are stable across calls."""
+
+    def __init__(self):
+        self.ids: dict[str, int] = {}
+
+    def __call__(self, text, add_special_tokens=False):
+        return {"input_ids": [self.ids.setdefault(w.lower(), len(self.ids) + 100)
+                              for w in text.split()]}
+
+
+def _ranking_model(tokenizer, answers_at, name="scripted"):
+    """Ranks the gold answer's first word at position answers_at(request) (None: absent)."""
+    items = {}
+
+    def ranked(request):
+        item = items[request.id]
+        filler = [(5000 + k, f"x{k}", -float(k)) for k in range(10)]
+        position = answers_at(request, item)
+        if position is not None:
+            gold = tokenizer(" " + item.d)["input_ids"][0]
+            filler[position - 1] = (gold, item.d, -0.5)
+        return filler
+
+    model = ScriptedModel(ranked=ranked, name=name)
+    model.tokenizer = tokenizer
+    return model, items
+
+
+def test_scores_tables_and_samples(scan_csv, scan_items, tmp_path):
+    tokenizer = WordTokenizer()
+    positions = [1, 2, None, 5, 10]
+
+    def at(request, item):
+        return positions[int(item.id.split("-")[1]) % 5]
+
+    model, registry = _ranking_model(tokenizer, at)
+    registry.update({i.id: i for i in scan_items})
+    assert regime_of(model) == "causal"
+    run = run_scan(model, data=scan_csv, out=tmp_path / "runs", progress=False)
+    samples = [json.loads(line) for line in run.folder.samples_path.read_text().splitlines()]
+    assert len(samples) == 449
+    expected_rr = [1.0, 0.5, 0.0, 0.2, 0.1]
+    for row in samples:
+        k = int(row["id"].split("-")[1]) % 5
+        assert row["value"] == expected_rr[k] and row["correct"] == (k == 0)
+        assert {"id", "correct", "value", "error_class", "type", "mapping"} <= set(row)
+        assert row["error_class"] == ["correct", "in_top_k", "not_in_top_k", "in_top_k", "in_top_k"][k]
+    values = [r["value"] for r in samples]
+    overall = run.results["overall"]
+    assert overall["mrr"]["estimate"] == pytest.approx(sum(values) / 449)
+    assert overall["mrr"]["se"] == pytest.approx(
+        clustered_standard_error(values, [r["mapping"] for r in samples]))
+    assert overall["acc_at_1"]["estimate"] == pytest.approx(sum(r["correct"] for r in samples) / 449)
+    science = [r for r in samples if r["type"] == "science"]
+    assert run.results["by_type"]["science"]["n"] == 77
+    assert run.results["by_type"]["science"]["mrr"]["estimate"] == pytest.approx(
+        sum(r["value"] for r in science) / 77)
+    # recall@5 is the share of distinct accepted first tokens in the top 5.
+    row = next(r for r in samples if int(r["id"].split("-")[1]) % 5 == 3)
+    assert row["recall_at_5"] == pytest.approx(1 / len(row["answer_keys"]))
+    assert (run.folder.path / "figures" / "mrr_by_type.png").is_file()
+    assert "| science | 77 | 77 |" in run.report
+
+
+def test_alternatives_match_on_first_token_ids(scan_items):
+    tokenizer = WordTokenizer()
+    model = ScriptedModel(ranked=lambda r: [])
+    model.tokenizer = tokenizer
+    key = answer_key(model, scan_items, "causal")
+    debater = next(i for i in scan_items if i.c == "debater")
+    assert key[debater.id] == tuple(tokenizer(" " + w)["input_ids"][0]
+                                    for w in ("soldier", "combatant", "warrior"))
+    bench = ScanBenchmark(name="scan", dataset=[debater], regime="causal", answers=key)
+    from lexbench.types import RankedToken, Response
+
+    warrior = key[debater.id][2]
+    response = Response(request_id=debater.id, ranked=(RankedToken(7, " x", -1.0),
+                                                       RankedToken(warrior, " war", -2.0)))
+    score = bench.score(debater, [response])
+    assert score.value == 0.5 and score.details["recall_at_10"] == pytest.approx(1 / 3)
+    failed = bench.score(debater, [Response(request_id=debater.id, error="boom")])
+    assert failed.correct is None and failed.error_class == "request_failed"
+
+
+def test_combined_report_with_paired_tests_and_a_glove_baseline(scan_csv, scan_items, tmp_path):
+    tokenizer = WordTokenizer()
+
+    def at(request, item):  # one-shot prompts find the answer; zero-shot ones rarely do
+        shot = request.prompt.count("If ") == 2
+        return 1 if shot else (3 if int(item.id.split("-")[1]) % 4 == 0 else None)
+
+    model, registry = _ranking_model(tokenizer, at)
+    registry.update({i.id: i for i in scan_items})
+    combined = compare_scan(model, shots=[0, 1], baseline="glove", data=scan_csv, limit=120,
+                            resamples=2000, out=tmp_path / "runs", progress=False)
+    results = combined["results"]
+    assert list(results["conditions"]) == ["scripted 0-shot", "scripted 1-shot",
+                                           "glove-6b-50d (scan-paper)"]
+    test = results["tests"]["scripted 0-shot vs scripted 1-shot"]["overall"]
+    assert test["n"] == 120 and test["mrr_b"] == 1.0 and test["difference"] < 0
+    assert test["p_items"] == pytest.approx(1 / 2001) and test["p_mappings"] < 0.01
+    assert "glove-6b-50d (scan-paper)" in combined["report"] and "p (mappings)" in combined["report"]
+    folder = combined["folder"]
+    assert (folder / "report.md").is_file() and (folder / "figures" / "mrr_by_type.png").is_file()
+    for path in results["folders"].values():       # each condition is an ordinary run
+        rows = (tmp_path / "runs").parent.joinpath(path).joinpath("samples.jsonl")
+        assert rows.is_file() and len(rows.read_text().splitlines()) == 120
+
+
+@pytest.mark.slow
+def test_smollm2_ranks_scan_with_token_ids(smollm2, scan_csv, tmp_path):
+    run = run_scan(smollm2, data=scan_csv, limit=8, shots=1, out=tmp_path / "runs", progress=False)
+    samples = [json.loads(line) for line in run.folder.samples_path.read_text().splitlines()]
+    assert len(samples) == 8
+    for row in samples:
+        assert row["prompt"].endswith(" is like") and row["prompt"].count("If ") == 2
+        gold = smollm2.tokenizer(" " + row["d"], add_special_tokens=False)["input_ids"][0]
+        assert row["answer_keys"][0] == gold
+        ids = [t[0] for t in row["ranked"]]
+        assert len(ids) == 10
+        hits = [p for p, t in enumerate(ids, 1) if t in row["answer_keys"]]
+        assert row["value"] == (1 / hits[0] if hits else 0.0)
+    assert not math.isnan(run.results["overall"]["mrr"]["estimate"])
+
+
+def test_command_line(scan_csv, tmp_path, capsys):
+    from lexbench.cli import main
+
+    common = ["--data", str(scan_csv), "--out", str(tmp_path / "runs"), "--no-cache", "--no-progress"]
+    assert main(["run", "scan", "--model", "glove", "--limit", "30", *common]) == 0
+    printed = capsys.readouterr().out
+    assert "# SCAN (vectors, 0-shot)" in printed and "run folder:" in printed
+    assert main(["run", "scan", "--model", "glove", "--shots", "1", *common]) == 2
+    assert "word vectors take no shots" in capsys.readouterr().err
+    assert main(["run", "scan", "--model", "glove", "--method", "3cosadd", "--restrict-vocab",
+                 "50000", "--limit", "30", *common]) == 0
+    [config_path] = (tmp_path / "runs" / "scan").glob("glove-6b-50d-top50000/*/config.json")
+    config = json.loads(config_path.read_text())
+    assert config["benchmark"]["method"] == "3cosadd" and config["model"]["restrict"] == 50000
