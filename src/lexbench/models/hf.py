@@ -389,8 +389,9 @@ class HFCausalLM(Model):
             ids, mask = self._left_pad([contexts[i] for i in batch])
             positions = (mask.cumsum(-1) - 1).clamp(min=0)
             with torch.inference_mode():
+                # Only the last position's logits are needed from the context pass.
                 output = self.model(input_ids=ids, attention_mask=mask, position_ids=positions,
-                                    use_cache=True)
+                                    use_cache=True, logits_to_keep=1)
                 first_logprobs = torch.log_softmax(output.logits[:, -1, :].float(), dim=-1)
             layers = _cache_tensors(output.past_key_values)
             lengths = mask.sum(-1)
@@ -466,6 +467,7 @@ def _cache_tensors(cache: Any) -> list[tuple[Any, Any]]:
     if layers is not None:
         return [(layer.keys, layer.values) for layer in layers]
     return [(k, v) for k, v, *_ in cache]
+
 
 def _folder_weights_hash(folder: Path) -> str:
     """Hash of the weight files' names and sizes: cheap, and changes when weights change."""

@@ -1,0 +1,488 @@
+"""E-KAR question answering: pick the candidate tuple most analogous to the query.
+
+Three methods, one benchmark:
+
+* `loglikelihood`: each candidate's verbalisation is scored as a continuation of the query
+  ("tea : teapot : teacup ::" + " passenger : bus : taxi"); the four continuations share one
+  context, so the transformers backend runs the context once and scores them against its KV
+  cache. The answer is the candidate with the highest score under the chosen normalisation
+  (`sum`, `per_token` or `per_char`); all three accuracies are reported.
+* `generate`: the model sees the lettered candidates and answers with a letter, which
+  `extract_letter` finds robustly ("B", "(B)", "Answer: c", "the answer is D.", "答案：B", or
+  the text of a candidate); outputs with no letter are counted apart as `unparsed`.
+* `embedding`: the paper's static-vector baseline (see `ekar_embedding`).
+
+Modes: `hard` (query and candidates only) and `easy` (the query's explanation as well).
+Accuracy is tabulated per meta-relation (R1-R5) and per sub-relation with Wald and Wilson
+95% intervals; items are grouped by their query's first annotated relation.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lexbench.benchmarks.ekar_data import (
+    LABELS, META_RELATIONS, RELATION_NAMES, UNKNOWN_RELATION, EkarItem, load_split,
+)
+from lexbench.stats import wald_interval, wilson_interval
+from lexbench.types import Decoding, Request, Response, Score
+
+MODES = ("hard", "easy")
+METHODS = ("loglikelihood", "generate", "embedding")
+NORMALISATIONS = ("sum", "per_token", "per_char")
+# Room for "The answer is (D)." and the like; a letter is all we need.
+GENERATE_DECODING = Decoding(max_new_tokens=12, temperature=0.0, stop=("\n\n",))
+
+INSTRUCTIONS = {
+    "en": "Choose the candidate whose terms are related in the same way as the query's terms.",
+    "zh": "请选出与题干中词语关系最为相近、相似或匹配的一项。",
+}
+
+
+# ------------------------------------------------------------------------------ prompts
+
+
+def tuple_text(terms: Sequence[str], language: str) -> str:
+    """"tea : teapot : teacup" (English) or "茶：茶壶：茶杯" (Chinese)."""
+    return (" : " if language == "en" else "：").join(terms)
+
+
+def _explanation_line(item: EkarItem, mode: str) -> str:
+    if mode == "hard":
+        return ""
+    explanation = item.query_explanation
+    if explanation is None:
+        raise ValueError(f"item {item.id}: EASY mode needs the query's explanation, and this "
+                         f"item has none (a blind test split?); use --mode hard")
+    return (f"Explanation of the query: {explanation}\n" if item.language == "en"
+            else f"题干解释：{explanation}\n")
+
+
+def choice_prompt(item: EkarItem, mode: str) -> str:
+    """The lettered multiple-choice prompt for `generate`, ending where the letter goes."""
+    language = item.language
+    lines = [INSTRUCTIONS[language]]
+    lines.append(("Query: " if language == "en" else "题干：") + tuple_text(item.query, language))
+    explanation = _explanation_line(item, mode)
+    if explanation:
+        lines.append(explanation.rstrip("\n"))
+    for label, terms in zip(item.labels, item.choices):
+        lines.append(f"{label}. {tuple_text(terms, language)}")
+    if language == "en":
+        lines.append("Answer with the letter of the best candidate (A, B, C or D).")
+        lines.append("Answer:")
+    else:
+        lines.append("请只回答选项字母（A、B、C或D）。")
+        lines.append("答案：")
+    return "\n".join(lines)
+
+
+def loglikelihood_context(item: EkarItem, mode: str) -> str:
+    """The shared context: instruction, (explanation,) the query and the analogy marker."""
+    if item.language == "en":
+        head = f"{INSTRUCTIONS['en']}\n{_explanation_line(item, mode)}"
+        return f"{head}{tuple_text(item.query, 'en')} ::"
+    head = f"{INSTRUCTIONS['zh']}\n{_explanation_line(item, mode)}"
+    return f"{head}{tuple_text(item.query, 'zh')}，相当于"
+
+
+def candidate_continuations(item: EkarItem) -> tuple[str, ...]:
+    """Each candidate's verbalisation as a continuation of `loglikelihood_context`."""
+    separator = " " if item.language == "en" else ""
+    return tuple(separator + tuple_text(terms, item.language) for terms in item.choices)
+
+
+# ------------------------------------------------------------------------------ letters
+
+_CJK_ANSWER = re.compile(r"(?:答案|选项|应选|选择|答)\s*(?:是|为|应为|应该是)?\s*[：:]?\s*[（(]?\s*([A-Da-dＡ-Ｄ])(?![A-Za-z])")
+_EN_ANSWER = re.compile(r"\banswer\s*(?:is|would be|should be)?\s*[:：]?\s*(?:option\s+|choice\s+)?"
+                        r"[(\[]?\s*([A-Da-d])\b(?!['’]\w)", re.IGNORECASE)
+_OPTION = re.compile(r"\b(?:option|choice|candidate)\s*[(\[]?([A-D])\b", re.IGNORECASE)
+_LEADING = re.compile(r"^\W*?[(\[（]?([A-D])(?:[)\]）.:：、,，。]|\s*$)")
+_LEADING_SPACE = re.compile(r"^\W*?([A-D])\s+(\S+)")
+_STANDALONE = re.compile(r"(?<![A-Za-z])([A-D])(?![A-Za-z'’])")
+_FULL_WIDTH = str.maketrans("ＡＢＣＤ", "ABCD")
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """The letter found in an output (None when none could be) and how it was found."""
+
+    letter: str | None
+    how: str       # answer_phrase, leading_letter, option_phrase, candidate_text,
+                   # standalone_letter, no_letter, ambiguous, empty
+
+
+def extract_letter(output: str, candidates: Sequence[str] = ()) -> Extraction:
+    """The letter A-D a free-text answer chooses.
+
+    Tried in order: a letter alone at the very start ("B", "(B)", "C.", "D)"); an explicit
+    answer phrase ("Answer: c", "the answer is (D).", "答案：B"); a letter starting the text
+    ("B is the best" -- but "A cat ..." is the article); "option B"; the output starting with a candidate's text; a single distinct standalone
+    capital letter anywhere. Several different letters with no answer phrase is `ambiguous`.
+
+    >>> extract_letter("The answer is D.").letter, extract_letter("答案：B").letter
+    ('D', 'B')
+    """
+    text = output.translate(_FULL_WIDTH).strip()
+    if not text:
+        return Extraction(None, "empty")
+    # A bare letter first ("A", "(B)", "C." on the first line) is the answer even when a
+    # rambling continuation later names another one ("A\nThe answer is D ...").
+    match = _LEADING.match(text.splitlines()[0])
+    if match:
+        return Extraction(match.group(1), "leading_letter")
+    for pattern in (_CJK_ANSWER, _EN_ANSWER):
+        match = pattern.search(text)
+        if match:
+            return Extraction(match.group(1).upper(), "answer_phrase")
+    match = _LEADING_SPACE.match(text)
+    # "B is the best" names B; "A passenger ..." is the article, not a choice.
+    if match and not _is_article(match.group(1), match.group(2)) \
+            and match.group(2).lower() not in ("or", "and", "nor", "/"):
+        return Extraction(match.group(1), "leading_letter")
+    match = _OPTION.search(text)
+    if match:
+        return Extraction(match.group(1).upper(), "option_phrase")
+    for body in (text, re.sub(r"^(?:a|an|the)\s+", "", text, flags=re.IGNORECASE)):
+        lowered = _squash(body)
+        for label, candidate in sorted(zip(LABELS, candidates), key=lambda pair: -len(pair[1])):
+            if candidate and lowered.startswith(_squash(candidate)):
+                return Extraction(label, "candidate_text")
+    letters = sorted(set(_STANDALONE.findall(text)))
+    # "A" followed by an ordinary lowercase word is the article, not a choice.
+    if "A" in letters and all(_is_article("A", word) for word in
+                              re.findall(r"(?<![A-Za-z])A\s+(\S+)", text)) and \
+            re.search(r"(?<![A-Za-z])A\s+\S", text) and not re.search(r"(?<![A-Za-z])A(?:\W*$|[).:：、,，。])", text):
+        letters.remove("A")
+    if len(letters) == 1:
+        return Extraction(letters[0], "standalone_letter")
+    if len(letters) > 1:
+        return Extraction(None, "ambiguous")
+    return Extraction(None, "no_letter")
+
+
+_NOT_ARTICLE_FOLLOWERS = frozenset({"is", "seems", "fits", "matches", "or", "and", "nor",
+                                    "looks", "would", "should", "because"})
+
+
+def _is_article(letter: str, next_word: str) -> bool:
+    """"A cat" (article) versus "A is right" / "A or B" (the choice A)."""
+    return (letter == "A" and next_word[:1].islower()
+            and next_word.lower().strip(".,;:!?") not in _NOT_ARTICLE_FOLLOWERS)
+
+
+def _squash(text: str) -> str:
+    """Lowercase with separators and spaces removed, to compare candidate texts loosely."""
+    return re.sub(r"[\s:：,，;；]+", "", text.lower())
+
+
+# ------------------------------------------------------------------------------ scoring
+
+
+def normalised_scores(loglikelihoods: Sequence[float], token_counts: Sequence[int],
+                      continuations: Sequence[str]) -> dict[str, list[float]]:
+    """The three scores of each candidate: summed log-probability, per token, per character
+    (characters of the continuation without its leading space)."""
+    chars = [max(1, len(c.strip())) for c in continuations]
+    return {
+        "sum": [float(v) for v in loglikelihoods],
+        "per_token": [float(v) / max(1, n) for v, n in zip(loglikelihoods, token_counts)],
+        "per_char": [float(v) / n for v, n in zip(loglikelihoods, chars)],
+    }
+
+
+def best_index(values: Sequence[float]) -> int | None:
+    """Index of the highest finite value (the first on a tie), None if none is finite."""
+    finite = [(v, -i) for i, v in enumerate(values) if v is not None and math.isfinite(v)]
+    return -max(finite)[1] if finite else None
+
+
+@dataclass
+class EkarBenchmark:
+    """E-KAR question answering as a `Benchmark`."""
+
+    dataset: list[EkarItem]
+    language: str = "en"
+    split: str = "validation"
+    mode: str = "hard"
+    method: str = "loglikelihood"
+    normalisation: str = "per_char"
+    dataset_info: dict[str, Any] = field(default_factory=dict)
+    name: str = "ekar"
+
+    def __post_init__(self) -> None:
+        for value, allowed, what in ((self.mode, MODES, "mode"), (self.method, METHODS, "method"),
+                                     (self.normalisation, NORMALISATIONS, "normalisation")):
+            if value not in allowed:
+                raise ValueError(f"unknown {what} {value!r}; choose from {', '.join(allowed)}")
+        if self.method == "embedding" and self.mode == "easy":
+            raise ValueError("the embedding baseline compares term vectors only; EASY mode "
+                             "(the query's explanation) does not apply to it -- use --mode hard")
+        if self.mode == "easy":
+            missing = [i.id for i in self.dataset if i.query_explanation is None]
+            if missing:
+                raise ValueError(f"EASY mode needs each query's explanation; {len(missing)} "
+                                 f"item(s) have none (e.g. {missing[:3]}); use --mode hard")
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "task": "qa", "language": self.language, "split": self.split,
+            "mode": self.mode, "method": self.method,
+            "normalisation": self.normalisation if self.method == "loglikelihood" else None,
+            "items": len(self.dataset), "dataset": self.dataset_info,
+            "decoding": GENERATE_DECODING.to_dict() if self.method == "generate" else None,
+        }
+
+    def items(self) -> list[EkarItem]:
+        return self.dataset
+
+    def requests(self, item: EkarItem) -> list[Request]:
+        if self.method == "generate":
+            return [Request(id=item.id, kind="generate", prompt=choice_prompt(item, self.mode),
+                            decoding=GENERATE_DECODING)]
+        if self.method == "embedding":
+            from lexbench.benchmarks.ekar_embedding import tuple_request
+
+            return [tuple_request(item)]
+        return [Request(id=item.id, kind="loglikelihood",
+                        prompt=loglikelihood_context(item, self.mode),
+                        continuations=candidate_continuations(item))]
+
+    def score(self, item: EkarItem, responses: Sequence[Response]) -> Score:
+        response = responses[0]
+        gold = item.answer
+        if response.error is not None:
+            # The vectors cannot answer when a query term has no known word: the baseline
+            # fails on that item (counted wrong), which is not an infrastructure failure.
+            error = "out_of_vocabulary" if self.method == "embedding" else "request_failed"
+            return Score(item.id, None if gold is None else False, 0.0 if gold else math.nan,
+                         None, error, {"error": response.error})
+        details: dict[str, Any] = {}
+        if self.method == "generate":
+            extraction = extract_letter(response.text,
+                                        [tuple_text(c, item.language) for c in item.choices])
+            answer = extraction.letter
+            details["extraction"] = extraction.how
+        elif self.method == "embedding":
+            cosines = list(response.loglikelihoods)
+            choice = best_index(cosines)
+            answer = None if choice is None else LABELS[choice]
+            details["cosines"] = [c if math.isfinite(c) else None for c in cosines]
+            details["extraction"] = "cosine" if choice is not None else "out_of_vocabulary"
+        else:
+            by_norm = normalised_scores(response.loglikelihoods, response.continuation_tokens,
+                                        candidate_continuations(item))
+            picks = {norm: best_index(values) for norm, values in by_norm.items()}
+            details["scores"] = by_norm
+            details["continuation_tokens"] = list(response.continuation_tokens)
+            details["answers"] = {norm: None if p is None else LABELS[p] for norm, p in picks.items()}
+            if gold is not None:
+                details["correct_by"] = {norm: a == gold for norm, a in details["answers"].items()}
+            choice = picks[self.normalisation]
+            answer = None if choice is None else LABELS[choice]
+        if gold is None:
+            return Score(item.id, None, math.nan, answer, "unlabelled", details)
+        if answer is None:
+            error = "unparsed" if self.method == "generate" else "out_of_vocabulary"
+            return Score(item.id, False, 0.0, None, error, details)
+        correct = answer == gold
+        return Score(item.id, correct, float(correct), answer, "correct" if correct else "wrong",
+                     details)
+
+    def sample(self, item: EkarItem, requests: Sequence[Request], responses: Sequence[Response],
+               score: Score) -> dict[str, Any]:
+        request, response = requests[0], responses[0]
+        row: dict[str, Any] = {
+            "id": item.id, "language": item.language, "question": ":".join(item.query),
+            "choices": [":".join(c) for c in item.choices], "terms": item.terms,
+            "gold": item.answer, "relation": item.relation_code,
+            "relation_name": RELATION_NAMES.get(item.relation_code, UNKNOWN_RELATION),
+            "meta_relation": item.meta_relation, "mode": self.mode, "method": self.method,
+            "prompt": request.prompt, "answer": score.answer, "correct": score.correct,
+            "value": None if math.isnan(score.value) else score.value,
+            "error_class": score.error_class, "error": response.error,
+        }
+        if self.method == "generate":
+            row["output"] = response.text
+        else:
+            row["continuations"] = list(request.continuations)
+        row.update(score.details)
+        return row
+
+    def summarize(self, items: Sequence[EkarItem], scores: Sequence[Score]) -> dict[str, Any]:
+        return summarize_qa(items, scores, self.config())
+
+    def report(self, results: Mapping[str, Any]) -> str:
+        return report_markdown(results)
+
+    def figures(self, results: Mapping[str, Any], folder: str | Path) -> list[Path]:
+        """Accuracy by meta-relation with Wilson 95% whiskers: figures/accuracy_by_meta_relation.png."""
+        from lexbench.report.figures import bar_with_intervals
+
+        rows = [r for r in results.get("by_meta_relation", []) if r["n"] > 0]
+        if not rows:
+            return []
+        labels = [f"{r['meta_relation']} {r['name']}" for r in rows]
+        config = results.get("config", {})
+        title = (f"E-KAR {config.get('language', '')} {config.get('split', '')}: "
+                 f"{config.get('method', '')}, {config.get('mode', '')}")
+        path = bar_with_intervals(
+            Path(folder) / "figures" / "accuracy_by_meta_relation.png", labels,
+            [r["accuracy"] for r in rows], [r["wilson"]["low"] for r in rows],
+            [r["wilson"]["high"] for r in rows], title=title,
+            ylabel="accuracy (Wilson 95%)")
+        return [path]
+
+
+# ------------------------------------------------------------------------------ tables
+
+
+def _accuracy(flags: Sequence[bool]) -> dict[str, Any]:
+    n = len(flags)
+    k = sum(1 for f in flags if f)
+    return {"n": n, "correct": k, "accuracy": k / n if n else None,
+            "wald": wald_interval(k, n).to_dict() if n else None,
+            "wilson": wilson_interval(k, n).to_dict() if n else None}
+
+
+def summarize_qa(items: Sequence[EkarItem], scores: Sequence[Score],
+                 config: Mapping[str, Any]) -> dict[str, Any]:
+    """results.json: overall accuracy, by meta-relation, by sub-relation, by number of terms,
+    error classes, and (log-likelihood) the accuracy under each normalisation."""
+    labelled = [(i, s) for i, s in zip(items, scores) if s.correct is not None]
+    results: dict[str, Any] = {
+        "benchmark": "ekar", "task": "qa", "config": dict(config),
+        "items": len(items), "labelled": len(labelled),
+        "error_classes": dict(sorted(Counter(s.error_class for s in scores).items())),
+    }
+    results["overall"] = _accuracy([bool(s.correct) for _, s in labelled])
+    if config.get("method") == "generate":
+        parsed = [(i, s) for i, s in labelled if s.error_class != "unparsed"]
+        results["unparsed"] = len(labelled) - len(parsed)
+        results["accuracy_when_parsed"] = _accuracy([bool(s.correct) for _, s in parsed])
+        results["extraction"] = dict(sorted(Counter(
+            s.details.get("extraction", "") for s in scores).items()))
+    if config.get("method") == "loglikelihood":
+        results["by_normalisation"] = {
+            norm: _accuracy([bool(s.details.get("correct_by", {}).get(norm)) for _, s in labelled])
+            for norm in NORMALISATIONS}
+    if config.get("method") == "embedding":
+        results["out_of_vocabulary"] = sum(1 for _, s in labelled
+                                           if s.error_class == "out_of_vocabulary")
+    by_meta: dict[str, list[bool]] = defaultdict(list)
+    by_sub: dict[str, list[bool]] = defaultdict(list)
+    by_terms: dict[int, list[bool]] = defaultdict(list)
+    for item, score in labelled:
+        by_meta[item.meta_relation].append(bool(score.correct))
+        by_sub[item.relation_code].append(bool(score.correct))
+        by_terms[item.terms].append(bool(score.correct))
+    metas = list(META_RELATIONS) + ([UNKNOWN_RELATION] if UNKNOWN_RELATION in by_meta else [])
+    results["by_meta_relation"] = [
+        {"meta_relation": m, "name": META_RELATIONS.get(m, UNKNOWN_RELATION), **_accuracy(by_meta[m])}
+        for m in metas]
+    codes = [c for c in RELATION_NAMES if c in by_sub] + (
+        [UNKNOWN_RELATION] if UNKNOWN_RELATION in by_sub else [])
+    results["by_relation"] = [
+        {"relation": c, "name": RELATION_NAMES.get(c, UNKNOWN_RELATION), **_accuracy(by_sub[c])}
+        for c in codes]
+    results["by_terms"] = [{"terms": t, **_accuracy(by_terms[t])} for t in sorted(by_terms)]
+    return results
+
+
+def _cell(row: Mapping[str, Any], method: str = "wilson") -> str:
+    if not row.get("n"):
+        return "–"
+    interval = row[method]
+    return f"{row['accuracy']:.3f} [{interval['low']:.3f}, {interval['high']:.3f}]"
+
+
+def report_markdown(results: Mapping[str, Any]) -> str:
+    """The tables a reader wants first."""
+    config = results.get("config", {})
+    lines = [f"# E-KAR question answering ({config.get('language')}, {config.get('split')}, "
+             f"{config.get('mode')} mode, {config.get('method')})", ""]
+    overall = results["overall"]
+    lines.append(f"{results['items']} items, {results['labelled']} labelled.")
+    if not overall["n"]:
+        lines.append("")
+        lines.append("No labelled items (a blind split): predictions are in samples.jsonl.")
+        return "\n".join(lines) + "\n"
+    if config.get("method") == "loglikelihood":
+        lines.append(f"Answer chosen by `{config.get('normalisation')}` score.")
+    lines += ["", "| accuracy | Wald 95% | Wilson 95% | n |", "|---|---|---|---|",
+              f"| {overall['accuracy']:.3f} | {_cell(overall, 'wald').split(' ', 1)[1]} | "
+              f"{_cell(overall).split(' ', 1)[1]} | {overall['n']} |", ""]
+    if "by_normalisation" in results:
+        lines += ["## Log-likelihood normalisations", "",
+                  "| score | accuracy (Wilson 95%) | Wald 95% |", "|---|---|---|"]
+        for norm, row in results["by_normalisation"].items():
+            lines.append(f"| {norm} | {_cell(row)} | {_cell(row, 'wald').split(' ', 1)[1]} |")
+        lines.append("")
+    if "unparsed" in results:
+        parsed = results["accuracy_when_parsed"]
+        lines += [f"Unparsed outputs (no letter found, counted wrong): {results['unparsed']} of "
+                  f"{overall['n']}; accuracy over parsed outputs: {_cell(parsed)} (n={parsed['n']}).",
+                  f"How letters were found: {results['extraction']}", ""]
+    if "out_of_vocabulary" in results:
+        lines += [f"Items the vectors could not answer (a query or every candidate out of "
+                  f"vocabulary, counted wrong): {results['out_of_vocabulary']}", ""]
+    lines += ["## By meta-relation", "", "| meta-relation | n | accuracy (Wilson 95%) | Wald 95% |",
+              "|---|---|---|---|"]
+    for row in results["by_meta_relation"]:
+        wald = _cell(row, "wald").split(" ", 1)[-1]
+        lines.append(f"| {row['meta_relation']} {row['name']} | {row['n']} | {_cell(row)} | {wald} |")
+    lines += ["", "## By sub-relation", "", "| relation | name | n | accuracy (Wilson 95%) | Wald 95% |",
+              "|---|---|---|---|---|"]
+    for row in results["by_relation"]:
+        wald = _cell(row, "wald").split(" ", 1)[-1]
+        lines.append(f"| {row['relation']} | {row['name']} | {row['n']} | {_cell(row)} | {wald} |")
+    lines += ["", "## By number of terms", "", "| terms | n | accuracy (Wilson 95%) |", "|---|---|---|"]
+    for row in results["by_terms"]:
+        lines.append(f"| {row['terms']} | {row['n']} | {_cell(row)} |")
+    lines += ["", f"Error classes: {results['error_classes']}"]
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------ API
+
+
+def load_benchmark(*, language: str = "en", split: str = "validation", mode: str = "hard",
+                   method: str = "loglikelihood", normalisation: str = "per_char",
+                   data: str | Path | None = None, revision: str = "v1.1",
+                   endpoint: str | None = None, limit: int | None = None) -> EkarBenchmark:
+    """An `EkarBenchmark` over one split, read from `data` or downloaded from the Hub."""
+    loaded = load_split(language, split, data=data, revision=revision, endpoint=endpoint)
+    items = loaded.items[:limit] if limit else loaded.items
+    info = {"source": loaded.source, "file": loaded.path.name, "sha256": loaded.sha256,
+            "revision": revision if data is None else None, "limit": limit}
+    return EkarBenchmark(dataset=items, language=language, split=split, mode=mode, method=method,
+                         normalisation=normalisation, dataset_info=info)
+
+
+def run_ekar(model: Any, *, language: str = "en", split: str = "validation", mode: str = "hard",
+             method: str = "loglikelihood", normalisation: str = "per_char",
+             data: str | Path | None = None, revision: str = "v1.1", endpoint: str | None = None,
+             limit: int | None = None, out: str | Path = "runs", cache: Any = None,
+             progress: bool = True) -> Any:
+    """Evaluate `model` (a `Model`, or a spec such as "smollm2-135m" or "glove") on E-KAR QA
+    and write its run folder; returns the `Evaluation`.
+
+    >>> run_ekar("glove", data="tests/fixtures/ekar/english", method="embedding")  # doctest: +SKIP
+    """
+    from lexbench.benchmarks.base import evaluate
+    from lexbench.benchmarks.ekar_embedding import check_coverage, resolve_model
+
+    benchmark = load_benchmark(language=language, split=split, mode=mode, method=method,
+                               normalisation=normalisation, data=data, revision=revision,
+                               endpoint=endpoint, limit=limit)
+    if isinstance(model, str):
+        model = resolve_model(model, method)
+    check_coverage(model, benchmark.items())
+    return evaluate(benchmark, model, out_root=out, cache=cache, progress=progress)

@@ -1,0 +1,63 @@
+"""E-KAR with the real SmolLM2-135M on a few fixture items: both QA methods, both modes,
+both languages, explanation generation, and resuming from the response cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lexbench.benchmarks.base import evaluate
+from lexbench.benchmarks.ekar import load_benchmark
+from lexbench.benchmarks.ekar_explain import load_explanation_benchmark
+
+pytestmark = pytest.mark.slow
+FIXTURES = Path(__file__).parent / "fixtures" / "ekar"
+
+
+def samples_of(evaluation):
+    return [json.loads(line) for line in evaluation.folder.samples_path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("language, folder, mode", [("en", "english", "hard"),
+                                                    ("zh", "chinese", "easy")])
+def test_loglikelihood_qa(smollm2, tmp_path, tmp_cache, language, folder, mode):
+    benchmark = load_benchmark(language=language, mode=mode, data=FIXTURES / folder, limit=4)
+    evaluation = evaluate(benchmark, smollm2, out_root=tmp_path, cache=tmp_cache, progress=False)
+    assert evaluation.results["overall"]["n"] == 4
+    for row in samples_of(evaluation):
+        for norm, values in row["scores"].items():
+            assert len(values) == 4 and all(v < 0 for v in values)
+            best = max(range(4), key=lambda i: (values[i], -i))
+            assert row["answers"][norm] == "ABCD"[best]
+        assert row["answer"] == row["answers"]["per_char"]
+        assert row["correct"] == (row["answer"] == row["gold"])
+    # Rerunning resumes from the cache: nothing is sent again, the numbers are identical.
+    again = evaluate(benchmark, smollm2, out_root=tmp_path, cache=tmp_cache, progress=False)
+    assert again.stats.sent == 0 and again.stats.cached == 4
+    assert samples_of(again) == samples_of(evaluation)
+
+
+def test_generate_qa_both_modes(smollm2, tmp_path):
+    for mode in ("hard", "easy"):
+        benchmark = load_benchmark(mode=mode, method="generate", data=FIXTURES / "english", limit=2)
+        evaluation = evaluate(benchmark, smollm2, out_root=tmp_path, progress=False)
+        results = evaluation.results
+        assert results["overall"]["n"] == 2
+        assert results["unparsed"] + results["accuracy_when_parsed"]["n"] == 2
+        for row in samples_of(evaluation):
+            assert isinstance(row["output"], str)
+            assert (row["answer"] is None) == (row["error_class"] == "unparsed")
+
+
+def test_explanation_generation(smollm2, tmp_path):
+    # Short explanations keep this test quick on a shared CPU; the default is 48 tokens.
+    benchmark = load_explanation_benchmark(data=FIXTURES / "chinese", language="zh", limit=1,
+                                           max_new_tokens=8)
+    evaluation = evaluate(benchmark, smollm2, out_root=tmp_path, progress=False)
+    tables = evaluation.results["explanations"]
+    assert evaluation.results["config"]["decoding"]["max_new_tokens"] == 8
+    assert all(r.decoding.max_new_tokens == 8 for r in benchmark.requests(benchmark.items()[0]))
+    assert tables["E_Q"]["rouge2_f1"]["n"] == 1 and tables["E_A"]["similarity"]["n"] == 4
+    assert 0.0 <= tables["E_A"]["rouge2_f1"]["estimate"] <= 1.0
