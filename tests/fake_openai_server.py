@@ -23,6 +23,9 @@ Every request is logged (`log`: time, path, prompt, attempt, outcome), in memory
 Run standalone (prints `PORT <n>`, serves until stdin closes or the lifetime ends):
 
     python tests/fake_openai_server.py --latency 0.1 [--log requests.jsonl]
+
+`LlamaServer` starts the real thing for integration tests and benchmarks: llama-cpp-python's
+OpenAI-compatible server serving a GGUF file on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -88,7 +91,8 @@ class FakeOpenAIServer:
                  faults: Callable[[str, int], str | None] | None = None,
                  reply: Callable[[str], str] = default_reply, retry_after: str = "1",
                  slow_seconds: float = 3.0, require_key: str | None = None,
-                 echo_supported: bool = True, model: str = "fake-model",
+                 echo_supported: bool = True, echo_misaligned: bool = False,
+                 model: str = "fake-model",
                  lifetime: float = 300.0, log_path: str | Path | None = None):
         self.latency = latency
         self.faults = faults
@@ -97,6 +101,9 @@ class FakeOpenAIServer:
         self.slow_seconds = slow_seconds
         self.require_key = require_key
         self.echo_supported = echo_supported
+        # Echoed prompt log-probabilities that disagree with the sampled ones (the
+        # llama-cpp-python 0.3 bug, in spirit): the backend's echo check must notice.
+        self.echo_misaligned = echo_misaligned
         self.model = model
         self.lifetime = lifetime
         self.log: list[LogEntry] = []
@@ -137,6 +144,11 @@ class FakeOpenAIServer:
             except TimeoutError:
                 pass
             self._server.close()
+            # Finish the connections still open (a slow answer asleep) before the loop goes.
+            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in others:
+                task.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
 
         try:
             self._loop.run_until_complete(main())
@@ -218,6 +230,11 @@ class FakeOpenAIServer:
         """Answer one request; False closes the connection."""
         with self._lock:
             self.headers_seen.append(headers)
+        if self.require_key is not None and headers.get("authorization") != f"Bearer {self.require_key}":
+            self._record(path, "", 0, "401")
+            await self._write(writer, 401, json.dumps({"error": {
+                "message": f"Incorrect API key provided: {headers.get('authorization', '')}"}}).encode())
+            return True
         if method == "GET" and path.rstrip("/") == "/v1/models":
             await self._write(writer, 200, json.dumps(
                 {"object": "list", "data": [{"id": self.model, "object": "model"}]}).encode())
@@ -232,38 +249,31 @@ class FakeOpenAIServer:
             return True
         chat = path.endswith("chat/completions")
         prompt = (request["messages"][-1]["content"] if chat else request["prompt"])
-        if self.require_key is not None and headers.get("authorization") != f"Bearer {self.require_key}":
-            self._record(path, prompt, 0, "401")
-            await self._write(writer, 401, json.dumps({"error": {
-                "message": f"Incorrect API key provided: {headers.get('authorization', '')}"}}).encode())
-            return True
         with self._lock:
             self._attempts[prompt] += 1
             attempt = self._attempts[prompt]
         fault = self.faults(prompt, attempt) if self.faults else None
+        # Logged on arrival, before the latency: the log holds every request received, even
+        # one whose client gave up or died while waiting for the answer.
+        self._record(path, prompt, attempt, fault or "ok")
         if self.latency:
             await asyncio.sleep(self.latency)
         if fault == "drop":
-            self._record(path, prompt, attempt, "drop")
             writer.transport.abort()
             return False
         if fault in ("400", "401", "404", "500"):
-            self._record(path, prompt, attempt, fault)
             await self._write(writer, int(fault), json.dumps(
                 {"error": {"message": f"injected {fault}"}}).encode())
             return True
         if fault == "429":
-            self._record(path, prompt, attempt, "429")
             await self._write(writer, 429, b'{"error": {"message": "slow down"}}',
                               {"Retry-After": self.retry_after})
             return True
         if fault == "malformed":
-            self._record(path, prompt, attempt, "malformed")
             await self._write(writer, 200, b'{"choices": [{"text": "trunc')
             return True
         if fault == "slow":
             await asyncio.sleep(self.slow_seconds)
-        self._record(path, prompt, attempt, "slow" if fault == "slow" else "ok")
         answer = self._chat(request) if chat else self._completion(request)
         await self._write(writer, 200, json.dumps(answer).encode())
         return True
@@ -297,6 +307,8 @@ class FakeOpenAIServer:
                 position += len(token)
             values: list[float | None] = [pseudo_logprob(t) for t in tokens]
             if request.get("echo") and self.echo_supported and values:
+                if self.echo_misaligned:
+                    values = [v - 3.0 for v in values if v is not None]
                 values[0] = None
             choice["logprobs"] = {
                 "tokens": tokens, "token_logprobs": values, "text_offset": offsets,
@@ -322,15 +334,128 @@ class FakeOpenAIServer:
                 "usage": {"completion_tokens": len(split_tokens(generated))}}
 
 
+# ------------------------------------------------------------------------------ the real one
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class LlamaServer:
+    """llama-cpp-python's server (`python -m llama_cpp.server`) on 127.0.0.1 and a free port.
+
+    Bounded in time: it runs under coreutils `timeout` (killed after `lifetime` seconds even
+    if the test process dies without cleaning up) and is terminated on `stop()`.
+
+    `n_batch=1` evaluates prompts one token at a time. It is slower, but the batched CPU
+    kernels of llama-cpp-python 0.3.36 as compiled on our development machine crash
+    (SIGSEGV in llama_decode) on any multi-token batch of this Q4_1 model, and one token at
+    a time gives the same numbers everywhere.
+    """
+
+    def __init__(self, gguf: str | Path, *, alias: str = "smollm2-135m", n_ctx: int = 2048,
+                 n_threads: int = 1, n_batch: int = 1, lifetime: float = 900.0,
+                 startup_timeout: float = 180.0):
+        self.gguf = Path(gguf)
+        self.alias = alias
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self._args = [
+            "timeout", "--signal=TERM", "--kill-after=10", str(int(lifetime)),
+            sys.executable, "-m", "llama_cpp.server", "--model", str(self.gguf),
+            "--model_alias", alias, "--host", "127.0.0.1", "--port", str(self.port),
+            "--n_ctx", str(n_ctx), "--n_threads", str(n_threads),
+            "--n_threads_batch", str(n_threads), "--n_batch", str(n_batch),
+            "--n_ubatch", str(n_batch)]
+        self.startup_timeout = startup_timeout
+        self.process: Any = None
+        self._log: Any = None
+
+    def start(self) -> LlamaServer:
+        import subprocess
+        import tempfile
+        import urllib.error
+        import urllib.request
+
+        self._log = tempfile.TemporaryFile(mode="w+")
+        self.process = subprocess.Popen(self._args, stdout=self._log, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"llama_cpp.server exited with {self.process.returncode}:\n"
+                                   f"{self.output()[-3000:]}")
+            try:
+                with urllib.request.urlopen(self.url + "/models", timeout=2) as reply:
+                    if reply.status == 200:
+                        return self
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                time.sleep(0.5)
+        self.stop()
+        raise RuntimeError(f"llama_cpp.server did not answer within {self.startup_timeout:.0f} s")
+
+    def output(self) -> str:
+        if self._log is None:
+            return ""
+        self._log.seek(0)
+        return self._log.read()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(15)
+            except Exception:
+                self.process.kill()
+                self.process.wait(5)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def __enter__(self) -> LlamaServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def first_attempt_faults(spec: str) -> Callable[[str, int], str | None]:
+    """Faults on the first attempt of a deterministic share of prompts: "429:0.1,500:0.05"."""
+    shares: list[tuple[str, float]] = []
+    for part in spec.split(","):
+        name, _, share = part.partition(":")
+        shares.append((name.strip(), float(share)))
+
+    def choose(prompt: str, attempt: int) -> str | None:
+        if attempt != 1:
+            return None
+        draw = int.from_bytes(hashlib.sha256(prompt.encode("utf-8")).digest()[:4], "big") / 2 ** 32
+        for name, share in shares:
+            if draw < share:
+                return name
+            draw -= share
+        return None
+
+    return choose
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     parser.add_argument("--lifetime", type=float, default=600.0, help="stop after this many seconds")
     parser.add_argument("--log", default=None, help="append a JSONL request log here")
     parser.add_argument("--require-key", default=None, help="answer 401 unless this bearer key")
+    parser.add_argument("--faults", default="",
+                        help="first-attempt faults by share of prompts, e.g. 429:0.1,500:0.1,drop:0.05")
     args = parser.parse_args()
     server = FakeOpenAIServer(latency=args.latency, lifetime=args.lifetime, log_path=args.log,
-                              require_key=args.require_key).start()
+                              require_key=args.require_key,
+                              faults=first_attempt_faults(args.faults) if args.faults else None,
+                              retry_after="1").start()
     print(f"PORT {server.port}", flush=True)
     # Stop when the parent closes our stdin (or dies), or when the lifetime ends.
     watcher = threading.Thread(target=lambda: (sys.stdin.read(), server._stopped.set()),

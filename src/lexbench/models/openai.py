@@ -13,7 +13,11 @@ The three request kinds map onto the two endpoints:
 * `loglikelihood`: `/completions` with `echo` + `logprobs`, which returns the log-probability
   of every prompt token; the continuation's tokens are found by their character offsets.
   A server that returns no prompt log-probabilities (OpenAI's hosted chat models, chat
-  endpoints in general) raises `UnsupportedRequest` naming the problem.
+  endpoints in general) raises `UnsupportedRequest` naming the problem. So does a server
+  whose echoed log-probabilities are wrong: before its first loglikelihood request, the
+  backend asks for one greedy token t after a context and then for the echo of context + t,
+  and the two log-probabilities of t must agree (llama-cpp-python 0.3 echoes each token's
+  log-probability under the distribution that follows it, one position late).
 
 Requests go out concurrently (asyncio + httpx, at most `max_concurrency` in flight, an
 optional requests-per-minute limit). 429, 5xx, timeouts, dropped connections and malformed
@@ -51,6 +55,9 @@ PERMANENT_STATUSES = frozenset({400, 401, 403, 404, 405, 422})
 RETRYABLE_STATUSES = frozenset({408, 409, 425, 429})
 # A Retry-After longer than this is not waited for in full (a day-long ban is a failure).
 MAX_RETRY_AFTER_SECONDS = 600.0
+# Echo check: a token's echoed and sampled log-probabilities may differ by kernel noise
+# (batched prompt vs single-token decode, bf16), never by this much when both are right.
+ECHO_TOLERANCE = 0.25
 
 T = TypeVar("T")
 OnResponse = Callable[[int, Response], None]
@@ -265,6 +272,10 @@ class RequestFailed(Exception):
     """One request failed for good (after its retries, or with a non-retryable status)."""
 
 
+class RequestFailedForAll(RuntimeError):
+    """A request every other one depends on failed for good (the echo check)."""
+
+
 class _Retry(Exception):
     """An attempt failed in a way another attempt may fix."""
 
@@ -297,12 +308,13 @@ class OpenAIModel(Model):
         self._api_key = os.environ.get(options.api_key_env) or None
         self.retry_count = 0
         self.retry_reasons: Counter[str] = Counter()
-        self.sent_count = 0
         self._rng = random.Random()
         # Chunks large enough that draining the last in-flight requests of a chunk costs
         # little (one latency per 64 rounds at full concurrency).
         self.preferred_chunk_size = max(256, 64 * options.max_concurrency)
         self._limiter = RateLimiter(options.requests_per_minute)
+        self._echo_verified = False
+        self._ssl_context: Any = None
 
     # ------------------------------------------------------------ identity
 
@@ -472,8 +484,8 @@ class OpenAIModel(Model):
                 raise UnsupportedRequest(
                     f"{self.base_url}/completions does not echo the prompt with "
                     f"log-probabilities for model {self.name!r} (echo + logprobs); "
-                    "loglikelihood requests need a server that does (vLLM, SGLang, "
-                    "llama-cpp-python do; OpenAI's hosted chat models do not)")
+                    "loglikelihood requests need a server that does (vLLM and SGLang do; "
+                    "OpenAI's hosted chat models do not)")
             values = continuation_logprobs(logprobs["token_logprobs"], logprobs["text_offset"],
                                            boundary, len(prompt))
             return sum(values), len(values)
@@ -484,21 +496,25 @@ class OpenAIModel(Model):
 
     async def _answer_all(self, requests: Sequence[Request], plans: Sequence[list[_Call]],
                           on_response: OnResponse | None) -> list[Response]:
-        import httpx
-
-        options = self.options
-        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-        limits = httpx.Limits(max_connections=options.max_concurrency,
-                              max_keepalive_connections=options.max_concurrency)
-        slots = asyncio.Semaphore(options.max_concurrency)
         out: list[Response | None] = [None] * len(requests)
+        width = min(self.options.max_concurrency, sum(len(p) for p in plans))
+        clients = self._clients(width)
+        # One client per concurrency slot, each with one keep-alive connection: taking a
+        # client from this queue is the concurrency limit. (One shared client with a pool of
+        # N connections costs O(N) per request in httpcore's pool bookkeeping, which at 128
+        # in flight spends more CPU than the requests themselves.)
+        free: asyncio.Queue[Any] = asyncio.Queue()
+        for client in clients:
+            free.put_nowait(client)
+        try:
+            first_scored = next((r for r in requests if r.kind == "loglikelihood"), None)
+            if first_scored is not None and not self._echo_verified:
+                await self._verify_echo(free, first_scored)
 
-        async with httpx.AsyncClient(base_url=self.base_url + "/", headers=headers,
-                                     timeout=httpx.Timeout(options.timeout), limits=limits) as client:
             async def one(position: int) -> None:
                 request = requests[position]
                 try:
-                    values = await asyncio.gather(*(self._send(client, slots, call)
+                    values = await asyncio.gather(*(self._send(free, call)
                                                     for call in plans[position]))
                     response = self._combine(request, values)
                 except RequestFailed as failure:
@@ -514,7 +530,71 @@ class OpenAIModel(Model):
             except BaseExceptionGroup as errors:
                 # Surface the one error that stopped the run, not a group of one.
                 raise _first_leaf(errors) from None
+        finally:
+            await asyncio.gather(*(client.aclose() for client in clients),
+                                 return_exceptions=True)
         return [r for r in out if r is not None]
+
+    def _clients(self, count: int) -> list[Any]:
+        import httpx
+
+        if self._ssl_context is None:
+            # Built once: loading the CA bundle for every client would cost ~20 ms each.
+            self._ssl_context = httpx.create_ssl_context()
+        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+        return [httpx.AsyncClient(base_url=self.base_url + "/", headers=headers,
+                                  timeout=httpx.Timeout(self.options.timeout),
+                                  limits=httpx.Limits(max_connections=1,
+                                                      max_keepalive_connections=1),
+                                  verify=self._ssl_context)
+                for _ in range(max(1, count))]
+
+    async def _verify_echo(self, free: asyncio.Queue[Any], request: Request) -> None:
+        """Check that the server's echoed prompt log-probabilities mean what the API says
+        (log P(token | the tokens before it)) before trusting them with loglikelihoods."""
+        context = split_context(request.prompt, request.continuations[0])[0]
+        if not context:
+            raise ValueError(f"request {request.id}: loglikelihood needs a non-empty context")
+
+        def sampled(data: dict[str, Any]) -> tuple[str, float]:
+            choice = data["choices"][0]
+            logprobs = choice.get("logprobs")
+            if not logprobs:
+                raise UnsupportedRequest(
+                    f"{self.base_url}/completions returned no logprobs for model "
+                    f"{self.name!r}; loglikelihood requests need echo + logprobs")
+            if not logprobs.get("tokens"):
+                return "", 0.0            # the model ended at once: nothing to compare
+            return str(logprobs["tokens"][0]), float(logprobs["token_logprobs"][0])
+
+        body = {"model": self.name, "prompt": context, "max_tokens": 1, "temperature": 0.0,
+                "logprobs": 1}
+        try:
+            token, expected = await self._send(free, _Call("completions", body, sampled))
+        except RequestFailed as failure:
+            raise RequestFailedForAll(f"checking echo support: {failure}") from None
+        if not token:
+            # Nothing to check against (the model ended at once); trust the echo.
+            self._echo_verified = True
+            return
+        probe = context + token
+        body = {"model": self.name, "prompt": probe, "max_tokens": 1, "temperature": 0.0,
+                "echo": True, "logprobs": 1}
+        try:
+            echoed = await self._send(free, _Call(
+                "completions", body, self._loglikelihood_parser(request, probe, len(context))))
+        except RequestFailed as failure:
+            raise RequestFailedForAll(f"checking echo support: {failure}") from None
+        total, count = echoed
+        if count == 1 and abs(total - expected) > ECHO_TOLERANCE:
+            raise UnsupportedRequest(
+                f"{self.base_url} echoes prompt log-probabilities that disagree with its own "
+                f"next-token log-probabilities (token {token!r} after the first context: "
+                f"{total:.3f} echoed, {expected:.3f} sampled), so it does not implement "
+                "echo + logprobs correctly (llama-cpp-python 0.3 reports each token under "
+                "the distribution one position late). loglikelihood requests cannot be "
+                "answered through this server; use vLLM or SGLang, or the hf backend.")
+        self._echo_verified = True
 
     @staticmethod
     def _combine(request: Request, values: Sequence[Any]) -> Response:
@@ -523,14 +603,15 @@ class OpenAIModel(Model):
         return Response(request_id=request.id, loglikelihoods=tuple(v for v, _ in values),
                         continuation_tokens=tuple(n for _, n in values))
 
-    async def _send(self, client: Any, slots: asyncio.Semaphore, call: _Call) -> Any:
+    async def _send(self, free: asyncio.Queue[Any], call: _Call) -> Any:
         """POST one call with retries; the parsed value, or RequestFailed with the reason."""
         attempts = self.options.max_retries + 1
         for attempt in range(attempts):
+            # Backoff sleeps happen without a client, so they do not hold a slot.
+            client = await free.get()
             try:
-                async with slots:   # backoff sleeps happen outside, freeing the slot
-                    await self._limiter.acquire()
-                    return await self._attempt(client, call)
+                await self._limiter.acquire()
+                return await self._attempt(client, call)
             except _Retry as retry:
                 if attempt + 1 >= attempts:
                     raise RequestFailed(f"failed after {attempts} attempts; last: "
@@ -539,13 +620,15 @@ class OpenAIModel(Model):
                 self.retry_reasons[retry.reason.split(":")[0]] += 1
                 if retry.retry_after is not None:
                     self._limiter.pause_for(min(retry.retry_after, MAX_RETRY_AFTER_SECONDS))
-                await asyncio.sleep(retry_delay(attempt, retry.retry_after, self._rng))
+                delay = retry_delay(attempt, retry.retry_after, self._rng)
+            finally:
+                free.put_nowait(client)
+            await asyncio.sleep(delay)
         raise AssertionError("unreachable")
 
     async def _attempt(self, client: Any, call: _Call) -> Any:
         import httpx
 
-        self.sent_count += 1
         try:
             reply = await client.post(call.endpoint, json=call.body)
         except httpx.TimeoutException:

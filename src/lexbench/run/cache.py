@@ -6,8 +6,13 @@ model the same thing share the answer. Sampled requests carry their seed in the 
 so each seed (or epoch) is cached apart.
 
 Only successful responses are stored: a failed request is asked again on the next run.
-Each batch is committed as soon as it arrives, so a killed run loses at most the batch in
-flight. WAL lets a reader (a report, a second run) read while a run writes.
+Every `put_many` is one committed transaction, and the runner calls it as answers arrive
+(one by one for streaming backends), so a killed run (SIGKILL included) loses only what was
+in flight: a WAL commit survives the death of the process that made it. WAL lets a reader
+(a report, a second run) read while a run writes.
+
+What is stored: the model fingerprint (never a secret: backends keep API keys out of it),
+the request payload and the response. Nothing else.
 """
 
 from __future__ import annotations

@@ -3,21 +3,27 @@
 The runner is the only place that talks to both the cache and the model:
 
 1. look every request up in the cache (cached ones are never sent again);
-2. send the rest in chunks (the backend batches inside a chunk), committing each chunk's
-   answers to the cache as soon as they arrive;
-3. return responses in request order, and counts for results.json.
+2. send the rest in chunks (the backend batches inside a chunk); identical requests in
+   one run (same cache key, different ids) are sent once and the answer shared;
+3. commit answers to the cache as they arrive: one by one for a backend that streams them
+   (`answer_each(requests, on_response)`, the HTTP backend), else chunk by chunk;
+4. return responses in request order, and counts for results.json.
 
-Ctrl-C or a crash loses at most the chunk in flight; rerunning the same command resumes.
+Ctrl-C, a crash or SIGKILL loses at most the requests in flight (streaming backends) or the
+chunk in flight (batch backends); rerunning the same command resumes, sending no request
+whose answer is cached. Failed responses (`error` set) are returned and recorded in the
+samples but never cached, so a rerun asks them again.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
-from lexbench.models.base import Model
+from lexbench.models.base import Model, PermanentModelError
 from lexbench.run.cache import ResponseCache, request_key
 from lexbench.types import Request, Response
 
@@ -32,6 +38,8 @@ class RunStats:
     failed: int = 0
     seconds: float = 0.0
     retries: int = 0
+    # Why requests were retried ("HTTP 429", "timeout", ...), for backends that say.
+    retry_reasons: dict[str, int] = field(default_factory=dict)
     extra: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, float | int]:
@@ -39,6 +47,8 @@ class RunStats:
             "requests": self.requests, "cached": self.cached, "sent": self.sent,
             "failed": self.failed, "seconds": round(self.seconds, 3), "retries": self.retries,
         }
+        if self.retry_reasons:
+            out["retry_reasons"] = dict(sorted(self.retry_reasons.items()))  # type: ignore[assignment]
         out.update(self.extra)
         return out
 
@@ -53,6 +63,22 @@ def _duplicate_ids(requests: Sequence[Request]) -> list[str]:
     return duplicates
 
 
+def _plan_sends(pending: Sequence[int], keys: Sequence[str]) -> tuple[list[int], dict[int, list[int]]]:
+    """The first request of each distinct key (to send) and, per sent request, the later
+    ones that share its key (answered with the same response)."""
+    first_of_key: dict[str, int] = {}
+    to_send: list[int] = []
+    followers: dict[int, list[int]] = {}
+    for index in pending:
+        leader = first_of_key.get(keys[index])
+        if leader is None:
+            first_of_key[keys[index]] = index
+            to_send.append(index)
+        else:
+            followers.setdefault(leader, []).append(index)
+    return to_send, followers
+
+
 def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | None = None,
             chunk_size: int | None = None, progress: bool = True,
             description: str = "requests") -> tuple[list[Response], RunStats]:
@@ -62,6 +88,8 @@ def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | No
         raise ValueError(f"request ids must be unique; repeated: {duplicates[:5]}")
     started = time.perf_counter()
     stats = RunStats(requests=len(requests))
+    retries_before = int(getattr(model, "retry_count", 0))
+    reasons_before = dict(getattr(model, "retry_reasons", {}) or {})
     fingerprint = model.fingerprint()
     keys = [request_key(fingerprint, r) for r in requests]
     found = cache.get_many(keys) if cache is not None else {}
@@ -71,42 +99,83 @@ def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | No
         hit = found.get(key)
         if hit is not None:
             # The cached answer may come from another item asking the same thing.
-            responses.append(Response(**{**hit.__dict__, "request_id": request.id}))
+            responses.append(replace(hit, request_id=request.id))
         else:
             responses.append(None)
             pending.append(index)
     stats.cached = len(requests) - len(pending)
+    to_send, followers = _plan_sends(pending, keys)
+    if followers:
+        stats.extra["deduplicated"] = sum(len(v) for v in followers.values())
 
     size = chunk_size or int(getattr(model, "preferred_chunk_size", 0) or 256)
-    bar = None
+    answer_each: Callable[..., list[Response]] | None = getattr(model, "answer_each", None)
+    bar: Any = None
     if progress and pending:
         from tqdm import tqdm
 
         bar = tqdm(total=len(requests), initial=stats.cached, desc=description, unit="req",
                    file=sys.stderr, mininterval=0.5, dynamic_ncols=True)
+    shown: tuple[int, int] = (0, 0)   # (retries, failed) on the bar
+
+    def record(index: int, answer: Response, cache_it: bool) -> None:
+        """Store one arrived answer (and share it with requests asking the same thing)."""
+        nonlocal shown
+        if responses[index] is not None:
+            raise RuntimeError(f"{type(model).__name__} answered request "
+                               f"{requests[index].id} twice")
+        if cache_it and cache is not None:
+            cache.put_many([(keys[index], fingerprint, requests[index], answer)])
+        group = [index, *followers.get(index, ())]
+        for member in group:
+            responses[member] = answer if member == index else replace(
+                answer, request_id=requests[member].id)
+            stats.failed += answer.error is not None
+        stats.sent += 1
+        if bar is not None:
+            bar.update(len(group))
+            now = (int(getattr(model, "retry_count", 0)) - retries_before, stats.failed)
+            if now != shown:
+                shown = now
+                bar.set_postfix(retries=now[0], failed=now[1])
+
     try:
-        for start in range(0, len(pending), size):
-            chunk = pending[start:start + size]
-            answers = model.answer([requests[i] for i in chunk])
-            if cache is not None:
-                cache.put_many((keys[i], fingerprint, requests[i], a) for i, a in zip(chunk, answers))
+        for start in range(0, len(to_send), size):
+            chunk = to_send[start:start + size]
+            batch = [requests[i] for i in chunk]
+            if callable(answer_each):
+                answers = answer_each(batch, lambda position, answer: record(
+                    chunk[position], answer, cache_it=True))
+            else:
+                answers = model.answer(batch)
+                if cache is not None:
+                    cache.put_many((keys[i], fingerprint, requests[i], a)
+                                   for i, a in zip(chunk, answers))
+            if len(answers) != len(chunk):
+                raise RuntimeError(f"{type(model).__name__} returned {len(answers)} responses "
+                                   f"for {len(chunk)} requests")
             for i, answer in zip(chunk, answers):
-                responses[i] = answer
-                stats.sent += 1
-                stats.failed += answer.error is not None
-            if bar is not None:
-                bar.update(len(chunk))
-                retries = int(getattr(model, "retry_count", 0))
-                if retries:
-                    bar.set_postfix(retries=retries, failed=stats.failed)
+                if responses[i] is None:   # not already recorded as it arrived
+                    record(i, answer, cache_it=callable(answer_each))
     except KeyboardInterrupt:
-        done = stats.cached + stats.sent
-        print(f"\nlexbench: interrupted after {done}/{len(requests)} responses; they are cached."
-              " Run the same command again to resume.", file=sys.stderr)
+        done = sum(r is not None for r in responses)
+        kept = "; they are cached. Run the same command again to resume" if cache else ""
+        print(f"\nlexbench: interrupted after {done}/{len(requests)} responses{kept}.",
+              file=sys.stderr)
+        raise
+    except PermanentModelError:
+        if cache is not None:
+            done = sum(r is not None and r.error is None for r in responses)
+            print(f"lexbench: {done}/{len(requests)} answers received before the error are "
+                  "cached; fix the problem and run the same command to resume.", file=sys.stderr)
         raise
     finally:
         if bar is not None:
             bar.close()
-    stats.retries = int(getattr(model, "retry_count", 0))
+    stats.retries = int(getattr(model, "retry_count", 0)) - retries_before
+    reasons_after = dict(getattr(model, "retry_reasons", {}) or {})
+    stats.retry_reasons = {reason: count - reasons_before.get(reason, 0)
+                           for reason, count in reasons_after.items()
+                           if count > reasons_before.get(reason, 0)}
     stats.seconds = time.perf_counter() - started
     return [r for r in responses if r is not None], stats
