@@ -207,7 +207,11 @@ class HFCausalLM(Model):
                                                   add_generation_prompt=True)
 
     def _encode(self, texts: Sequence[str]) -> list[list[int]]:
-        return [self.tokenizer(t, add_special_tokens=True)["input_ids"] for t in texts]
+        """Token ids of every text, in one call (fast tokenizers work through a list in
+        parallel, in Rust); each list is then reused for sorting, batching and prefixes."""
+        if not texts:
+            return []
+        return [list(ids) for ids in self.tokenizer(list(texts), add_special_tokens=True)["input_ids"]]
 
     def _batches(self, lengths: Sequence[int]) -> list[list[int]]:
         """Indices sorted by length, longest first, cut into batches."""
