@@ -1,0 +1,61 @@
+"""Time the generation of the whole SetLexSem paper grid (target: under 30 s).
+
+    .venv/bin/python benchmarks/setlexsem_generate.py [--grid paper] [--output FILE]
+
+Prints, separately: loading the resources (web2 words, wordfreq deciles, WordNet hyponym
+pools; the pools are cached on disk after the first run, a cold build walks WordNet through
+NLTK in about 20 s), then generating and writing every prompt, then the total, with the
+counts and the size of the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Time SetLexSem grid generation.")
+    parser.add_argument("--grid", default="paper", help="paper (default), small or a grid file")
+    parser.add_argument("--output", type=Path, default=None,
+                        help="where to write the JSONL (default: a temporary file, deleted)")
+    args = parser.parse_args()
+
+    started = time.perf_counter()
+    from lexbench.benchmarks.setlexsem import write_items
+    from lexbench.benchmarks.setlexsem_grid import resolve_grid
+    from lexbench.benchmarks.setlexsem_sets import load_hyponym_pools
+    from lexbench.lexicon.words import web2_deciles, web2_words
+
+    grid = resolve_grid(args.grid)
+    web2_words()
+    for length in sorted({n for s in grid.studies for n in s.token_lengths if n is not None}):
+        web2_deciles("length", length)
+    if any("deceptive" in s.token_types for s in grid.studies):
+        load_hyponym_pools()
+    loaded = time.perf_counter()
+
+    with tempfile.TemporaryDirectory() as scratch:
+        output = args.output or Path(scratch) / "setlexsem.jsonl"
+        meta = write_items(output, grid)
+        written = time.perf_counter()
+        size = output.stat().st_size
+
+    print(f"grid {args.grid}: {meta['prompts']} prompts, {meta['configurations']} configurations "
+          f"x {grid.prompts_per_config}; {size / 1e6:.1f} MB; sha256 {meta['content_sha256'][:16]}")
+    for study, counts in meta["per_study"].items():
+        print(f"  {study}: {counts['configurations']} configurations, {counts['prompts']} prompts")
+    print(f"load resources: {loaded - started:.2f} s")
+    print(f"generate + write: {written - loaded:.2f} s "
+          f"({meta['prompts'] / max(written - loaded, 1e-9):,.0f} prompts/s)")
+    print(f"total: {written - started:.2f} s (target < 30 s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""`lexbench generate setlexsem` and `lexbench run setlexsem`."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+from lexbench.commands.common import (
+    add_model_arguments,
+    add_run_arguments,
+    model_options,
+    open_cache,
+    positive_int,
+)
+
+GRID_HELP = ("paper (the paper's studies, 50 prompts per configuration), small (a quick "
+             "check), or a grid file (.toml, or .py defining GRID)")
+
+
+def _add_grid_argument(parser: argparse.ArgumentParser, default: str) -> None:
+    parser.add_argument("--grid", default=default, help=f"{GRID_HELP} (default: {default})")
+    parser.add_argument("--wordnet", default=None,
+                        help="a WordNet 3.0 database directory (default: found automatically)")
+
+
+def _add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("decoding (overrides the grid's; recorded in every row)")
+    group.add_argument("--temperature", type=float, default=None,
+                       help="0 = greedy (default); the paper used 0.25 with --top-k 20 --top-p 0.25")
+    group.add_argument("--top-p", type=float, default=None)
+    group.add_argument("--top-k", type=int, default=None)
+    group.add_argument("--max-new-tokens", type=positive_int, default=None,
+                       help="budget for the answer-only methods (baseline, allow_empty_set)")
+    group.add_argument("--reasoning-max-new-tokens", type=positive_int, default=None,
+                       help="budget for chain_of_thought and self_reflection")
+    group.add_argument("--stop-at-answer", action="store_true",
+                       help="stop generating at </answer> (saves time; the tag then counts as closed)")
+    group.add_argument("--decoding-seed", type=int, default=None, help="sampling seed")
+
+
+def _decoding_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    overrides = {"temperature": args.temperature, "top_p": args.top_p, "top_k": args.top_k,
+                 "max_new_tokens": args.max_new_tokens,
+                 "reasoning_max_new_tokens": args.reasoning_max_new_tokens,
+                 "seed": args.decoding_seed}
+    if args.stop_at_answer:
+        overrides["stop"] = ["</answer>"]
+    return {k: v for k, v in overrides.items() if v is not None}
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from lexbench.benchmarks.setlexsem import write_items
+    from lexbench.benchmarks.setlexsem_grid import resolve_grid
+
+    grid = resolve_grid(args.grid)
+    overrides = _decoding_overrides(args)
+    if overrides:
+        grid = grid.with_decoding(**overrides)
+    started = time.perf_counter()
+    meta = write_items(args.output, grid, args.wordnet)
+    seconds = time.perf_counter() - started
+    print(f"wrote {meta['prompts']} prompts ({meta['configurations']} configurations x "
+          f"{grid.prompts_per_config}) to {args.output} in {seconds:.1f}s "
+          f"(sha256 {meta['content_sha256'][:16]}…) and {args.output}.manifest.json")
+    print("| study | configurations | prompts |")
+    print("|---|---:|---:|")
+    for study, counts in meta["per_study"].items():
+        print(f"| {study} | {counts['configurations']} | {counts['prompts']} |")
+    print("(a configuration shared by two studies is generated once and counted in both)")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from lexbench.benchmarks.setlexsem import run_setlexsem
+
+    cache = open_cache(args)
+    try:
+        evaluation = run_setlexsem(
+            args.model, grid=args.grid, items=args.items, limit=args.limit,
+            decoding=_decoding_overrides(args) or None, model_options=model_options(args),
+            out=args.out, cache=cache, use_cache=cache is not None, wordnet=args.wordnet,
+            progress=not args.no_progress)
+    finally:
+        if cache is not None:
+            cache.close()
+    print(evaluation.report)
+    print(f"run folder: {evaluation.folder.path}")
+    figures = sorted((evaluation.folder.path / "figures").glob("*.png"))
+    if figures:
+        print(f"figures: {', '.join(str(f) for f in figures)}")
+    return 0
+
+
+def register(cli: Any) -> None:
+    generate = cli.benchmark_command(
+        "generate", "setlexsem", "generate SetLexSem prompts from a grid (JSONL + manifest)",
+        _generate)
+    _add_grid_argument(generate, default="paper")
+    _add_decoding_arguments(generate)
+    generate.add_argument("-o", "--output", required=True, type=Path, help="output JSONL file")
+
+    run = cli.benchmark_command("run", "setlexsem", "evaluate a model on SetLexSem", _run)
+    _add_grid_argument(run, default="paper")
+    run.add_argument("--items", type=Path, default=None,
+                     help="a JSONL file from `lexbench generate setlexsem` (default: generate "
+                          "from --grid now)")
+    run.add_argument("--limit", type=positive_int, default=None,
+                     help="evaluate the first N prompts of every configuration")
+    _add_decoding_arguments(run)
+    add_model_arguments(run)
+    add_run_arguments(run)
