@@ -18,8 +18,9 @@ def exported_items(wordnet_index):
 def test_hf_dataset_loads_with_datasets(exported_items, tmp_path):
     import datasets  # installed by `make test` (the `harness` extra)
     items, meta = exported_items
-    out = write_lambda_hf_dataset(tmp_path / "hf", items, meta)
-    loaded = datasets.load_dataset("parquet", data_files=str(out / "data" / "test.parquet"))["train"]
+    out = write_lambda_hf_dataset(tmp_path / "lambda-hf", items, meta)
+    loaded = datasets.load_dataset("parquet", data_files=str(out / "data" / "test.parquet"),
+                                   cache_dir=str(tmp_path / "hf-cache"))["train"]
     assert loaded.num_rows == 12
     assert loaded[0]["id"] == items[0].id
     assert loaded[0]["candidates"] == list(items[0].candidates)
@@ -29,7 +30,8 @@ def test_hf_dataset_loads_with_datasets(exported_items, tmp_path):
     assert card.startswith("---\nconfigs:")
     assert meta["content_sha256"] in card and '"wordnet_version": "3.0"' in card
     # The folder itself loads too, through the card's YAML header.
-    assert datasets.load_dataset(str(out))["test"].num_rows == 12
+    # (a private cache_dir: `datasets` reuses cached folders by name, across test sessions)
+    assert datasets.load_dataset(str(out), cache_dir=str(tmp_path / "hf-cache"))["test"].num_rows == 12
 
 
 def test_lm_eval_task_files(exported_items, tmp_path):
@@ -76,3 +78,21 @@ def test_exported_task_runs_in_lm_eval_with_lexbench_accuracy(exported_items, sm
     assert ours == theirs, json.dumps({k: (ours[k], theirs[k]) for k in ours if ours[k] != theirs[k]})
     assert harness["results"]["lexbench_lambda"]["acc,none"] == pytest.approx(
         run.results["overall"]["accuracy"])
+
+
+def test_setlexsem_export_loads_with_datasets(tmp_path):
+    import datasets
+
+    from lexbench.benchmarks.setlexsem import read_items, write_items
+    from lexbench.export import write_setlexsem_hf_dataset
+
+    meta = write_items(tmp_path / "items.jsonl", "small")
+    items = read_items(tmp_path / "items.jsonl")
+    out = write_setlexsem_hf_dataset(tmp_path / "setlexsem-hf", items, meta)
+    loaded = datasets.load_dataset(str(out), cache_dir=str(tmp_path / "hf-cache"))["test"]
+    assert loaded.num_rows == len(items) == meta["prompts"]
+    # numbers and words share the member columns as strings; token_type tells them apart
+    numbers = next(i for i, item in enumerate(items) if item.token_type == "numbers")
+    assert loaded[numbers]["set_a"] == [str(m) for m in items[numbers].set_a]
+    assert {loaded[i]["token_type"] for i in range(loaded.num_rows)} >= {"numbers", "words"}
+    assert meta["content_sha256"] in (out / "README.md").read_text()

@@ -93,6 +93,28 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export(args: argparse.Namespace) -> int:
+    import json
+    import tempfile
+
+    from lexbench.benchmarks.setlexsem import read_items, write_items
+    from lexbench.export import write_setlexsem_hf_dataset
+
+    if args.items is not None:
+        manifest_path = Path(f"{args.items}.manifest.json")
+        if not manifest_path.is_file():
+            raise FileNotFoundError(f"{manifest_path} is missing: export needs the generation "
+                                    "manifest written by `lexbench generate setlexsem`")
+        items, meta = read_items(args.items), json.loads(manifest_path.read_text())
+    else:
+        with tempfile.TemporaryDirectory() as work:
+            meta = write_items(f"{work}/items.jsonl", args.grid, args.wordnet)
+            items = read_items(f"{work}/items.jsonl")
+    out = write_setlexsem_hf_dataset(args.output, items, meta)
+    print(f"wrote {len(items)} rows to {out}/data/test.parquet and the dataset card {out}/README.md")
+    return 0
+
+
 def register(cli: Any) -> None:
     generate = cli.benchmark_command(
         "generate", "setlexsem", "generate SetLexSem prompts from a grid (JSONL + manifest)",
@@ -100,6 +122,14 @@ def register(cli: Any) -> None:
     _add_grid_argument(generate, default="paper")
     _add_decoding_arguments(generate)
     generate.add_argument("-o", "--output", required=True, type=Path, help="output JSONL file")
+
+    export = cli.benchmark_command("export", "setlexsem",
+                                   "export SetLexSem prompts as a Hugging Face dataset", _export)
+    _add_grid_argument(export, default="small")
+    export.add_argument("--items", type=Path, default=None,
+                        help="a JSONL file from `lexbench generate setlexsem` (default: --grid)")
+    export.add_argument("--format", choices=["hf"], default="hf")
+    export.add_argument("-o", "--output", required=True, type=Path, help="output folder")
 
     run = cli.benchmark_command("run", "setlexsem", "evaluate a model on SetLexSem", _run)
     _add_grid_argument(run, default="paper")
