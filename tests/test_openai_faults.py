@@ -141,8 +141,11 @@ def test_permanent_error_stops_the_run_and_keeps_what_arrived(tmp_cache):
     assert sum(1 for e in log if e.prompt == prompt_of(20)) == 1
     assert len(log) < COUNT
     assert model.retry_count == 0
-    # Answers that arrived before the stop are cached (written as they arrived).
-    assert tmp_cache.count() == sum(1 for e in log if e.outcome == "ok") > 0
+    # Answers that arrived before the stop are cached (written as they arrived). The server
+    # may have answered the one other request in flight (concurrency 2) just as the client
+    # stopped; that answer never arrived, so it is not cached.
+    served = sum(1 for e in log if e.outcome == "ok")
+    assert 0 < served - 1 <= tmp_cache.count() <= served
 
 
 def test_bad_key_is_permanent_and_never_written_anywhere(tmp_path, monkeypatch, capsys):
