@@ -35,8 +35,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-relation", type=int, default=1000)
     parser.add_argument("--prompt-style", choices=["paper", "completion"], default="paper")
-    parser.add_argument("--harness-batch-size", default="32",
-                        help="lm_eval's batch size (its default is 1; 32 matches lexbench)")
+    parser.add_argument("--harness-batch-size", default="64",
+                        help="lm_eval's batch size (its own default is 1; 64 matches lexbench's)")
+    parser.add_argument("--lexbench-batch-size", type=int, default=64,
+                        help="lexbench's batch size (its default, 64)")
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -72,7 +74,8 @@ def main() -> None:
         started = time.perf_counter()
         run = api.run_lambda("smollm2-135m", per_relation=args.per_relation,
                              prompt_style=args.prompt_style, use_cache=False,
-                             model_options={"batch_size": 32}, out=f"{work}/runs", progress=False)
+                             model_options={"batch_size": args.lexbench_batch_size},
+                             out=f"{work}/runs", progress=False)
         lexbench_seconds = time.perf_counter() - started
         _, samples, _ = read_run(run.folder.path)
 
@@ -84,7 +87,7 @@ def main() -> None:
     print(f"lm-evaluation-harness {lm_eval.__version__ if hasattr(lm_eval, '__version__') else ''}"
           f" (hf backend, batch size {args.harness_batch_size}): {harness_seconds:7.1f} s, "
           f"accuracy {harness['results'][LM_EVAL_TASK]['acc,none']:.4f}")
-    print(f"lexbench (hf backend, batch size 32)                 : {lexbench_seconds:7.1f} s, "
+    print(f"lexbench (hf backend, batch size {args.lexbench_batch_size})                 : {lexbench_seconds:7.1f} s, "
           f"accuracy {run.results['overall']['accuracy']:.4f}")
     print(f"speed-up (lm_eval time / lexbench time): {harness_seconds / lexbench_seconds:.2f}x")
     print(f"identical raw outputs: {same_text}/{len(ours)}; identical parsed answers: "

@@ -24,7 +24,7 @@ from lexbench.benchmarks.lambda_ import (
 from lexbench.lexicon.wordnet import PAPER_RELATIONS, RelationIndex, load_index
 from lexbench.models.base import Model
 from lexbench.models.registry import load_model
-from lexbench.run.cache import ResponseCache
+from lexbench.run.cache import ResponseCache, response_cache
 
 
 def lambda_index(wordnet: str | Path | None = None, progress: bool = True) -> RelationIndex:
@@ -86,13 +86,5 @@ def run_lambda(model: str | Model = "smollm2-135m", *, limit: int | None = None,
     # part of the model's fingerprint, so cached plain and chat answers never mix.
     benchmark = LambdaBenchmark(dataset=dataset, index=index, protocol=protocol,
                                 prompt_style=prompt_style, dataset_config=dataset_config)
-    own_cache = None
-    if use_cache and not isinstance(cache, ResponseCache):
-        own_cache = ResponseCache(cache)
-    try:
-        return evaluate(benchmark, backend, out_root=out,
-                        cache=cache if isinstance(cache, ResponseCache) else own_cache,
-                        progress=progress)
-    finally:
-        if own_cache is not None:
-            own_cache.close()
+    with response_cache(cache, use_cache) as store:
+        return evaluate(benchmark, backend, out_root=out, cache=store, progress=progress)

@@ -533,7 +533,7 @@ def run_setlexsem(model: Any = "smollm2-135m", *, grid: Grid | str | Path = "pap
     from lexbench.benchmarks.base import evaluate
     from lexbench.models.base import Model
     from lexbench.models.registry import load_model
-    from lexbench.run.cache import ResponseCache
+    from lexbench.run.cache import response_cache
 
     if items is not None:
         if decoding:
@@ -552,13 +552,5 @@ def run_setlexsem(model: Any = "smollm2-135m", *, grid: Grid | str | Path = "pap
     backend = model if isinstance(model, Model) else load_model(model, model_options)
     benchmark = SetLexSemBenchmark(dataset=dataset, dataset_config=dataset_config,
                                    model_name=backend.name)
-    own_cache = None
-    if use_cache and not isinstance(cache, ResponseCache):
-        own_cache = ResponseCache(cache)
-    try:
-        return evaluate(benchmark, backend, out_root=out,
-                        cache=cache if isinstance(cache, ResponseCache) else own_cache,
-                        progress=progress)
-    finally:
-        if own_cache is not None:
-            own_cache.close()
+    with response_cache(cache, use_cache) as store:
+        return evaluate(benchmark, backend, out_root=out, cache=store, progress=progress)

@@ -9,8 +9,8 @@ from lexbench.commands.common import (
     add_model_arguments,
     add_run_arguments,
     model_options,
-    open_cache,
     positive_int,
+    run_and_report,
 )
 from lexbench.commands.scan import add_ranking_arguments, vector_options
 
@@ -34,18 +34,10 @@ def _handler(name: str) -> Any:
             options.update(vector_options(args))
         elif args.restrict_vocab:
             raise ValueError("--restrict-vocab applies to word-vector models")
-        cache = open_cache(args)
-        try:
-            evaluation = run_classic(name, args.model, data=args.data,
-                                     limit_per_relation=args.limit_per_relation,
-                                     shots=args.shots, seed=args.seed, method=args.method,
-                                     model_options=options, out=args.out, cache=cache,
-                                     progress=not args.no_progress)
-        finally:
-            if cache is not None:
-                cache.close()
-        print(evaluation.report)
-        print(f"run folder: {evaluation.folder.path}")
+        run_and_report(args, lambda cache: run_classic(
+            name, args.model, data=args.data, limit_per_relation=args.limit_per_relation,
+            shots=args.shots, seed=args.seed, method=args.method, model_options=options,
+            out=args.out, cache=cache, progress=not args.no_progress))
         return 0
 
     return run
@@ -58,16 +50,9 @@ def _run_sat(args: argparse.Namespace) -> int:
     options = model_options(args)
     if split_spec(args.model)[0] == "vectors":
         options.update(vector_options(args))
-    cache = open_cache(args)
-    try:
-        evaluation = run_choices(args.model, data=args.data, method=args.method,
-                                 model_options=options, out=args.out, cache=cache,
-                                 progress=not args.no_progress)
-    finally:
-        if cache is not None:
-            cache.close()
-    print(evaluation.report)
-    print(f"run folder: {evaluation.folder.path}")
+    run_and_report(args, lambda cache: run_choices(
+        args.model, data=args.data, method=args.method, model_options=options, out=args.out,
+        cache=cache, progress=not args.no_progress))
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,3 +71,17 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def run_and_report(args: argparse.Namespace, run: Callable[[Any], Any]) -> Any:
+    """Open the cache the options ask for, call `run(cache)`, close the cache whatever
+    happens, print the report and the run folder; returns the Evaluation."""
+    cache = open_cache(args)
+    try:
+        evaluation = run(cache)
+    finally:
+        if cache is not None:
+            cache.close()
+    print(evaluation.report)
+    print(f"run folder: {evaluation.folder.path}")
+    return evaluation

@@ -18,7 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.commands.common import (
-    add_model_arguments, add_run_arguments, model_options, open_cache, positive_int,
+    add_model_arguments,
+    add_run_arguments,
+    model_options,
+    positive_int,
+    run_and_report,
 )
 
 
@@ -54,16 +58,11 @@ def _run(args: argparse.Namespace) -> int:
             endpoint=args.endpoint, limit=args.limit)
     model = resolve_model(args.model, method, model_options(args))
     check_coverage(model, benchmark.items())
-    cache = open_cache(args)
     try:
-        evaluation = evaluate(benchmark, model, out_root=args.out, cache=cache,
-                              progress=not args.no_progress)
+        run_and_report(args, lambda cache: evaluate(benchmark, model, out_root=args.out,
+                                                    cache=cache, progress=not args.no_progress))
     finally:
-        if cache is not None:
-            cache.close()
         model.close()
-    print(evaluation.report)
-    print(f"run folder: {evaluation.folder.path}")
     return 0
 
 

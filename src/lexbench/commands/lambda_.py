@@ -13,8 +13,8 @@ from lexbench.commands.common import (
     add_model_arguments,
     add_run_arguments,
     model_options,
-    open_cache,
     positive_int,
+    run_and_report,
 )
 from lexbench.lexicon.wordnet import PAPER_RELATIONS, RELATIONS
 
@@ -51,19 +51,12 @@ def _generate(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from lexbench import api
 
-    cache = open_cache(args)
-    try:
-        evaluation = api.run_lambda(
-            args.model, limit=args.limit, protocol=args.protocol, prompt_style=args.prompt_style,
-            profile=args.profile, seed=args.seed, per_relation=args.per_relation,
-            relations=args.relations, items=args.items, model_options=model_options(args),
-            out=args.out, cache=cache, use_cache=cache is not None, wordnet=args.wordnet,
-            progress=not args.no_progress)
-    finally:
-        if cache is not None:
-            cache.close()
-    print(evaluation.report)
-    print(f"run folder: {evaluation.folder.path}")
+    run_and_report(args, lambda cache: api.run_lambda(
+        args.model, limit=args.limit, protocol=args.protocol, prompt_style=args.prompt_style,
+        profile=args.profile, seed=args.seed, per_relation=args.per_relation,
+        relations=args.relations, items=args.items, model_options=model_options(args),
+        out=args.out, cache=cache, use_cache=cache is not None, wordnet=args.wordnet,
+        progress=not args.no_progress))
     return 0
 
 

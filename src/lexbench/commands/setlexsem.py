@@ -11,8 +11,8 @@ from lexbench.commands.common import (
     add_model_arguments,
     add_run_arguments,
     model_options,
-    open_cache,
     positive_int,
+    run_and_report,
 )
 
 GRID_HELP = ("paper (the paper's studies, 50 prompts per configuration), small (a quick "
@@ -75,18 +75,11 @@ def _generate(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from lexbench.benchmarks.setlexsem import run_setlexsem
 
-    cache = open_cache(args)
-    try:
-        evaluation = run_setlexsem(
-            args.model, grid=args.grid, items=args.items, limit=args.limit,
-            decoding=_decoding_overrides(args) or None, model_options=model_options(args),
-            out=args.out, cache=cache, use_cache=cache is not None, wordnet=args.wordnet,
-            progress=not args.no_progress)
-    finally:
-        if cache is not None:
-            cache.close()
-    print(evaluation.report)
-    print(f"run folder: {evaluation.folder.path}")
+    evaluation = run_and_report(args, lambda cache: run_setlexsem(
+        args.model, grid=args.grid, items=args.items, limit=args.limit,
+        decoding=_decoding_overrides(args) or None, model_options=model_options(args),
+        out=args.out, cache=cache, use_cache=cache is not None, wordnet=args.wordnet,
+        progress=not args.no_progress))
     figures = sorted((evaluation.folder.path / "figures").glob("*.png"))
     if figures:
         print(f"figures: {', '.join(str(f) for f in figures)}")

@@ -22,7 +22,8 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -105,3 +106,21 @@ class ResponseCache:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@contextmanager
+def response_cache(cache: ResponseCache | str | Path | None = None,
+                   use_cache: bool = True) -> Iterator[ResponseCache | None]:
+    """The cache a run should use: `cache` itself when it is an open ResponseCache, else one
+    opened at that path (None: the default path) and closed afterwards; None when
+    `use_cache` is false."""
+    if not use_cache:
+        yield None
+    elif isinstance(cache, ResponseCache):
+        yield cache
+    else:
+        opened = ResponseCache(cache)
+        try:
+            yield opened
+        finally:
+            opened.close()
