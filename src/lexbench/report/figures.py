@@ -36,11 +36,13 @@ def _save(fig: Any, path: str | Path) -> Path:
 def bar_with_intervals(path: str | Path, labels: Sequence[str], estimates: Sequence[float],
                        lows: Sequence[float], highs: Sequence[float], *, title: str,
                        ylabel: str, series: Mapping[str, Sequence[float]] | None = None,
-                       ylim: tuple[float, float] | None = (0.0, 1.0)) -> Path:
+                       ylim: tuple[float, float] | None | str = "auto") -> Path:
     """Bars with interval whiskers, one per label (e.g. accuracy per relation).
 
     For several models or conditions, pass `series` as {name: estimates} together with
     `lows`/`highs` flattened in the same order (series by series); `estimates` is then ignored.
+    `ylim="auto"` starts at 0 and ends at 1 when an interval reaches past 0.6, else just
+    above the highest whisker, so a model scoring 4% is not drawn as a flat line.
     """
     if not (len(labels) and len(lows) == len(highs)):
         raise ValueError("bar_with_intervals needs labels and matching lows/highs")
@@ -64,12 +66,24 @@ def bar_with_intervals(path: str | Path, labels: Sequence[str], estimates: Seque
                   if max(len(s) for s in labels) > 8 else "center")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
+    if ylim == "auto":
+        ylim = _auto_ylim(highs)
     if ylim is not None:
         ax.set_ylim(*ylim)
     if series:
         ax.legend(frameon=False, fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)
     return _save(fig, path)
+
+
+def _auto_ylim(highs: Sequence[float]) -> tuple[float, float]:
+    import math
+
+    finite = [h for h in highs if h == h and math.isfinite(h)]
+    top = max(finite, default=1.0)
+    if top > 0.6:
+        return (0.0, 1.0)
+    return (0.0, min(1.0, max(0.05, math.ceil(top * 1.2 * 20) / 20)))
 
 
 def scatter_with_trend(path: str | Path, x: Sequence[float], y: Sequence[float], *,
