@@ -84,7 +84,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
         print(f"lexbench: error: {message}", file=sys.stderr)
         return 2
-    except RuntimeError as error:
+    except ImportError as error:
+        print(f"lexbench: error: a dependency is missing ({error}); install lexbench with its "
+              "extras: pip install -e '.[all]' (torch first: pip install torch==2.13.0 on CPU)",
+              file=sys.stderr)
+        return 2
+    except (RuntimeError, OSError) as error:
+        # OSError: an unreachable Hub, a disk full, a model folder that is not one.
         print(f"lexbench: error: {error}", file=sys.stderr)
         return 1
 

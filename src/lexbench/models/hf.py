@@ -172,6 +172,10 @@ class HFCausalLM(Model):
         if path.is_dir():
             return cls(str(path), name=path.name, options=options,
                        weights_hash=_folder_weights_hash(path), source=str(path.resolve()))
+        if spec.startswith((".", "/", "~")) or spec.count("/") > 1 or path.suffix == ".gguf":
+            raise FileNotFoundError(f"no model at {path}: give a folder saved with "
+                                    "save_pretrained, a .gguf file, or a Hub id such as "
+                                    "HuggingFaceTB/SmolLM2-135M-Instruct")
         # A Hub id: transformers downloads it when online (pin with --revision).
         return cls(spec, name=spec.replace("/", "--"), options=options, source=spec)
 

@@ -1,0 +1,36 @@
+"""Bad input on the command line: one clear line naming the problem, exit status 2."""
+
+import pytest
+
+from lexbench.cli import main
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["run", "lambda", "--model", "foo:bar", "--limit", "1"], "unknown backend 'foo'"),
+    (["run", "lambda", "--model", "hf:/nonexistent/model", "--limit", "1", "--no-cache"],
+     "no model at /nonexistent/model"),
+    (["run", "lambda", "--items", "/nonexistent/items.jsonl", "--no-cache"], "No such file"),
+    (["generate", "lambda", "--relations", "meronym", "-o", "/tmp/never-written.jsonl"],
+     "unknown relation(s) ['meronym']"),
+    (["rescore", "/nonexistent/run"], "is not a lexbench run folder"),
+])
+def test_bad_input_is_one_clear_line(argv, message, capsys, wordnet_index):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_argument_errors_come_from_argparse(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["run", "lambda", "--limit", "0"])
+    assert stop.value.code == 2
+    assert "must be at least 1" in capsys.readouterr().err
+
+
+def test_every_benchmark_command_is_registered(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    listing = capsys.readouterr().out
+    for name in ("lambda", "setlexsem", "scan", "google", "bats", "ekar"):
+        assert name in listing
