@@ -214,16 +214,9 @@ def write_items(path: str | Path, items: Sequence[LambdaItem], config: LambdaCon
 
 
 def read_items(path: str | Path) -> list[LambdaItem]:
-    from lexbench.run.store import read_jsonl
+    from lexbench.run.store import read_item_file
 
-    rows = read_jsonl(path)
-    if not rows:
-        raise ValueError(f"{path}: no items")
-    items = [LambdaItem.from_dict(row) for row in rows]
-    repeated = [k for k, n in Counter(i.id for i in items).items() if n > 1]
-    if repeated:
-        raise ValueError(f"{path}: item ids repeat: {repeated[:5]}")
-    return items
+    return read_item_file(path, LambdaItem.from_dict)
 
 
 # ------------------------------------------------------------------------------ prompts

@@ -396,16 +396,9 @@ def manifest(grid: Grid, prompts: int, configurations: int, per_study: Mapping[s
 
 
 def read_items(path: str | Path) -> list[SetLexSemItem]:
-    from lexbench.run.store import read_jsonl
+    from lexbench.run.store import read_item_file
 
-    rows = read_jsonl(path)
-    if not rows:
-        raise ValueError(f"{path}: no items")
-    items = [SetLexSemItem.from_dict(row) for row in rows]
-    ids = [i.id for i in items]
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"{path}: item ids repeat")
-    return items
+    return read_item_file(path, SetLexSemItem.from_dict)
 
 
 def limit_per_config(items: Sequence[SetLexSemItem], limit: int | None) -> list[SetLexSemItem]:

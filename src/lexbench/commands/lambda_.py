@@ -145,12 +145,9 @@ def _items_and_manifest(args: argparse.Namespace) -> tuple[list[Any], dict[str, 
     from lexbench.lexicon.wordnet import load_index
 
     if args.items is not None:
-        items = read_items(args.items)
-        manifest_path = Path(f"{args.items}.manifest.json")
-        if not manifest_path.is_file():
-            raise FileNotFoundError(f"{manifest_path} is missing: export needs the generation "
-                                    "manifest written by `lexbench generate lambda`")
-        return items, json.loads(manifest_path.read_text())
+        from lexbench.run.store import read_manifest
+
+        return read_items(args.items), read_manifest(args.items, "lexbench generate lambda")
     from lexbench.benchmarks.lambda_ import generate_items
 
     config = LambdaConfig(profile=args.profile, seed=args.seed, per_relation=args.per_relation,

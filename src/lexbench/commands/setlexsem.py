@@ -87,18 +87,15 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    import json
     import tempfile
 
     from lexbench.benchmarks.setlexsem import read_items, write_items
     from lexbench.export import write_setlexsem_hf_dataset
+    from lexbench.run.store import read_manifest
 
     if args.items is not None:
-        manifest_path = Path(f"{args.items}.manifest.json")
-        if not manifest_path.is_file():
-            raise FileNotFoundError(f"{manifest_path} is missing: export needs the generation "
-                                    "manifest written by `lexbench generate setlexsem`")
-        items, meta = read_items(args.items), json.loads(manifest_path.read_text())
+        items = read_items(args.items)
+        meta = read_manifest(args.items, "lexbench generate setlexsem")
     else:
         with tempfile.TemporaryDirectory() as work:
             meta = write_items(f"{work}/items.jsonl", args.grid, args.wordnet)

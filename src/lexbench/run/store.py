@@ -16,13 +16,16 @@ from __future__ import annotations
 import json
 import platform
 import re
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lexbench.types import content_hash
+
+T = TypeVar("T")
 
 TRACKED_PACKAGES = ("lexbench", "torch", "transformers", "nltk", "numpy", "scipy", "httpx",
                     "wordfreq", "english-words", "gensim", "sentence-transformers")
@@ -113,6 +116,28 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
             except json.JSONDecodeError as error:
                 raise ValueError(f"{path}:{number}: not valid JSON ({error.msg})") from None
     return rows
+
+
+def read_item_file(path: str | Path, from_dict: Callable[[dict[str, Any]], T]) -> list[T]:
+    """Items of a generated JSONL file, each built by `from_dict`; an empty file or a
+    repeated id is an error naming the file."""
+    items = [from_dict(row) for row in read_jsonl(path)]
+    if not items:
+        raise ValueError(f"{path}: no items")
+    repeated = sorted(k for k, n in Counter(getattr(i, "id") for i in items).items() if n > 1)
+    if repeated:
+        raise ValueError(f"{path}: item ids repeat: {repeated[:5]}")
+    return items
+
+
+def read_manifest(items_path: str | Path, command: str) -> dict[str, Any]:
+    """FILE.manifest.json beside a generated items FILE; missing is an error naming the
+    command that writes it."""
+    manifest_path = Path(f"{items_path}.manifest.json")
+    if not manifest_path.is_file():
+        raise FileNotFoundError(f"{manifest_path} is missing: export needs the generation "
+                                f"manifest written by `{command}`")
+    return json.loads(manifest_path.read_text(encoding="utf-8"))
 
 
 def write_run(folder: RunFolder, config: Mapping[str, Any], samples: Iterable[Mapping[str, Any]],
