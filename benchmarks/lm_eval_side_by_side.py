@@ -1,14 +1,14 @@
 """The same LAMBDA prompts through lm-evaluation-harness and through lexbench, in one run.
 
     .venv/bin/python benchmarks/lm_eval_side_by_side.py [--per-relation 1000]
-        [--prompt-style paper|completion] [--harness-batch-size 32]
+        [--prompt-style paper|completion] [--harness-batch-size 64] [--device cpu|cuda]
 
-Both sides use the same de-quantised SmolLM2-135M weights (float32, CPU), the same prompts
-(exported by `lexbench export lambda --format lm-eval`), greedy decoding and 2 new tokens;
-lm_eval through its HF backend (`simple_evaluate`, `model="hf"`), lexbench through
-`api.run_lambda` with the response cache off. Wall times include loading the model and the
-items on each side. Predictions are compared item by item on the raw output text; every
-difference is printed with the model's top-2 logit gap at the first differing step (a
+Both sides use the same de-quantised SmolLM2-135M weights (float32, on the same device),
+the same prompts (exported by `lexbench export lambda --format lm-eval`), greedy decoding and
+2 new tokens; lm_eval through its HF backend (`simple_evaluate`, `model="hf"`), lexbench
+through `api.run_lambda` with the response cache off. Wall times include loading the model
+and the items on each side. Predictions are compared item by item on the raw output text;
+every difference is printed with the model's top-2 logit gap at the first differing step (a
 near-tie that batch composition can flip is the usual cause).
 """
 
@@ -39,6 +39,8 @@ def main() -> None:
                         help="lm_eval's batch size (its own default is 1; 64 matches lexbench's)")
     parser.add_argument("--lexbench-batch-size", type=int, default=64,
                         help="lexbench's batch size (its default, 64)")
+    parser.add_argument("--device", default="cpu",
+                        help="torch device for both sides: cpu (default) or cuda")
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -66,7 +68,7 @@ def main() -> None:
         started = time.perf_counter()
         harness = lm_eval.simple_evaluate(
             model="hf", model_args=f"pretrained={weights},dtype=float32", tasks=[LM_EVAL_TASK],
-            task_manager=TaskManager(include_path=str(task)), batch_size=batch, device="cpu",
+            task_manager=TaskManager(include_path=str(task)), batch_size=batch, device=args.device,
             log_samples=True)
         harness_seconds = time.perf_counter() - started
         theirs = {s["doc"]["id"]: s["resps"][0][0] for s in harness["samples"][LM_EVAL_TASK]}
@@ -74,7 +76,8 @@ def main() -> None:
         started = time.perf_counter()
         run = api.run_lambda("smollm2-135m", per_relation=args.per_relation,
                              prompt_style=args.prompt_style, use_cache=False,
-                             model_options={"batch_size": args.lexbench_batch_size},
+                             model_options={"batch_size": args.lexbench_batch_size,
+                                            "device": args.device},
                              out=f"{work}/runs", progress=False)
         lexbench_seconds = time.perf_counter() - started
         _, samples, _ = read_run(run.folder.path)
@@ -83,7 +86,8 @@ def main() -> None:
     prompts = {s["id"]: s["prompt"] for s in samples}
     same_text = sum(1 for k in ours if ours[k] == theirs.get(k))
     same_answer = sum(1 for k in ours if first_word(ours[k]) == first_word(theirs.get(k, "")))
-    print(f"items: {len(ours)} (prompt style {args.prompt_style}, greedy, 2 new tokens, float32 CPU)")
+    print(f"items: {len(ours)} (prompt style {args.prompt_style}, greedy, 2 new tokens, float32, "
+          f"device {args.device})")
     print(f"lm-evaluation-harness {lm_eval.__version__ if hasattr(lm_eval, '__version__') else ''}"
           f" (hf backend, batch size {args.harness_batch_size}): {harness_seconds:7.1f} s, "
           f"accuracy {harness['results'][LM_EVAL_TASK]['acc,none']:.4f}")
@@ -96,7 +100,7 @@ def main() -> None:
     if differing:
         from lexbench.models.hf import HFCausalLM
 
-        model = HFCausalLM.from_spec("smollm2-135m", HFOptions())
+        model = HFCausalLM.from_spec("smollm2-135m", HFOptions(device=args.device))
         for key in differing:
             a, b = ours[key], theirs.get(key, "")
             common = os.path.commonprefix([a, b])
