@@ -26,7 +26,7 @@ def top2_gap(model, prompt: str, prefix_tokens: list[int]) -> float:
 
     ids = model.tokenizer(prompt, add_special_tokens=True)["input_ids"] + prefix_tokens
     with torch.inference_mode():
-        logits = model.model(input_ids=torch.tensor([ids])).logits[0, -1]
+        logits = model.model(input_ids=torch.tensor([ids], device=model.device)).logits[0, -1]
     best = torch.topk(logits, 2).values
     return float(best[0] - best[1])
 

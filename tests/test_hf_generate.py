@@ -3,7 +3,8 @@
 import pytest
 import torch
 
-from lexbench.models.hf import choose_next_tokens, shared_prefix_length
+from lexbench.models.hf import (choose_next_tokens, dequantised_cache, sha256_file,
+                                shared_prefix_length)
 from lexbench.types import Decoding, Request
 
 
@@ -13,6 +14,40 @@ def test_shared_prefix_length():
     # every prompt keeps at least one token of its own
     assert shared_prefix_length([[1] * 9, [1] * 12], minimum=1) == 8
     assert shared_prefix_length([[5, 6], [7, 8]]) == 0
+
+
+def test_dequantised_cache_survives_a_copy_with_a_new_mtime(tmp_path, monkeypatch):
+    # A second venv's copy of the same GGUF has another mtime: the cached safetensors are
+    # reused after a rehash instead of being de-quantised again; changed bytes are not.
+    import json
+    import os
+
+    monkeypatch.setenv("LEXBENCH_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "tiny.gguf"
+    source.write_bytes(b"GGUF stand-in bytes")
+    folder = tmp_path / "cache" / "models" / "tiny-float32"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text("{}")
+    stat = source.stat()
+    (folder / "lexbench-source.json").write_text(json.dumps({
+        "identity": {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns - 10**9},
+        "sha256": sha256_file(source), "source": "/elsewhere/tiny.gguf"}))
+    assert dequantised_cache(source, "float32") == (folder, sha256_file(source))
+    meta = json.loads((folder / "lexbench-source.json").read_text())
+    assert meta["identity"]["mtime_ns"] == stat.st_mtime_ns and meta["source"] == str(source)
+
+    source.write_bytes(b"other bytes, same cache name")
+    os.utime(source, ns=(stat.st_mtime_ns + 10**9, stat.st_mtime_ns + 10**9))
+    class Rebuilding(Exception):
+        pass
+
+    def refuse_to_rebuild(*args, **kwargs):
+        raise Rebuilding
+
+    # Changed bytes must be de-quantised again, not served from the stale cache.
+    monkeypatch.setattr("transformers.AutoTokenizer.from_pretrained", refuse_to_rebuild)
+    with pytest.raises(Rebuilding):
+        dequantised_cache(source, "float32")
 
 
 def test_choose_next_tokens_greedy_and_filtered_sampling():
