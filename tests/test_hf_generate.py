@@ -1,5 +1,8 @@
 """The transformers backend's own decoding loop against transformers' `generate`."""
 
+import json
+import os
+
 import pytest
 import torch
 
@@ -19,9 +22,6 @@ def test_shared_prefix_length():
 def test_dequantised_cache_survives_a_copy_with_a_new_mtime(tmp_path, monkeypatch):
     # A second venv's copy of the same GGUF has another mtime: the cached safetensors are
     # reused after a rehash instead of being de-quantised again; changed bytes are not.
-    import json
-    import os
-
     monkeypatch.setenv("LEXBENCH_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "tiny.gguf"
     source.write_bytes(b"GGUF stand-in bytes")
@@ -38,6 +38,7 @@ def test_dequantised_cache_survives_a_copy_with_a_new_mtime(tmp_path, monkeypatc
 
     source.write_bytes(b"other bytes, same cache name")
     os.utime(source, ns=(stat.st_mtime_ns + 10**9, stat.st_mtime_ns + 10**9))
+
     class Rebuilding(Exception):
         pass
 

@@ -94,23 +94,20 @@ def dequantised_cache(gguf_path: Path, dtype_name: str) -> tuple[Path, str]:
     folder = cache_dir("models", f"{gguf_path.stem}-{dtype_name}")
     meta_path = folder / "lexbench-source.json"
     identity = _file_identity(gguf_path)
-    file_hash = None
-    if meta_path.is_file() and (folder / "config.json").is_file():
-        meta = json.loads(meta_path.read_text())
-        if meta.get("identity") == identity:
-            return folder, meta["sha256"]
-        # The same bytes under a new mtime (a second venv's copy, a reinstall) are rehashed
+    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    built = bool(meta) and (folder / "config.json").is_file()
+    if built and meta.get("identity") == identity:
+        return folder, meta["sha256"]
+    file_hash = sha256_file(gguf_path)
+    if built and meta.get("sha256") == file_hash:
+        # The same bytes under a new mtime (a second venv's copy, a reinstall): rehashed
         # (under a second), not de-quantised again (about 30 s).
-        file_hash = sha256_file(gguf_path)
-        if file_hash == meta.get("sha256"):
-            meta_path.write_text(json.dumps({**meta, "identity": identity,
-                                             "source": str(gguf_path)}))
-            return folder, file_hash
+        meta_path.write_text(json.dumps({**meta, "identity": identity, "source": str(gguf_path)}))
+        return folder, file_hash
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     print(f"lexbench: de-quantising {gguf_path.name} once (about 30 s); cached at {folder}")
-    file_hash = file_hash or sha256_file(gguf_path)
     tokenizer = AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
     model = AutoModelForCausalLM.from_pretrained(
         str(gguf_path.parent), gguf_file=gguf_path.name, dtype=getattr(torch, dtype_name))
