@@ -59,3 +59,69 @@ def shared_data() -> Path:
 def pytest_configure(config):
     # Keep tokenizers from spawning threads that fight pytest's workers.
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+# ------------------------------------------------------------------ the tiny WordNet fixture
+# tests/fixtures/wordnet_tiny is a 48-seed WordNet 3.0 in NLTK's format, cut from the real one
+# by tests/fixtures/make_tiny_wordnet.py. Unit tests that need *a* WordNet use it under a
+# temporary LEXBENCH_CACHE, so they never read or write the user's cache.
+TINY_WORDNET = Path(__file__).parent / "fixtures" / "wordnet_tiny"
+# In-process memos keyed without the WordNet's path (`wordnet=None`): set aside while the tiny
+# WordNet is active, so neither WordNet's answers leak into the other's tests.
+_WORDNET_MEMOS = (
+    ("lexbench.benchmarks.lambda_taxonomy", "open_drift_finder_resources"),
+    ("lexbench.benchmarks.setlexsem_sets", "load_hyponym_pools"),
+    ("lexbench.benchmarks.setlexsem_items", "load_hyponym_pools"),
+)
+
+
+def _use_tiny_wordnet(patch: pytest.MonkeyPatch, cache: Path) -> None:
+    import importlib
+    from functools import lru_cache
+
+    from lexbench.lexicon import wordnet
+
+    patch.setenv("LEXBENCH_CACHE", str(cache))
+    patch.setenv("LEXBENCH_WORDNET", str(TINY_WORDNET))
+    patch.setattr(wordnet, "_LOADED", {})
+    fresh = {}
+    for module_name, name in _WORDNET_MEMOS:
+        module = importlib.import_module(module_name)
+        original = getattr(module, name)
+        if original not in fresh:
+            size = original.cache_parameters()["maxsize"]
+            fresh[original] = lru_cache(maxsize=size)(original.__wrapped__)
+        patch.setattr(module, name, fresh[original])
+
+
+@pytest.fixture(scope="session")
+def tiny_wordnet_prepared(tmp_path_factory) -> Path:
+    """A cache root holding the tiny WordNet prepared and its relation index built, once."""
+    from lexbench.lexicon.wordnet import load_index
+
+    cache = tmp_path_factory.mktemp("tiny-wordnet-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        _use_tiny_wordnet(patch, cache)
+        load_index(progress=False)
+    return cache
+
+
+@pytest.fixture
+def tiny_wordnet_env(monkeypatch, tmp_path, tiny_wordnet_prepared) -> Path:
+    """LEXBENCH_CACHE in this test's tmp dir (seeded with the prepared tiny WordNet and its
+    index) and LEXBENCH_WORDNET at the tiny WordNet, for in-process and subprocess
+    `lexbench` commands. Returns the cache root."""
+    import shutil
+
+    cache = tmp_path / "lexbench-cache"
+    shutil.copytree(tiny_wordnet_prepared, cache)
+    _use_tiny_wordnet(monkeypatch, cache)
+    return cache
+
+
+@pytest.fixture
+def tiny_wordnet_index(tiny_wordnet_env):
+    """The relation index of the tiny WordNet (see `tiny_wordnet_env`)."""
+    from lexbench.lexicon.wordnet import load_index
+
+    return load_index(progress=False)

@@ -17,8 +17,13 @@ class ScriptedModel(Model):
     def __init__(self, reply: Callable[[Request], str] | dict[str, str] | None = None, *,
                  name: str = "scripted", ranked: Callable[[Request], Sequence[tuple[int, str, float]]] | None = None,
                  loglikelihoods: Callable[[Request], Sequence[float]] | None = None,
-                 fail_on: Callable[[Request], bool] | None = None):
+                 fail_on: Callable[[Request], bool] | None = None,
+                 target_ranks: Callable[[Request, list[int]], tuple[int | None, ...]] | None = None):
         self.name = name
+        # Declared like any backend: it answers the kinds it was given a script for.
+        self.kinds = frozenset({"generate"} | ({"rank"} if ranked else set())
+                               | ({"loglikelihood"} if loglikelihoods else set()))
+        self._target_ranks = target_ranks
         self._reply = reply
         self._ranked = ranked
         self._loglikelihoods = loglikelihoods
@@ -51,9 +56,16 @@ class ScriptedModel(Model):
         self.calls += 1
         if self._ranked is None:
             return super().rank(requests)
-        return [self._answer(r, lambda q: Response(
-            request_id=q.id, ranked=tuple(RankedToken(*t) for t in self._ranked(q))))
-            for r in requests]
+        return [self._answer(r, self._ranked_response) for r in requests]
+
+    def _ranked_response(self, request: Request) -> Response:
+        ranked = tuple(RankedToken(*t) for t in self._ranked(request))  # type: ignore[misc]
+        if self._target_ranks is not None:
+            ranks = self._target_ranks(request, [t.token_id for t in ranked])
+        else:  # whole words: a target's rank is where its text appears
+            texts = [t.text.strip() for t in ranked]
+            ranks = tuple(texts.index(w) + 1 if w in texts else None for w in request.targets)
+        return Response(request_id=request.id, ranked=ranked, target_ranks=ranks)
 
     def loglikelihood(self, requests: Sequence[Request]) -> list[Response]:
         self.calls += 1

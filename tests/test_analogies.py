@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from lexbench.benchmarks.analogies import (
+from lexbench import api
+from lexbench.benchmarks.analogy_data import (
     BATS_SHA1,
     GOOGLE_SHA256,
     Analogy,
-    choose_shots,
     limit_per_mapping,
     load_google,
     load_pair_file,
@@ -19,10 +19,10 @@ from lexbench.benchmarks.analogies import (
     locate_google,
     parse_pair_lines,
     read_pair_collection,
-    run_classic,
     verify_bats,
     zip_bytes,
 )
+from lexbench.benchmarks.analogy_prompts import choose_shots
 
 BATS_FIXTURE = {
     "BATS_3.0/3_Encyclopedic_semantics/E01 [country - capital].txt":
@@ -74,8 +74,8 @@ def _ours_and_gensims(questions, tmp_path):
     from lexbench.models.embeddings import WordVectorModel
 
     glove = load_packaged_glove()
-    ours = run_classic("google", WordVectorModel(glove, source="glove", restrict=30000),
-                       data=questions, out=tmp_path / "runs", progress=False)
+    ours = api.run("google", WordVectorModel(glove, source="glove", restrict=30000),
+                   data=questions, out=tmp_path / "runs", progress=False, use_cache=False)
     top = glove.restrict(30000)
     keyed = gensim_models.KeyedVectors(vector_size=top.dim)
     keyed.add_vectors(list(top.words), top.matrix)
@@ -132,8 +132,8 @@ def test_bats_checks_and_errors(bats_zip, tmp_path):
 def test_glove_on_the_bats_fixture(bats_zip, tmp_path):
     from lexbench.models.registry import load_model
 
-    run = run_classic("bats", load_model("glove", {}), data=bats_zip, out=tmp_path / "runs",
-                      progress=False)
+    run = api.run("bats", load_model("glove", {}), data=bats_zip, out=tmp_path / "runs",
+                  progress=False, use_cache=False)
     capitals = run.results["by_type"]["3_Encyclopedic_semantics"]
     assert capitals["n"] == 12 and capitals["scored"] == 12
     assert capitals["acc_at_1"]["estimate"] >= 0.75
@@ -194,13 +194,22 @@ a
 
 
 def test_sat_style_files_and_vectors(tmp_path):
-    from lexbench.benchmarks.analogies import read_choice_file, run_choices
+    from lexbench.benchmarks.analogy_choice import read_choice_file
 
     text_file = tmp_path / "sat.txt"
     text_file.write_text(SAT_TEXT)
     items = read_choice_file(text_file)
     assert [(i.a, i.b, len(i.choices), i.answer) for i in items] == [
         ("ostrich", "bird", 5, 0), ("king", "queen", 3, 0)]
+    # The source line is the item's type; it is never read as a stem.
+    assert [i.type for i in items] == ["190 FROM REAL SATs", "ML:1 from a workbook"]
+    headed = tmp_path / "headed.txt"
+    headed.write_text("A file header line\n\n" + SAT_TEXT.replace("# a hand-made SAT-format file\n", ""))
+    assert [(i.a, i.b) for i in read_choice_file(headed)] == [("ostrich", "bird"), ("king", "queen")]
+    glued = tmp_path / "glued.txt"
+    glued.write_text("A file header glued to the first block\n" + SAT_TEXT)
+    [first, _] = read_choice_file(glued)
+    assert (first.a, first.b, first.type) == ("ostrich", "bird", "190 FROM REAL SATs")
     jsonl = tmp_path / "sat.jsonl"
     jsonl.write_text("\n".join(json.dumps({"stem": [i.a, i.b], "answer": i.answer,
                                            "choice": [list(c) for c in i.choices]}) for i in items))
@@ -213,7 +222,8 @@ def test_sat_style_files_and_vectors(tmp_path):
 
     from lexbench.models.registry import load_model
 
-    run = run_choices(load_model("glove", {}), data=jsonl, out=tmp_path / "runs", progress=False)
+    run = api.run("sat", load_model("glove", {}), data=jsonl, out=tmp_path / "runs",
+                  progress=False, use_cache=False)
     samples = [json.loads(line) for line in run.folder.samples_path.read_text().splitlines()]
     # king : queen :: man : woman is the pair-direction method's easy case.
     assert samples[1]["order"][0] == 0 and samples[1]["correct"] is True
@@ -222,8 +232,6 @@ def test_sat_style_files_and_vectors(tmp_path):
 
 def test_sat_with_a_causal_lm_uses_loglikelihoods(tmp_path):
     from mock_model import ScriptedModel
-
-    from lexbench.benchmarks.analogies import run_choices
 
     sat = tmp_path / "sat.txt"
     sat.write_text(SAT_TEXT)
@@ -234,7 +242,7 @@ def test_sat_with_a_causal_lm_uses_loglikelihoods(tmp_path):
         return [-10.0 + (3.0 if "woman" in c else 0.0) - i for i, c in enumerate(request.continuations)]
 
     model = ScriptedModel(loglikelihoods=loglikelihoods)
-    run = run_choices(model, data=sat, out=tmp_path / "runs", progress=False)
+    run = api.run("sat", model, data=sat, out=tmp_path / "runs", progress=False, use_cache=False)
     assert seen[0].prompt == "If ostrich is like bird, then"
     assert seen[0].continuations[0] == " lion is like cat."
     samples = [json.loads(line) for line in run.folder.samples_path.read_text().splitlines()]
@@ -249,4 +257,4 @@ def test_command_line_for_the_classic_sets(bats_zip, tmp_path, capsys):
     assert main(["run", "bats", "--data", str(bats_zip), "--method", "3cosmul", *common]) == 0
     assert "| 3_Encyclopedic_semantics | 12 | 12 |" in capsys.readouterr().out
     assert main(["run", "pairs", "--data", str(tmp_path / "none.txt"), *common]) == 2
-    assert "no pair file, folder or zip" in capsys.readouterr().err
+    assert "No such file or folder (data)" in capsys.readouterr().err   # before any model loads

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 import pytest
 from mock_model import ScriptedModel
 
+from lexbench.models.base import RetryCounts
+
 from lexbench.run.cache import ResponseCache, request_key
 from lexbench.run.runner import execute
 from lexbench.types import Decoding, Request, Response
@@ -87,7 +89,16 @@ class StreamingModel(ScriptedModel):
         self.retries_per_call = retries_per_call
         self.answer_twice = answer_twice
         self.retry_count = 0
-        self.preferred_chunk_size = 1000
+
+    # The declared capabilities the runner reads (never attributes).
+    def chunk_size(self) -> int:
+        return 1000
+
+    def streams_answers(self) -> bool:
+        return True
+
+    def retry_counts(self) -> RetryCounts:
+        return RetryCounts(self.retry_count, {"HTTP 503": self.retry_count} if self.retry_count else {})
 
     def answer_each(self, requests: Sequence[Request], on_response) -> list[Response]:
         self.retry_count += self.retries_per_call

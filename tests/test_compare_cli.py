@@ -98,7 +98,7 @@ def test_runs_of_different_benchmarks_are_refused(lambda_pair, tmp_path, capsys)
     scan = write_graded_run(tmp_path / "s", "lm", [1.0, 0.5, 0.25])
     assert main(["compare", str(lambda_pair[0]), str(scan)]) == 2
     error = capsys.readouterr().err
-    assert "cannot compare runs of different benchmarks (lambda, scan)" in error
+    assert "cannot compare runs of different benchmarks (lambda, ranked)" in error
     assert str(scan) in error
 
 

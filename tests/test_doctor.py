@@ -24,8 +24,9 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def test_wordnet_found_here_and_a_bad_directory_explains_itself(wordnet_index, tmp_path):
-    assert check_wordnet().ok
+def test_wordnet_found_here_and_a_bad_directory_explains_itself(tiny_wordnet_env, tmp_path):
+    found = check_wordnet()
+    assert found.ok and found.detail.startswith(str(tiny_wordnet_env))
     bad = check_wordnet(str(tmp_path))
     assert not bad.ok and bad.required
     assert "apt-get install wordnet-base" in bad.fix and "missing" in bad.fix
@@ -85,7 +86,7 @@ def test_format_marks_required_and_optional_and_shows_fixes():
     assert "no --base-url given" in text
 
 
-def test_command_exit_status(capsys, wordnet_index):
+def test_command_exit_status(capsys, tiny_wordnet_env):
     with FakeOpenAIServer(lifetime=30) as server:
         assert main(["doctor", "--base-url", server.url]) == 0
     out = capsys.readouterr().out

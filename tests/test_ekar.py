@@ -14,21 +14,27 @@ from mock_model import ScriptedModel
 
 from lexbench.benchmarks.base import evaluate
 from lexbench.benchmarks.ekar import (
-    EkarBenchmark, best_index, candidate_continuations, choice_prompt, extract_letter,
-    load_benchmark, loglikelihood_context, normalised_scores, run_ekar,
+    EkarBenchmark, Extraction, best_index, candidate_continuations, choice_prompt,
+    extract_letter, load_benchmark, loglikelihood_context, normalised_scores, run_ekar,
+    summarize_qa,
 )
 from lexbench.benchmarks.ekar_data import find_split_file, read_split
-from lexbench.benchmarks.ekar_embedding import (
-    TupleVectorModel, resolve_model, term_words, tuple_vector,
-)
+from lexbench.benchmarks.ekar_embedding import resolve_model
 from lexbench.lexicon.vectors import WordVectors
+from lexbench.models.embeddings import WordVectorModel
+from lexbench.types import Failure, Request, Score, TupleChoiceQuery
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ekar"
 FOLDERS = {"en": FIXTURES / "english", "zh": FIXTURES / "chinese"}
+V1_0 = {"en": FIXTURES / "v1.0" / "english", "zh": FIXTURES / "v1.0" / "chinese"}
 
 
 def items(language: str, split: str = "validation"):
     return read_split(find_split_file(FOLDERS[language], split), language)
+
+
+def blind_items(language: str, mode: str = "hard"):
+    return read_split(find_split_file(V1_0[language], "test", mode), language)
 
 
 # ------------------------------------------------------------------------------ prompts
@@ -55,9 +61,27 @@ def test_prompts_in_both_modes_and_languages():
 
 def test_easy_mode_needs_query_explanations():
     with pytest.raises(ValueError, match="EASY mode needs"):
-        EkarBenchmark(dataset=items("en", "test"), mode="easy")
+        EkarBenchmark(dataset=blind_items("en"), mode="easy")
     with pytest.raises(ValueError, match="does not apply"):
         EkarBenchmark(dataset=items("en"), mode="easy", method="embedding")
+    with pytest.raises(ValueError, match="contextual baseline compares term vectors"):
+        EkarBenchmark(dataset=items("en"), mode="easy", method="contextual")
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_easy_mode_on_the_v1_0_test_split_reads_test_easy_blind(tmp_path, language):
+    benchmark = load_benchmark(language=language, split="test", mode="easy", method="generate",
+                               data=V1_0[language])
+    assert benchmark.config()["dataset"]["file"] == "test_easy_blind.json"
+    assert benchmark.config()["dataset"]["blind"] is True
+    labelled = {i.id: i for i in items(language, "test")}
+    for item in benchmark.items():
+        assert labelled[item.id].explanations[0] in choice_prompt(item, "easy")
+    evaluation = evaluate(benchmark, ScriptedModel(reply=lambda r: "A"), out_root=tmp_path,
+                          progress=False)
+    assert evaluation.results["labelled"] == 0 and evaluation.results["items"] == 3
+    hard = load_benchmark(language=language, split="test", data=V1_0[language])
+    assert hard.config()["dataset"]["file"] == "test_blind.json"
     with pytest.raises(ValueError, match="unknown method"):
         EkarBenchmark(dataset=items("en"), method="telepathy")
 
@@ -75,6 +99,24 @@ def test_easy_mode_needs_query_explanations():
 def test_letters_are_extracted(output, letter):
     candidates = ["passenger : bus : taxi", "magazine : bookshelf", "x : y", "z : w"]
     assert extract_letter(output, candidates).letter == letter
+
+
+@pytest.mark.parametrize("output, letter, how", [
+    ("A. 密码：账户；B. 门：窗户；C. 面包：黄油；D. 河流：桥梁", None, "echoed_options"),
+    ("A. 密码：账户；B.", None, "echoed_options"),
+    ("A. password : account\nB. door : window\nC. bread : butter\nD. river : bridge", None,
+     "echoed_options"),
+    ("(A) password : account (B) door : window", None, "echoed_options"),
+    ("A. flour : bakery\nB. chair : table\nC. cotton : shirt\nD. glass : transparent\n"
+     "Answer: C", "C", "answer_phrase"),
+    ("A. 密码：账户；B. 门：窗户；C. 面包：黄油；D. 河流：桥梁\n答案：D", "D", "answer_phrase"),
+    # One option with its text is an answer, not an echo.
+    ("A. password : account", "A", "leading_letter"),
+    ("A. password : account, because both open something", "A", "leading_letter"),
+    ("B. door : window", "B", "leading_letter"),
+])
+def test_an_echoed_option_list_is_not_answer_a(output, letter, how):
+    assert extract_letter(output) == Extraction(letter, how)
 
 
 @pytest.mark.parametrize("output, how", [
@@ -162,9 +204,34 @@ def test_generate_method_counts_unparsed_outputs_apart(tmp_path, mode):
     assert "Unparsed outputs" in evaluation.report
 
 
+def test_every_relation_annotated_for_the_query_counts():
+    # 8c2f64 is annotated R3.8 and R3.9 (both R3); 9d6a15 R5.2 and R2.3.
+    dataset = items("en", "test")
+    scores = [Score(i.id, True, 1.0, i.answer, "correct") for i in dataset[:2]]
+    scores.append(Score(dataset[2].id, False, 0.0, "A", "wrong"))
+    results = summarize_qa(dataset, scores, {"method": "generate"})
+    by_relation = {r["relation"]: (r["n"], r["correct"]) for r in results["by_relation"]}
+    assert by_relation == {"R1.2": (1, 0), "R2.3": (1, 1), "R3.8": (1, 1), "R3.9": (1, 1),
+                           "R5.2": (1, 1)}
+    by_meta = {r["meta_relation"]: (r["n"], r["correct"]) for r in results["by_meta_relation"]}
+    assert by_meta == {"R1": (1, 0), "R2": (1, 1), "R3": (1, 1), "R4": (0, 0), "R5": (1, 1)}
+    assert results["overall"]["n"] == 3
+    assert "rows can sum to more than the items" in EkarBenchmark(dataset=dataset).report(results)
+
+
+def test_samples_carry_every_query_relation(tmp_path):
+    dataset = items("zh", "test")
+    evaluation = evaluate(EkarBenchmark(dataset=dataset, language="zh", split="test",
+                                        method="generate"),
+                          ScriptedModel(reply=lambda r: "答案：A"), out_root=tmp_path, progress=False)
+    samples = [json.loads(line) for line in evaluation.folder.samples_path.read_text().splitlines()]
+    assert samples[0]["relations"] == ["R3.8", "R3.9"] and samples[0]["meta_relations"] == ["R3"]
+    assert samples[1]["relations"] == ["R5.2", "R2.3"] and samples[0]["relation"] == "R3.8"
+
+
 def test_blind_test_split_gives_predictions_without_accuracy(tmp_path):
     model = ScriptedModel(reply=lambda request: "B")
-    evaluation = evaluate(EkarBenchmark(dataset=items("zh", "test"), language="zh", split="test",
+    evaluation = evaluate(EkarBenchmark(dataset=blind_items("zh"), language="zh", split="test",
                                         method="generate"), model, out_root=tmp_path, progress=False)
     assert evaluation.results["labelled"] == 0 and evaluation.results["overall"]["n"] == 0
     samples = [json.loads(line) for line in evaluation.folder.samples_path.read_text().splitlines()]
@@ -189,36 +256,36 @@ def tiny_vectors() -> WordVectors:
 
 
 def test_tuple_vector_is_the_sum_of_pairwise_differences():
-    vectors = tiny_vectors()
-    v = vectors.vector
-    assert np.allclose(tuple_vector(["king", "queen"], vectors), v("queen") - v("king"))
-    three = tuple_vector(["king", "queen", "man"], vectors)
+    model = WordVectorModel(tiny_vectors(), source="tiny")
+    v = model.vectors.vector
+    assert np.allclose(model.tuple_vector(["king", "queen"]), v("queen") - v("king"))
+    three = model.tuple_vector(["king", "queen", "man"])
     expected = (v("queen") - v("king")) + (v("man") - v("king")) + (v("man") - v("queen"))
     assert np.allclose(three, expected)
     # A multi-word term is the mean of its words.
-    assert np.allclose(tuple_vector(["ice cream", "man"], vectors),
+    assert np.allclose(model.tuple_vector(["ice cream", "man"]),
                        v("man") - (v("ice") + v("cream")) / 2)
-    assert tuple_vector(["king", "unicorn"], vectors) is None
+    assert model.tuple_vector(["king", "unicorn"]) is None
     # Chinese: a whole in-vocabulary word, else greedy segmentation down to characters.
-    assert term_words("苹果", vectors) == ["苹果"]
-    assert term_words("香蕉", vectors) == ["香", "蕉"]
-    assert term_words("KING", vectors) == ["king"]
+    assert model.term_words("苹果") == ["苹果"]
+    assert model.term_words("香蕉") == ["香", "蕉"]
+    assert model.term_words("KING") == ["king"]
 
 
 def test_tuple_model_answers_with_cosines_and_flags_oov():
-    model = TupleVectorModel(tiny_vectors())
-    from lexbench.types import Request
-
-    responses = model.loglikelihood([
-        Request(id="a", kind="loglikelihood", prompt="man:woman",
-                continuations=("king:queen", "queen:king", "king:unicorn", "man:woman")),
-        Request(id="b", kind="loglikelihood", prompt="unicorn:king", continuations=("man:woman",)),
+    model = WordVectorModel(tiny_vectors(), source="tiny")
+    responses = model.analogy([
+        Request(id="a", kind="analogy", query=TupleChoiceQuery(
+            ("man", "woman"), (("king", "queen"), ("queen", "king"), ("king", "unicorn"),
+                               ("man", "woman")))),
+        Request(id="b", kind="analogy", query=TupleChoiceQuery(
+            ("unicorn", "king"), (("man", "woman"), ("king", "queen")))),
     ])
-    cosines = responses[0].loglikelihoods
+    cosines = responses[0].choice_scores
     assert cosines[3] == pytest.approx(1.0)
     assert cosines[0] == pytest.approx(-cosines[1])
     assert cosines[2] == -math.inf
-    assert responses[1].error is not None and "unicorn" in responses[1].error
+    assert responses[1].failure == Failure.OUT_OF_VOCABULARY and "unicorn" in responses[1].error
 
 
 def test_glove_baseline_on_the_english_fixtures(tmp_path):
@@ -232,7 +299,7 @@ def test_glove_baseline_on_the_english_fixtures(tmp_path):
     for s in samples:
         assert s["answer"] == "ABCD"[int(np.argmax(s["cosines"]))]
     config = json.loads(evaluation.folder.config_path.read_text())
-    assert config["model"]["backend"] == "vectors-tuple"
+    assert config["model"]["backend"] == "vectors"
 
 
 def test_chinese_vectors_by_path(tmp_path):

@@ -12,12 +12,13 @@ import pytest
 
 from lexbench.benchmarks.ekar_data import (
     HUB_REPOSITORIES, META_RELATIONS, RELATION_NAMES, SUB_RELATIONS, download_split,
-    find_split_file, hub_url, load_split, meta_relation, parse_row, read_rows, read_split,
-    relation_name, split_terms,
+    find_split_file, hub_url, is_blind_file, load_split, meta_relation, parse_row, read_rows,
+    read_split, relation_name, split_terms,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ekar"
 FOLDERS = {"en": FIXTURES / "english", "zh": FIXTURES / "chinese"}
+V1_0 = {"en": FIXTURES / "v1.0" / "english", "zh": FIXTURES / "v1.0" / "chinese"}
 
 
 # ------------------------------------------------------------------------------ taxonomy
@@ -87,26 +88,129 @@ def test_three_term_items_keep_every_relation(language):
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
-def test_label_free_test_split(language):
-    items = read_split(find_split_file(FOLDERS[language], "test"), language)
-    assert len(items) == 3
-    assert all(i.answer is None and i.answer_index is None for i in items)
-    assert all(i.explanations == () and i.relations == () for i in items)
-    assert {i.meta_relation for i in items} == {"unknown"}
-    assert {i.terms for i in items} == {2, 3}
+def test_labelled_test_split_like_the_current_hub(language):
+    # v1.1 (main) released the test answers: test.json is labelled, with explanations and
+    # relations; a query may carry two codes and a candidate none.
+    path = find_split_file(FOLDERS[language], "test")
+    assert path.name == "test.json" and not is_blind_file(path)
+    items = read_split(path, language)
+    assert [i.answer for i in items] == ["A", "C", "D"]
+    assert all(len(i.explanations) == 5 and all(i.explanations) for i in items)
+    key = items[0]
+    assert key.query_relation_codes == ("R3.8", "R3.9")
+    assert key.query_meta_relations == ("R3",) and key.relation_code == "R3.8"
+    assert key.relations[3] == ()                       # an unannotated candidate
+    assert items[1].query_relation_codes == ("R5.2", "R2.3")
+    assert items[1].query_meta_relations == ("R5", "R2")
 
 
-def test_json_array_and_json_lines_read_the_same(tmp_path):
-    rows = read_rows(FOLDERS["en"] / "validation.json")      # JSON lines
-    array = tmp_path / "validation.json"
-    array.write_text(json.dumps(rows, indent=2), encoding="utf-8")
-    assert read_rows(array) == rows
-    assert (FOLDERS["zh"] / "validation.json").read_text(encoding="utf-8").lstrip().startswith("[")
-    lines = tmp_path / "lines.json"
-    lines.write_text("\n".join(json.dumps(r, ensure_ascii=False)
-                               for r in read_rows(FOLDERS["zh"] / "validation.json")) + "\n",
-                     encoding="utf-8")
-    assert read_rows(lines) == read_rows(FOLDERS["zh"] / "validation.json")
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_v1_0_blind_test_files(language):
+    hard = find_split_file(V1_0[language], "test")
+    easy = find_split_file(V1_0[language], "test", mode="easy")
+    assert (hard.name, easy.name) == ("test_blind.json", "test_easy_blind.json")
+    blind = read_split(hard, language)
+    assert all(i.answer is None and i.explanations == () and i.relations == () for i in blind)
+    assert {i.meta_relation for i in blind} == {"unknown"}
+    assert {i.terms for i in blind} == {2, 3}
+    # test_easy_blind.json carries the query's explanation only: accepted, as a 1-tuple.
+    labelled = {i.id: i for i in read_split(FOLDERS[language] / "test.json", language)}
+    for item in read_split(easy, language):
+        assert item.answer is None and item.explanations == (labelled[item.id].explanations[0],)
+        assert item.query_explanation == labelled[item.id].query_explanation
+
+
+def test_easy_mode_refuses_a_folder_with_only_test_blind(tmp_path):
+    (tmp_path / "test_blind.json").write_bytes((V1_0["en"] / "test_blind.json").read_bytes())
+    assert find_split_file(tmp_path, "test").name == "test_blind.json"
+    with pytest.raises(FileNotFoundError, match="EASY mode needs test.json or v1.0's "
+                                                "test_easy_blind.json"):
+        find_split_file(tmp_path, "test", mode="easy")
+
+
+@pytest.mark.parametrize("explanation, kept", [
+    ("the query's only", ("the query's only",)),
+    (["the query's only"], ("the query's only",)),
+    (["the query's", "", "", "", ""], ("the query's",)),
+    (["q", "a", "b", "c", "d"], ("q", "a", "b", "c", "d")),
+])
+def test_blind_files_accept_the_query_explanation_alone(explanation, kept):
+    row = {**read_rows(V1_0["en"] / "test_blind.json")[0], "explanation": explanation}
+    assert parse_row(row, "en", blind=True).explanations == kept
+    if isinstance(explanation, str) or len(explanation) == 1:     # only in a blind file
+        with pytest.raises(ValueError, match="expected 5 explanations|must be a list"):
+            parse_row({**row, "answerKey": "A"}, "en")
+
+
+@pytest.mark.parametrize("change, state", [
+    ({"answerKey": None}, "null"), ({"answerKey": ""}, "empty"), ({"answerKey": "  "}, "empty"),
+    (None, "missing"),
+])
+@pytest.mark.parametrize("layout", ["lines", "array"])
+def test_a_labelled_split_without_an_answer_names_the_row(tmp_path, change, state, layout):
+    rows = read_rows(FOLDERS["en"] / "validation.json")
+    bad = dict(rows[2])
+    if change is None:
+        del bad["answerKey"]
+    else:
+        bad.update(change)
+    rows = rows[:2] + [bad] + rows[3:]
+    path = tmp_path / "validation.json"
+    if layout == "lines":
+        path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+        where = f"{path}:3 (id {bad['id']})"
+    else:
+        path.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+        where = f"{path}: row 3 (id {bad['id']})"
+    with pytest.raises(ValueError) as raised:
+        read_split(path, "en")
+    assert str(raised.value).startswith(where)
+    assert f"answerKey is {state}" in str(raised.value) and "labelled split" in str(raised.value)
+    # The same row in a file named as blind is a label-free item.
+    blind = tmp_path / "test_blind.json"
+    blind.write_bytes(path.read_bytes())
+    assert read_split(blind, "en")[2].answer is None
+
+
+@pytest.mark.parametrize("language, folder, right", [("en", "zh", "zh"), ("zh", "en", "en")])
+def test_language_is_checked_against_the_data(language, folder, right):
+    path = find_split_file(FOLDERS[folder], "validation")
+    with pytest.raises(ValueError, match=f"--language {language} does not match the data: 12 "
+                                         f"of 12 queries .* pass --language {right}"):
+        read_split(path, language)
+
+
+def test_loader_errors_name_the_file_and_the_row(tmp_path):
+    rows = read_rows(FOLDERS["zh"] / "validation.json")
+    cases = {
+        "code": ({"relation": [[["木材", "家具", "R3.11"]]] + rows[4]["relation"][1:]},
+                 "unknown E-KAR relation code 'R3.11'"),
+        "question": ({"question": 42}, "'question' must be a string, got int"),
+        "terms": ({"question": "木材"}, "expected 2 or more terms"),
+        "choice": ({"choices": {"label": list("ABCD"), "text": ["a:b", None, "c:d", "e:f"]}},
+                   "a choice text must be a string"),
+        "explanation": ({"explanation": "one string"}, "'explanation' must be a list"),
+        "relation": ({"relation": {"R1": 1}}, "'relation' must be a list"),
+    }
+    for name, (change, message) in cases.items():
+        bad = [*rows[:4], {**rows[4], **change}, *rows[5:]]
+        path = tmp_path / f"{name}.json"
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in bad),
+                        encoding="utf-8")
+        with pytest.raises(ValueError) as raised:
+            read_split(path, "zh")
+        text = str(raised.value)
+        assert text.startswith(f"{path}:5 (id {rows[4]['id']})"), text
+        assert message in text, text
+    not_object = tmp_path / "row.json"
+    not_object.write_text(json.dumps(rows[0], ensure_ascii=False) + '\n[1, 2, 3]\n',
+                          encoding="utf-8")
+    with pytest.raises(ValueError, match=r"row.json:2: expected a JSON object, got list"):
+        read_split(not_object, "zh")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(ValueError, match="deep.json: not a valid JSON array"):
+        read_split(deep, "en")
 
 
 def test_round_trip_through_the_hub_row_layout():
@@ -152,7 +256,7 @@ def test_repeated_ids_are_rejected(tmp_path):
     rows = read_rows(FOLDERS["en"] / "validation.json")
     path = tmp_path / "validation.json"
     path.write_text(json.dumps([rows[0], rows[0]]), encoding="utf-8")
-    with pytest.raises(ValueError, match="ids repeat"):
+    with pytest.raises(ValueError, match=r"row 2: item id 'a1c3e0-en' repeats \(.*row 1\)"):
         read_split(path, "en")
 
 
@@ -169,15 +273,17 @@ class _HubHandler(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture
 def hub_server(tmp_path):
     """A local HTTP server laid out like huggingface.co, with the fixtures at `main` and a
-    `v1.0` branch whose test file is test_blind.json."""
+    `v1.0` branch whose test files are test_blind.json and test_easy_blind.json."""
     root = tmp_path / "hub"
     for language, folder in FOLDERS.items():
         for revision in ("main", "v1.0"):
             target = root / "datasets" / HUB_REPOSITORIES[language] / "resolve" / revision
             target.mkdir(parents=True)
-            for path in folder.glob("*.json"):
-                name = "test_blind.json" if revision == "v1.0" and path.name == "test.json" else path.name
-                (target / name).write_bytes(path.read_bytes())
+            files = [p for p in folder.glob("*.json") if revision == "main" or p.name != "test.json"]
+            if revision == "v1.0":
+                files += list(V1_0[language].glob("*.json"))
+            for path in files:
+                (target / path.name).write_bytes(path.read_bytes())
 
     def handler(*args, **kwargs):
         return _HubHandler(*args, directory=str(root), **kwargs)
@@ -225,6 +331,13 @@ def test_download_uses_hf_endpoint_and_the_v1_0_branch(hub_server, tmp_path, mon
     assert server.seen == ["/datasets/jiangjiechen/ekar_english/resolve/v1.0/test_blind.json"]
     items = load_split("en", "test", revision="v1.0").items
     assert all(i.answer is None for i in items)
+    # EASY mode on v1.0's test split reads test_easy_blind.json, with the query explanations.
+    easy = load_split("en", "test", revision="v1.0", mode="easy")
+    assert easy.path.name == "test_easy_blind.json" and easy.blind
+    assert all(len(i.explanations) == 1 and i.query_explanation for i in easy.items)
+    assert server.seen[-1] == "/datasets/jiangjiechen/ekar_english/resolve/v1.0/test_easy_blind.json"
+    main = load_split("en", "test", mode="easy")
+    assert main.path.name == "test.json" and not main.blind
 
 
 def test_download_failure_says_how_to_use_a_local_folder(hub_server, tmp_path, monkeypatch):

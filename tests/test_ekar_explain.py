@@ -1,5 +1,8 @@
-"""E-KAR explanation generation: prompts for E_Q and E_A, both modes, ROUGE-2 and MiniLM
-similarity per explanation, tables with bootstrap intervals."""
+"""E-KAR explanation generation: the paper's input (Appendix A.1: the query and all
+candidates, E_Q in EASY mode, which explanation to write) and lexbench's instruct format,
+both modes, ROUGE-2 and sentence similarity per explanation (Chinese refused with the
+English MiniLM), BLEURT and MoverScore skipped with the reason or run when planned, tables
+with bootstrap intervals."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from mock_model import ScriptedModel
 from lexbench.benchmarks.base import evaluate
 from lexbench.benchmarks.ekar_data import find_split_file, read_split
 from lexbench.benchmarks.ekar_explain import (
-    ExplanationBenchmark, candidate_explanation_prompt, query_explanation_prompt,
+    ExplanationBenchmark, explanation_prompt, load_explanation_benchmark,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ekar"
@@ -31,16 +34,73 @@ def minilm():
     return SentenceSimilarity()
 
 
-def test_prompts():
+@pytest.fixture(scope="module")
+def multilingual_standin(tmp_path_factory):
+    """The packaged MiniLM's files under a model card that declares `multilingual`: a
+    stand-in for a real multilingual encoder (none ships offline) to run the Chinese path."""
+    from lexbench.metrics.similarity import SentenceSimilarity, packaged_minilm_folder
+
+    source = packaged_minilm_folder()
+    folder = tmp_path_factory.mktemp("multilingual-standin")
+    for path in source.iterdir():
+        if path.name != "README.md":
+            (folder / path.name).symlink_to(path)
+    (folder / "README.md").write_text("---\nlanguage:\n- multilingual\n- zh\n---\n")
+    return SentenceSimilarity(folder)
+
+
+def test_paper_prompts_follow_appendix_a1():
+    item = items("en")[0]                  # timber:furniture; flour:bakery ... glass:transparent
+    candidates = ("candidate = flour : bakery </s> candidate = chair : table </s> "
+                  "candidate = cotton : shirt </s> candidate = glass : transparent")
+    assert explanation_prompt(item, "Q", "hard") == (
+        f"query = timber : furniture </s> {candidates} </s> generate the explanation of Q")
+    assert explanation_prompt(item, "C", "hard") == (
+        f"query = timber : furniture </s> {candidates} </s> generate the explanation of C")
+    assert explanation_prompt(item, "C", "easy") == (
+        f"query = timber : furniture </s> query explanation = {item.explanations[0]} </s> "
+        f"{candidates} </s> generate the explanation of C")
+    # The candidates' own explanations never reach the input.
+    assert all(e not in explanation_prompt(item, "A", "easy") for e in item.explanations[1:])
+    three = items("zh")[2]
+    assert explanation_prompt(three, "D", "hard").startswith(
+        "query = 水果 : 苹果 : 香蕉 </s> candidate = 交通工具 : 汽车 : 车轮 </s>")
+    with pytest.raises(ValueError, match="EASY mode gives E_Q as input"):
+        explanation_prompt(item, "Q", "easy")
+    with pytest.raises(ValueError, match="unknown explanation target"):
+        explanation_prompt(item, "E", "hard")
+
+
+def test_instruct_prompts_show_the_same_information():
     item = items("en")[0]
-    assert query_explanation_prompt(item).endswith("Query: timber : furniture\nExplanation:")
-    hard = candidate_explanation_prompt(item, 2, "hard")
-    easy = candidate_explanation_prompt(item, 2, "easy")
-    assert "Candidate: cotton : shirt" in hard and item.explanations[0] not in hard
-    assert item.explanations[0] in easy and item.explanations[3] not in easy
-    zh = items("zh")[0]
-    assert "题干：木材：家具" in query_explanation_prompt(zh)
-    assert "选项：棉花：衬衫" in candidate_explanation_prompt(zh, 2, "easy")
+    prompt = explanation_prompt(item, "C", "easy", "instruct")
+    assert prompt.splitlines()[:3] == ["Query: timber : furniture",
+                                       f"Explanation of the query: {item.explanations[0]}",
+                                       "Candidates:"]
+    assert "A. flour : bakery" in prompt and "D. glass : transparent" in prompt
+    assert "explanation of candidate C" in prompt and prompt.endswith("Explanation:")
+    query = explanation_prompt(item, "Q", "hard", "instruct")
+    assert "B. chair : table" in query and "explanation of the query" in query
+    zh = explanation_prompt(items("zh")[0], "B", "hard", "instruct")
+    assert "题干：木材：家具" in zh and "C. 棉花：衬衫" in zh and "选项B的解释" in zh
+    with pytest.raises(ValueError, match="unknown prompt format"):
+        explanation_prompt(item, "A", "hard", "chatty")
+
+
+def test_every_request_carries_the_whole_problem():
+    dataset = items("en")[:2]
+    for mode, targets in (("hard", "QABCD"), ("easy", "ABCD")):
+        bench = ExplanationBenchmark(dataset=dataset, mode=mode)
+        requests = bench.requests(dataset[0])
+        assert [r.id for r in requests] == [f"{dataset[0].id}:E{t}" for t in targets]
+        for request, target in zip(requests, targets):
+            assert request.prompt.count("candidate = ") == 4
+            assert request.prompt.endswith(f"generate the explanation of {target}")
+            assert ("query explanation = " in request.prompt) == (mode == "easy")
+    assert ExplanationBenchmark(dataset=dataset, prompt_format="instruct").config()[
+        "prompt_format"] == "instruct"
+    with pytest.raises(ValueError, match="unknown prompt format"):
+        ExplanationBenchmark(dataset=dataset, prompt_format="chatty")
 
 
 def echo_reference(request_id, dataset):
@@ -56,11 +116,12 @@ def echo_reference(request_id, dataset):
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 @pytest.mark.parametrize("mode", ["hard", "easy"])
-def test_explanations_scored_with_rouge_and_similarity(tmp_path, minilm, language, mode):
+def test_explanations_scored_with_rouge_and_similarity(tmp_path, minilm, multilingual_standin,
+                                                      language, mode):
     dataset = items(language)[:4]
     model = ScriptedModel(reply=lambda r: echo_reference(r.id, dataset))
     benchmark = ExplanationBenchmark(dataset=dataset, language=language, mode=mode,
-                                     similarity=minilm)
+                                     similarity=minilm if language == "en" else multilingual_standin)
     evaluation = evaluate(benchmark, model, out_root=tmp_path, progress=False)
     tables = evaluation.results["explanations"]
     if mode == "hard":
@@ -82,6 +143,28 @@ def test_explanations_scored_with_rouge_and_similarity(tmp_path, minilm, languag
         assert set(row["explanations"]) == ({"Q", "A", "B", "C", "D"} if mode == "hard"
                                             else {"A", "B", "C", "D"})
     assert "rouge2_f1" in evaluation.report and "similarity" in evaluation.report
+    # BLEURT and MoverScore: no checkpoint offline, so skipped -- and the run says why.
+    skipped = evaluation.results["skipped_metrics"]
+    assert set(skipped) == {"bleurt", "moverscore"}
+    assert "no BLEURT checkpoint given (--bleurt-checkpoint DIR)" in skipped["bleurt"]
+    assert "no MoverScore encoder given (--moverscore-model DIR)" in skipped["moverscore"]
+    assert "bleurt: not computed -- no BLEURT checkpoint" in evaluation.report
+    assert "moverscore: not computed" in evaluation.report
+    config = evaluation.results["config"]
+    assert config["bleurt"]["skipped"] and config["prompt_format"] == "paper"
+
+
+def test_chinese_is_refused_with_the_english_encoder(minilm, multilingual_standin):
+    with pytest.raises(ValueError, match=r"all-MiniLM-L6-v2 .* is for en only and cannot score "
+                                         r"Chinese explanations: pass --similarity-model DIR "
+                                         r"with a multilingual or Chinese .* or --no-similarity"):
+        ExplanationBenchmark(dataset=items("zh")[:1], language="zh", similarity=minilm)
+    with pytest.raises(ValueError, match="--similarity-model DIR"):
+        load_explanation_benchmark(language="zh", data=FOLDERS["zh"])
+    ExplanationBenchmark(dataset=items("zh")[:1], language="zh", similarity=multilingual_standin)
+    ExplanationBenchmark(dataset=items("zh")[:1], language="zh", similarity=None)
+    assert minilm.languages == frozenset({"en"})
+    assert multilingual_standin.languages == frozenset({"multilingual", "zh"})
 
 
 def test_without_similarity_and_on_a_blind_split():
@@ -96,8 +179,11 @@ def test_without_similarity_and_on_a_blind_split():
     assert score.error_class == "empty_output" and score.value == 0.0
     assert bench.summarize(dataset[:1], [score])["explanations"]["E_Q"].keys() == {
         "rouge2_f1", "rouge2_precision", "rouge2_recall"}
-    with pytest.raises(ValueError, match="blind test split"):
-        ExplanationBenchmark(dataset=items("en", "test"))
+    blind = read_split(find_split_file(FIXTURES / "v1.0" / "english", "test", "easy"), "en")
+    with pytest.raises(ValueError, match="blind test file cannot be scored"):
+        ExplanationBenchmark(dataset=blind)
+    # v1.1's labelled test.json carries the five references: it can be scored.
+    assert len(ExplanationBenchmark(dataset=items("en", "test")).items()) == 3
 
 
 @pytest.mark.skipif(importlib.util.find_spec("bert_score") is not None,

@@ -24,7 +24,7 @@ def test_hf_dataset_loads_with_datasets(exported_items, tmp_path):
     assert loaded.num_rows == 12
     assert loaded[0]["id"] == items[0].id
     assert loaded[0]["candidates"] == list(items[0].candidates)
-    assert loaded[0]["prompt"].endswith(f"{items[0].query} :\nAnswer with exactly one word that "
+    assert loaded[0]["prompt"].endswith(f"{items[0].query} : ?\nAnswer with exactly one word that "
                                         "completes the last line. Do not explain.\n")
     card = (out / "README.md").read_text()
     assert card.startswith("---\nconfigs:")

@@ -93,6 +93,22 @@ def test_batched_prefix_cached_greedy_matches_generate(smollm2):
 
 
 @pytest.mark.slow
+def greedy_first_word(model, prompts, cap=8):
+    """Independently: greedy text after k = 1..cap tokens; the first k at which a whole word
+    is complete (else the cap) is where the word protocol must stop."""
+    from lexbench.models.hf import first_word_complete
+
+    done: dict[int, str] = {}
+    for k in range(1, cap + 1):
+        texts = [r.text for r in model.generate([
+            Request(id=f"k{k}-{i}", kind="generate", prompt=p,
+                    decoding=Decoding(max_new_tokens=k)) for i, p in enumerate(prompts)])]
+        for i, text in enumerate(texts):
+            if i not in done and (first_word_complete(text) or k == cap):
+                done[i] = text
+    return [done[i] for i in range(len(prompts))]
+
+
 def test_word_end_and_stop_strings(smollm2):
     word = Decoding(max_new_tokens=8, stop_at_word_end=True)
     stop = Decoding(max_new_tokens=8, stop=("\n",))
@@ -101,10 +117,16 @@ def test_word_end_and_stop_strings(smollm2):
     requests += [Request(id=f"s{i}", kind="generate", prompt=p, decoding=stop)
                  for i, p in enumerate(PROMPTS)]
     responses = smollm2.generate(requests)
+    plain = [r.text for r in smollm2.generate([
+        Request(id=f"p{i}", kind="generate", prompt=p, decoding=Decoding(max_new_tokens=8))
+        for i, p in enumerate(PROMPTS)])]
+    words = [r.text for r in responses if r.request_id.startswith("w")]
+    assert words == greedy_first_word(smollm2, PROMPTS)
     for response in responses:
         assert response.generated_tokens <= 8
-        if response.request_id.startswith("s"):
-            assert "\n" not in response.text
+    for i, response in enumerate(r for r in responses if r.request_id.startswith("s")):
+        # The stop string cuts the same greedy text, and is not kept.
+        assert response.text == plain[i].split("\n")[0]
 
 
 @pytest.mark.slow

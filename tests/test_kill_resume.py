@@ -40,7 +40,7 @@ def run_folder(out: Path) -> Path:
 
 
 @pytest.mark.parametrize("kill_after", [3, 35])
-def test_sigkill_then_resume_sends_nothing_cached(tmp_path, wordnet_index, kill_after):
+def test_sigkill_then_resume_sends_nothing_cached(tmp_path, tiny_wordnet_env, kill_after):
     from lexbench import api
     from lexbench.models.openai import OpenAIModel, OpenAIOptions
 

@@ -49,14 +49,19 @@ def test_scorer_normalises_case_punctuation_and_space(output, answer, correct):
 @pytest.mark.parametrize("output,error_class", [
     (" large", "identity_echo"),
     (" Large!", "identity_echo"),
+    (" larg", "identity_echo"),           # cut off mid-word by the token budget
+    (" larqe\n", "identity_echo"),        # a non-word one edit away: the query misspelt
     (" larger", "surface_misfire"),       # WordNet exception list: larger -> large
     (" larges", "surface_misfire"),       # detachment rule
-    (" largely", "surface_misfire"),      # shares all but one letter of the shorter word
+    (" largely", "surface_misfire"),      # the query plus a suffix
     (" big", "semantic_drift"),           # WordNet synonym of the query, not an antonym
     (" happy", "support_copy"),
     (" banana", "other"),
     ("", "no_answer"),
     (" ...", "no_answer"),
+    (" The answer", "format_failure"),    # prose, the paper-style prompt's usual failure
+    ("\nThe", "format_failure"),
+    (" to make", "format_failure"),
 ])
 def test_taxonomy(output, error_class):
     verdict = parse_and_score(output, ITEM, TINY)
@@ -74,14 +79,24 @@ def test_surface_variant_rules():
     assert is_surface_variant("cats", "cat", exceptions)
     assert is_surface_variant("running", "run", exceptions)           # consonant doubling undone
     assert is_surface_variant("bigger", "big", exceptions)
-    assert is_surface_variant("colour", "color", exceptions)           # one edit, 5+ letters
+    assert is_surface_variant("happiness", "happy", exceptions)       # y -> i before a suffix
+    assert is_surface_variant("unhappy", "happy", exceptions)         # a prefix
+    assert is_surface_variant("flexibility", "flexibleness", exceptions)  # -ble+ity, -ness
+    assert is_surface_variant("disembarkation", "disembarkment", exceptions)
+    assert is_surface_variant("career-making", "careerism", exceptions)
     assert not is_surface_variant("cat", "dog", exceptions)
     assert not is_surface_variant("large", "large", exceptions)        # identity is not surface
+    # Different real words one letter apart, or look-alikes, are not form changes.
+    for answer, query in (("mouse", "house"), ("night", "light"), ("prize", "price"),
+                          ("carpenter", "carpet"), ("colour", "color")):
+        assert not is_surface_variant(answer, query, exceptions), (answer, query)
 
 
 def test_prompt_shapes():
     paper = prompt_text(ITEM, "paper")
-    assert paper.startswith("happy : sad\nearly : late\nlarge :\n")
+    # The paper's query line is "E : ?" (section 2.3 and the script's f"{E} : ?").
+    assert paper == ("happy : sad\nearly : late\nlarge : ?\nAnswer with exactly one word that "
+                     "completes the last line. Do not explain.\n")
     assert "antonym" not in paper.lower()
     completion = prompt_text(ITEM, "completion")
     assert completion.endswith("happy : sad\nearly : late\nlarge :")

@@ -77,3 +77,140 @@ def test_bertscore_without_the_package_says_how_to_install():
 
     with pytest.raises(ImportError, match="pip install bert-score"):
         bertscore(["a"], ["b"], "bert-base-uncased")
+
+
+# ------------------------------------------------------------------------------ BLEURT, MoverScore
+
+
+def _fake_module(monkeypatch, name, **attributes):
+    """A stand-in package in sys.modules (no BLEURT or MoverScore ships offline): it checks
+    the plumbing -- who is called with what, and how scores come back -- not the metrics."""
+    import importlib.machinery
+    import sys
+    import types
+
+    module = types.ModuleType(name)
+    module.__spec__ = importlib.machinery.ModuleSpec(name, None)
+    for key, value in attributes.items():
+        setattr(module, key, value)
+    monkeypatch.setitem(sys.modules, name, module)
+    return module
+
+
+def test_learned_metrics_are_skipped_with_the_reason_by_default():
+    from lexbench.metrics.learned import plan_bleurt, plan_moverscore
+
+    bleurt, mover = plan_bleurt(None), plan_moverscore(None)
+    assert bleurt.backend is None and "no BLEURT checkpoint given" in bleurt.skipped
+    assert "not available offline" in bleurt.skipped
+    assert mover.backend is None and "no MoverScore encoder given" in mover.skipped
+    assert bleurt.to_dict() == {"name": "bleurt", "checkpoint": None, "backend": None,
+                                "skipped": bleurt.skipped}
+
+
+@pytest.mark.skipif(importlib.util.find_spec("bleurt") is not None
+                    or importlib.util.find_spec("bleurt_pytorch") is not None
+                    or importlib.util.find_spec("moverscore_v2") is not None,
+                    reason="a BLEURT or MoverScore package is installed")
+def test_a_named_checkpoint_that_cannot_run_is_an_error(tmp_path):
+    from lexbench.metrics.learned import plan_bleurt, plan_moverscore
+
+    with pytest.raises(FileNotFoundError, match="--bleurt-checkpoint .*nowhere: no such folder"):
+        plan_bleurt(tmp_path / "nowhere")
+    with pytest.raises(ImportError, match="pip install bleurt-pytorch"):
+        plan_bleurt(tmp_path)
+    with pytest.raises(ImportError, match="pip install moverscore pyemd"):
+        plan_moverscore(tmp_path)
+
+
+def test_bleurt_and_moverscore_run_through_their_packages(monkeypatch, tmp_path):
+    from lexbench.metrics.learned import (bleurt_scores, moverscore_scores, plan_bleurt,
+                                          plan_moverscore)
+
+    calls = {}
+
+    class Scorer:
+        def __init__(self, checkpoint):
+            calls["bleurt_checkpoint"] = checkpoint
+
+        def score(self, references, candidates):
+            calls["bleurt"] = (references, candidates)
+            return [len(c) / 10 for c in candidates]
+
+    score_module = _fake_module(monkeypatch, "bleurt.score", BleurtScorer=Scorer)
+    _fake_module(monkeypatch, "bleurt", score=score_module)
+    plan = plan_bleurt(tmp_path)
+    assert (plan.backend, plan.skipped) == ("bleurt", None)
+    assert bleurt_scores(plan, ["ab", "abcd"], ["x", "y"]) == [0.2, 0.4]
+    assert calls["bleurt"] == (["x", "y"], ["ab", "abcd"])
+    assert calls["bleurt_checkpoint"] == str(tmp_path)
+
+    def word_mover_score(references, hypotheses, idf_ref, idf_hyp, **options):
+        calls["mover"] = (references, hypotheses, options)
+        return [0.5 for _ in hypotheses]
+
+    encoder = tmp_path / "distilbert"
+    encoder.mkdir()
+    _fake_module(monkeypatch, "moverscore_v2", model_name=str(encoder),
+                 get_idf_dict=lambda texts: {"n": len(texts)}, word_mover_score=word_mover_score)
+    monkeypatch.delenv("MOVERSCORE_MODEL", raising=False)
+    mover = plan_moverscore(encoder)
+    assert moverscore_scores(mover, ["a b"], ["a c"]) == [0.5]
+    assert calls["mover"] == (["a c"], ["a b"], {"stop_words": [], "n_gram": 1,
+                                                 "remove_subwords": True})
+    import os
+
+    assert os.environ["MOVERSCORE_MODEL"] == str(encoder)
+    # moverscore_v2 reads its encoder once, at import: another one is refused, not ignored.
+    with pytest.raises(RuntimeError, match="already imported with encoder"):
+        moverscore_scores(plan_moverscore(tmp_path), ["a"], ["b"])
+    with pytest.raises(ValueError, match="2 predictions but 1 references"):
+        bleurt_scores(plan, ["a", "b"], ["c"])
+    with pytest.raises(ValueError, match="BLEURT is skipped"):
+        bleurt_scores(plan_bleurt(None), ["a"], ["b"])
+
+
+def test_explanation_runs_report_planned_learned_metrics(monkeypatch, tmp_path):
+    from pathlib import Path
+
+    from mock_model import ScriptedModel
+
+    from lexbench.benchmarks.base import evaluate
+    from lexbench.benchmarks.ekar_data import read_split
+    from lexbench.benchmarks.ekar_explain import ExplanationBenchmark
+    from lexbench.metrics.learned import plan_bleurt
+
+    class Scorer:
+        def __init__(self, checkpoint):
+            pass
+
+        def score(self, references, candidates):
+            return [0.25] * len(candidates)
+
+    score_module = _fake_module(monkeypatch, "bleurt.score", BleurtScorer=Scorer)
+    _fake_module(monkeypatch, "bleurt", score=score_module)
+    dataset = read_split(Path(__file__).parent / "fixtures" / "ekar" / "english" / "validation.json",
+                         "en")[:2]
+    benchmark = ExplanationBenchmark(dataset=dataset, bleurt=plan_bleurt(tmp_path))
+    evaluation = evaluate(benchmark, ScriptedModel(reply=lambda r: "timber makes furniture"),
+                          out_root=tmp_path / "runs", progress=False)
+    tables = evaluation.results["explanations"]
+    assert tables["E_A"]["bleurt"]["estimate"] == pytest.approx(0.25)
+    assert tables["E_A"]["bleurt"]["n"] == 8 and tables["E_Q"]["bleurt"]["n"] == 2
+    assert set(evaluation.results["skipped_metrics"]) == {"moverscore"}
+    assert "| E_A | bleurt | 0.250" in evaluation.report
+
+
+def test_model_card_languages(tmp_path):
+    from lexbench.metrics.similarity import declared_languages, packaged_minilm_folder
+
+    assert declared_languages(packaged_minilm_folder()) == frozenset({"en"})
+    cards = {"---\nlanguage: [en, zh]\nlicense: mit\n---\n": {"en", "zh"},
+             "---\nlicense: mit\nlanguage:\n  - multilingual\n  - 'zh'\ntags: []\n---\n":
+                 {"multilingual", "zh"},
+             "---\nlicense: mit\n---\n": None, "no front matter": None}
+    for text, expected in cards.items():
+        (tmp_path / "README.md").write_text(text)
+        assert declared_languages(tmp_path) == (frozenset(expected) if expected else None)
+    (tmp_path / "README.md").unlink()
+    assert declared_languages(tmp_path) is None

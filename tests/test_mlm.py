@@ -61,10 +61,17 @@ def test_rank_matches_a_manual_forward_pass_and_is_batch_independent(model):
     assert [t.token_id for t in alone[0].ranked] == [t.token_id for t in batched[2].ranked]
 
 
-def test_prompt_must_hold_exactly_one_mask(model):
-    with pytest.raises(ValueError, match="exactly one"):
-        model.rank([Request(id="x", kind="rank", prompt="no mask here")])
-    with pytest.raises(ValueError, match="exactly one"):
+def test_the_mask_goes_between_prompt_and_suffix_or_where_the_prompt_puts_it(model):
+    # The causal LM's rank request (text before the answer, text after it) is answered at
+    # the mask placed between them: the same ranking as the explicit [MASK] prompt.
+    plain = Request(id="a", kind="rank", prompt="If mind is like computer, then memory is like",
+                    answer_suffix=".", top_k=5, targets=("ram",))
+    explicit = Request(id="b", kind="rank", top_k=5,
+                       prompt="If mind is like computer, then memory is like [MASK].")
+    first, second = model.rank([plain, explicit])
+    assert [t.token_id for t in first.ranked] == [t.token_id for t in second.ranked]
+    assert len(first.target_ranks) == 1 and second.target_ranks == ()
+    with pytest.raises(ValueError, match="at most one"):
         model.rank([Request(id="x", kind="rank", prompt="[MASK] and [MASK]")])
 
 
@@ -77,20 +84,21 @@ def test_unknown_option_and_identity(tiny_bert, model):
 
 
 def test_scan_through_the_masked_backend(model, shared_data, tmp_path):
-    from lexbench.benchmarks.scan import run_scan
+    from lexbench import api
     from lexbench.run.store import read_run
 
-    evaluation = run_scan(model, data=shared_data / "scan" / "SCAN_dataset.csv", limit=6,
-                          shots=1, out=tmp_path / "runs", progress=False)
+    evaluation = api.run("scan", model, data=shared_data / "scan" / "SCAN_dataset.csv", limit=6,
+                         shots=1, out=tmp_path / "runs", progress=False, use_cache=False)
     config, samples, results = read_run(evaluation.folder.path)
-    assert config["benchmark"]["regime"] == "masked"
+    assert config["benchmark"]["request_kind"] == "rank" and config["model"]["kinds"] == ["rank"]
     assert len(samples) == 6 and results["overall"]["n"] == 6
     for row in samples:
-        assert row["prompt"].endswith("is like [MASK].") and row["prompt"].count("[MASK]") == 1
+        assert row["prompt"].endswith("is like") and "[MASK]" not in row["prompt"]
         assert row["prompt"].count("If ") == 2               # one shot, then the query
-        expected = [model.tokenizer(" " + w, add_special_tokens=False)["input_ids"][0]
-                    for w in [row["d"], *row["alternatives"]]]
-        assert row["answer_keys"] == list(dict.fromkeys(expected))
+        keys = [model.tokenizer(" " + w, add_special_tokens=False)["input_ids"][0]
+                for w in row["targets"]]
         ranked_ids = [t[0] for t in row["ranked"]]
-        hits = [p for p, t in enumerate(ranked_ids, 1) if t in row["answer_keys"]]
+        assert row["target_ranks"] == [ranked_ids.index(k) + 1 if k in ranked_ids else None
+                                       for k in keys]
+        hits = [p for p, t in enumerate(ranked_ids, 1) if t in keys]
         assert row["value"] == (1 / hits[0] if hits else 0.0)

@@ -52,7 +52,7 @@ def lambda_answerer(seed: int, accuracy: float) -> Callable[..., str]:
         k = int(number)
         if rng.random() < accuracy:
             return f" gold{r}{k}"
-        query = next(line[:-2] for line in request.prompt.split("\n") if line.endswith(" :"))
+        query = next(line[:-4] for line in request.prompt.split("\n") if line.endswith(" : ?"))
         return [f" {query}", " alpha", " zebra", f" {INJECTION}"][rng.randrange(4)]
     return reply
 
@@ -68,7 +68,7 @@ def make_lambda_run(root: Path, name: str, seed: int, accuracy: float,
 
 
 def write_graded_run(root: Path, model: str, values: Sequence[float], *,
-                     benchmark: str = "scan", ids: Sequence[str] | None = None,
+                     benchmark: str = "ranked", ids: Sequence[str] | None = None,
                      figure: bool = True, nulls: Sequence[int] = ()) -> Path:
     """A hand-written run folder for a benchmark without a reporter: `value` is graded
     (a reciprocal rank), `correct` is value == 1; indices in `nulls` are not scorable."""

@@ -147,3 +147,26 @@ def test_lenient_reading_takes_the_first_braced_set_only_when_the_tag_is_missing
     assert lenient_parse("<answer>{1}</answer> {2}", numbers=True).members == frozenset({1})
     assert lenient_parse("Output: {}", numbers=True).explicit_empty
     assert lenient_parse("no set here", numbers=True).format_error == "no_answer_tag"
+
+
+def test_gold_and_answer_are_normalised_the_same_way():
+    # Deceptive sets hold capitalised WordNet lemmas ("Bahai"); a right answer must score
+    # right whatever its case, and a made-up member is judged in the same canonical form.
+    a, b = ("spy", "Bahai"), ("schoolmaam", "bystander")
+    truth = {"spy", "Bahai", "schoolmaam", "bystander"}
+    for written in ("Bahai", "bahai", "BAHAI", "'Bahai'"):
+        output = f"<answer>{{spy, {written}, schoolmaam, bystander}}</answer>"
+        verdict = score_answer(parse_answer(output, numbers=False), truth, a, b)
+        assert verdict.correct and verdict.hallucinated == [], written
+    made_up = score_answer(parse_answer("<answer>{spy, Bahai, am}</answer>", numbers=False),
+                           {"spy"}, a, b)
+    assert made_up.hallucinated == ["am"] and made_up.hallucinated_count == 1
+
+
+def test_the_papers_own_answer_spellings():
+    # The paper's prompts show sets in parentheses and the empty set as "()".
+    assert parse_answer("<answer>(12, 47)</answer>", numbers=True).members == frozenset({12, 47})
+    for empty in ("<answer>()</answer>", "<answer>() (the empty set)</answer>",
+                  "<answer>{}</answer>"):
+        parsed = parse_answer(empty, numbers=True)
+        assert parsed.members == frozenset() and parsed.explicit_empty, empty

@@ -14,17 +14,16 @@ from typing import Any
 
 from lexbench.benchmarks.base import Evaluation, evaluate
 from lexbench.benchmarks.lambda_ import (
-    LambdaBenchmark,
     LambdaConfig,
     LambdaItem,
     generate_items,
-    read_items,
     write_items,
 )
 from lexbench.lexicon.wordnet import PAPER_RELATIONS, RelationIndex, load_index
 from lexbench.models.base import Model
-from lexbench.models.registry import load_model
 from lexbench.run.cache import ResponseCache, response_cache
+
+__all__ = ["generate_lambda", "lambda_index", "run", "run_lambda"]
 
 
 def lambda_index(wordnet: str | Path | None = None, progress: bool = True) -> RelationIndex:
@@ -45,46 +44,48 @@ def generate_lambda(*, profile: str = "strict", seed: int = 42, per_relation: in
     return items
 
 
-def limit_per_relation(items: Sequence[LambdaItem], limit: int | None) -> list[LambdaItem]:
-    """The first `limit` items of each relation (items are already in random order)."""
-    if limit is None:
-        return list(items)
-    taken: dict[str, int] = {}
-    out = []
-    for item in items:
-        if taken.get(item.relation, 0) < limit:
-            taken[item.relation] = taken.get(item.relation, 0) + 1
-            out.append(item)
-    return out
+def run(benchmark: str, model: str | Model = "smollm2-135m", *,
+        model_options: Mapping[str, Any] | None = None, out: str | Path = "runs",
+        cache: ResponseCache | str | Path | None = None, use_cache: bool = True,
+        progress: bool = True, chat: bool | None = None, **options: Any) -> Evaluation:
+    """Evaluate `model` on `benchmark` and write its run folder: the one entry point.
 
+    Opens the model (a spec such as "smollm2-135m", "openai:NAME", "glove"; or a `Model`
+    you opened, which is left open) and the response cache, builds the benchmark with
+    `options` (those of `lexbench.benchmarks.registry`'s builder for it), runs it, and closes
+    what it opened. `chat=None` takes the benchmark's measured default for chat models.
 
-def run_lambda(model: str | Model = "smollm2-135m", *, limit: int | None = None,
-               protocol: str = "paper", prompt_style: str = "paper", profile: str = "strict",
-               seed: int = 42, per_relation: int = 1000,
-               relations: Sequence[str] = PAPER_RELATIONS, items: str | Path | None = None,
-               model_options: Mapping[str, Any] | None = None, out: str | Path = "runs",
-               cache: ResponseCache | str | Path | None = None, use_cache: bool = True,
-               wordnet: str | Path | None = None, progress: bool = True) -> Evaluation:
-    """Evaluate a model on LAMBDA and write a run folder; returns results and report.
-
-    `limit` takes the first N items of each relation. `items` reads a generated JSONL
-    file instead of generating (its own profile and seed then apply).
+    >>> run = api.run("scan", "smollm2-135m", limit=20)                 # doctest: +SKIP
+    >>> run = api.run("google", "glove", limit_per_relation=50)          # doctest: +SKIP
     """
-    index = lambda_index(wordnet, progress)
-    if items is not None:
-        dataset = read_items(items)
-        dataset_config: dict[str, Any] = {"file": str(items)}
-    else:
-        config = LambdaConfig(profile=profile, seed=seed, per_relation=per_relation,
-                              relations=tuple(relations))
-        dataset = generate_items(index, config)
-        dataset_config = config.to_dict()
-    dataset = limit_per_relation(dataset, limit)
-    dataset_config = {**dataset_config, "limit_per_relation": limit}
-    backend = model if isinstance(model, Model) else load_model(model, model_options)
-    # Chat formatting is the backend's option (hf --chat-template, openai --api chat): it is
-    # part of the model's fingerprint, so cached plain and chat answers never mix.
-    benchmark = LambdaBenchmark(dataset=dataset, index=index, protocol=protocol,
-                                prompt_style=prompt_style, dataset_config=dataset_config)
-    with response_cache(cache, use_cache) as store:
-        return evaluate(benchmark, backend, out_root=out, cache=store, progress=progress)
+    from lexbench.benchmarks.registry import entry
+    from lexbench.models.registry import open_model
+
+    chosen = entry(benchmark)
+    check_input_paths(options)
+    if chosen.name == "lambda":
+        options.setdefault("progress", progress)   # building the WordNet index shows a bar
+    with open_model(model, model_options) as backend, response_cache(cache, use_cache) as store:
+        chosen.check(backend)
+        built = chosen.build(backend, **options)
+        use_chat = chosen.chat_default if chat is None else chat
+        use_chat = bool(use_chat and backend.has_chat_template())
+        recorded = {k: v for k, v in options.items() if k != "progress"}
+        return evaluate(built, backend, out_root=out, cache=store, progress=progress,
+                        chat=use_chat, run_options={"benchmark": benchmark, **recorded})
+
+
+def check_input_paths(options: Mapping[str, Any]) -> None:
+    """Fail before any model is loaded when an input file or folder the options name is
+    missing (loading a model can take a minute; a typo should not)."""
+    for name in ("items", "data"):
+        value = options.get(name)
+        if isinstance(value, (str, Path)) and not Path(value).expanduser().exists():
+            raise FileNotFoundError(f"No such file or folder ({name}): {value}")
+
+
+def run_lambda(model: str | Model = "smollm2-135m", **options: Any) -> Evaluation:
+    """Evaluate a model on LAMBDA (`run("lambda", model, **options)`): `limit` takes the
+    first N items of each relation; `items` reads a generated JSONL file instead of
+    generating (its own profile and seed then apply)."""
+    return run("lambda", model, **options)

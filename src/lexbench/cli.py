@@ -19,8 +19,9 @@ from lexbench import __version__
 VERBS = {
     "generate": "generate a benchmark's items deterministically",
     "run": "evaluate a model on a benchmark and write a run folder",
-    "human": "human-baseline sheets: export items to annotate, score the answers",
+    "human": "human baselines: serve a study in the browser, turn answers into run folders, CSV sheets",
     "export": "export a generated benchmark to other tools' formats",
+    "finetune": "fine-tune a model as the papers did (SCAN's BATS training, E-KAR's baselines)",
 }
 
 
@@ -69,9 +70,24 @@ class UserError(Exception):
     """A mistake in the command's input: printed as one clear line, exit status 2."""
 
 
+def _say(message: object) -> None:
+    """One error line on stderr; server and model text in it is escaped for the terminal."""
+    from lexbench.commands.common import strip_url_credentials, terminal_text
+
+    print(f"lexbench: error: {terminal_text(strip_url_credentials(str(message)))}",
+          file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Exit statuses: 0 done; 1 a failure of the environment (a server refusing for good, a
+    damaged cache, a full disk); 2 bad input; 3 a run finished but some requests failed; 4
+    every request failed (3 and 4 become 0 with --allow-failures); 130 interrupted."""
+    from lexbench.commands.common import IncompleteRun, terminal_text
+
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = argv
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()
@@ -80,9 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(handler(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except IncompleteRun as incomplete:
+        print(f"lexbench: {terminal_text(str(incomplete))}", file=sys.stderr)
+        return incomplete.exit_code
     except (UserError, ValueError, FileNotFoundError, KeyError) as error:
-        message = error.args[0] if isinstance(error, KeyError) and error.args else error
-        print(f"lexbench: error: {message}", file=sys.stderr)
+        _say(error.args[0] if isinstance(error, KeyError) and error.args else error)
         return 2
     except ImportError as error:
         print(f"lexbench: error: a dependency is missing ({error}); install lexbench with its "
@@ -91,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except (RuntimeError, OSError) as error:
         # OSError: an unreachable Hub, a disk full, a model folder that is not one.
-        print(f"lexbench: error: {error}", file=sys.stderr)
+        _say(error)
         return 1
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -216,6 +217,20 @@ def clustered_standard_error(values: Sequence[float], clusters: Sequence[Hashabl
         return float("nan")
     total = sum(s * s for s in groups.values())
     return math.sqrt(g / (g - 1) * total) / data.size
+
+
+def clustered_mean_interval(values: Sequence[float], clusters: Sequence[Hashable], label: str) -> dict[str, Any]:
+    """Mean ± 1.96 cluster-robust SE (clipped to [0, 1]), with the SE itself."""
+    n = len(values)
+    if n == 0:
+        return {**Interval(math.nan, math.nan, math.nan, 0, f"clustered by {label}").to_dict(),
+                "se": math.nan, "clusters": 0}
+    mean = sum(values) / n
+    se = clustered_standard_error(values, clusters)
+    low = max(0.0, mean - Z95 * se) if not math.isnan(se) else math.nan
+    high = min(1.0, mean + Z95 * se) if not math.isnan(se) else math.nan
+    return {**Interval(mean, low, high, n, f"clustered by {label}").to_dict(), "se": se,
+            "clusters": len(set(clusters))}
 
 
 def describe(values: Sequence[float]) -> dict[str, float]:

@@ -64,7 +64,7 @@ def edit_distance(a: str, b: str, limit: int | None = None) -> int:
 
 
 def cut_at_stop(text: str, stop: Sequence[str]) -> str:
-    """`text` up to the first of the `stop` strings (all of it when none occurs).
+    r"""`text` up to the first of the `stop` strings (all of it when none occurs).
 
     >>> cut_at_stop("small\nlarge", ["\n"])
     'small'

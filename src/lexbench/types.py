@@ -9,9 +9,28 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from enum import Enum
+from typing import Any, Literal, Union
 
-RequestKind = Literal["generate", "rank", "loglikelihood"]
+RequestKind = Literal["generate", "rank", "loglikelihood", "analogy"]
+#: Every request kind, in the order a backend answers a mixed list.
+REQUEST_KINDS: tuple[RequestKind, ...] = ("generate", "rank", "loglikelihood", "analogy")
+
+#: How word vectors solve a : b :: c : ? (see lexbench.models.embeddings).
+VECTOR_METHODS = ("3cosadd", "3cosmul", "pairdiff", "scan-paper")
+# Methods whose published form excludes the question words from the answers.
+EXCLUDING_METHODS = frozenset({"3cosadd", "3cosmul", "pairdiff"})
+
+
+class Failure(str, Enum):
+    """Why a response carries no answer: a typed value, never a prefix of the error text.
+
+    `REQUEST_FAILED`: the backend could not answer (server down, retries exhausted).
+    `OUT_OF_VOCABULARY`: a word of the question is unknown to the model (word vectors);
+    benchmarks decide whether such an item counts as wrong or is left out."""
+
+    REQUEST_FAILED = "request_failed"
+    OUT_OF_VOCABULARY = "out_of_vocabulary"
 
 
 def canonical_json(value: Any) -> str:
@@ -47,13 +66,104 @@ class Decoding:
         return {**asdict(self), "stop": list(self.stop)}
 
 
+def _check_method(method: str) -> None:
+    if method not in VECTOR_METHODS:
+        raise ValueError(f"unknown analogy method {method!r}; choose from {', '.join(VECTOR_METHODS)}")
+
+
+@dataclass(frozen=True)
+class AnalogyQuery:
+    """a : b :: c : ?  with the method to solve it and whether question words may answer.
+
+    `exclude_question_words=None` takes the method's own default (True except scan-paper).
+    """
+
+    a: str
+    b: str
+    c: str
+    method: str = "3cosadd"
+    exclude_question_words: bool | None = None
+
+    def __post_init__(self) -> None:
+        _check_method(self.method)
+        for field_name in ("a", "b", "c"):
+            if not str(getattr(self, field_name)).strip():
+                raise ValueError(f"analogy query: {field_name} is empty")
+        if self.exclude_question_words is None:
+            object.__setattr__(self, "exclude_question_words", self.method in EXCLUDING_METHODS)
+
+
+@dataclass(frozen=True)
+class PairChoiceQuery:
+    """a : b :: which of these c : d pairs? (SAT-style multiple choice), scored with the
+    method's own formula for d given a, b, c (pairdiff by default)."""
+
+    a: str
+    b: str
+    choices: tuple[tuple[str, str], ...]
+    method: str = "pairdiff"
+
+    def __post_init__(self) -> None:
+        _check_method(self.method)
+        if len(self.choices) < 2:
+            raise ValueError(f"a multiple-choice query needs at least two choices, got {len(self.choices)}")
+        object.__setattr__(self, "choices", tuple((str(c), str(d)) for c, d in self.choices))
+
+
+@dataclass(frozen=True)
+class TupleChoiceQuery:
+    """Which candidate tuple stands in the same relation as `query`? (E-KAR's static-vector
+    baseline: a tuple's vector is the sum of its terms' pairwise differences, candidates are
+    scored by cosine with the query's.)"""
+
+    query: tuple[str, ...]
+    candidates: tuple[tuple[str, ...], ...]
+
+    def __post_init__(self) -> None:
+        if len(self.query) < 2:
+            raise ValueError(f"a tuple query needs at least two terms, got {self.query!r}")
+        if len(self.candidates) < 2:
+            raise ValueError(f"a tuple query needs at least two candidates, got {len(self.candidates)}")
+        object.__setattr__(self, "query", tuple(str(t) for t in self.query))
+        object.__setattr__(self, "candidates", tuple(tuple(str(t) for t in c) for c in self.candidates))
+
+
+VectorQuery = Union[AnalogyQuery, PairChoiceQuery, TupleChoiceQuery]
+_QUERY_TYPES: dict[str, type] = {"analogy": AnalogyQuery, "pair_choice": PairChoiceQuery,
+                                 "tuple_choice": TupleChoiceQuery}
+
+
+def query_to_dict(query: VectorQuery) -> dict[str, Any]:
+    """A typed query as plain JSON (`type` names the class), stable for cache keys."""
+    name = next(k for k, v in _QUERY_TYPES.items() if isinstance(query, v))
+    return {"type": name, **json.loads(json.dumps(asdict(query)))}
+
+
+def query_from_dict(data: dict[str, Any]) -> VectorQuery:
+    body = dict(data)
+    kind = body.pop("type", None)
+    if kind not in _QUERY_TYPES:
+        raise ValueError(f"unknown analogy query type {kind!r}; known: {', '.join(_QUERY_TYPES)}")
+    if kind == "pair_choice":
+        body["choices"] = tuple(tuple(c) for c in body["choices"])
+    elif kind == "tuple_choice":
+        body["query"] = tuple(body["query"])
+        body["candidates"] = tuple(tuple(c) for c in body["candidates"])
+    return _QUERY_TYPES[kind](**body)
+
+
 @dataclass(frozen=True)
 class Request:
     """One thing to ask a model.
 
     * `generate`: continue `prompt` (or reply to `messages` when `chat` is true).
-    * `rank`: the `top_k` most likely next tokens after `prompt`, with log-probabilities.
+    * `rank`: the `top_k` most likely next tokens after `prompt`, with log-probabilities, and
+      the rank of each word in `targets` among them (each backend matches a word its own
+      way: first token id, token text, the mask position). A masked LM puts its mask
+      between `prompt` and `answer_suffix` ("If a is like b, then c is like" [MASK] ".").
     * `loglikelihood`: log P(continuation | prompt) for each of `continuations`.
+    * `analogy`: a typed `query` for static word vectors (ranked vocabulary words, with the
+      ranks of `targets`; or one score per choice for the choice queries).
     """
 
     id: str
@@ -64,6 +174,16 @@ class Request:
     decoding: Decoding = field(default_factory=Decoding)
     top_k: int = 10
     continuations: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()
+    answer_suffix: str = ""
+    query: VectorQuery | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in REQUEST_KINDS:
+            raise ValueError(f"request {self.id}: unknown kind {self.kind!r}; "
+                             f"known: {', '.join(REQUEST_KINDS)}")
+        if self.kind == "analogy" and self.query is None:
+            raise ValueError(f"request {self.id}: an analogy request needs a typed query")
 
     def cache_key_payload(self) -> dict[str, Any]:
         """Everything that changes the answer, and nothing that does not (not the id)."""
@@ -73,8 +193,13 @@ class Request:
             payload["messages"] = [list(m) for m in self.messages]
         if self.kind == "generate":
             payload["decoding"] = self.decoding.to_dict()
-        elif self.kind == "rank":
+        elif self.kind in ("rank", "analogy"):
             payload["top_k"] = self.top_k
+            payload["targets"] = list(self.targets)
+            if self.answer_suffix:
+                payload["answer_suffix"] = self.answer_suffix
+            if self.query is not None:
+                payload["query"] = query_to_dict(self.query)
         else:
             payload["continuations"] = list(self.continuations)
         return payload
@@ -89,7 +214,13 @@ class RankedToken:
 
 @dataclass(frozen=True)
 class Response:
-    """A model's answer to one request. `error` is set (and the rest empty) on failure."""
+    """A model's answer to one request. On failure `error` says why in words and `failure`
+    classifies it (the rest stays empty).
+
+    `target_ranks[i]` is the 1-based rank of the request's `targets[i]` among `ranked`
+    (None: not among them). `target_known[i]` is False when the model cannot produce that
+    word at all (a word-vector vocabulary without it); empty means every target is known.
+    `choice_scores` answer the choice queries of `analogy` requests (higher is better)."""
 
     request_id: str
     text: str = ""
@@ -99,9 +230,17 @@ class Response:
     continuation_tokens: tuple[int, ...] = ()
     generated_tokens: int = 0
     error: str | None = None
+    failure: Failure | None = None
+    target_ranks: tuple[int | None, ...] = ()
+    target_known: tuple[bool, ...] = ()
+    choice_scores: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.error is not None and self.failure is None:
+            object.__setattr__(self, "failure", Failure.REQUEST_FAILED)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "request_id": self.request_id,
             "text": self.text,
             "ranked": [[t.token_id, t.text, t.logprob] for t in self.ranked],
@@ -110,9 +249,20 @@ class Response:
             "generated_tokens": self.generated_tokens,
             "error": self.error,
         }
+        # Newer fields only when set, so older cached answers and new ones read alike.
+        if self.failure is not None:
+            out["failure"] = self.failure.value
+        if self.target_ranks:
+            out["target_ranks"] = list(self.target_ranks)
+        if self.target_known:
+            out["target_known"] = list(self.target_known)
+        if self.choice_scores:
+            out["choice_scores"] = list(self.choice_scores)
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Response:
+        failure = data.get("failure")
         return cls(
             request_id=data["request_id"],
             text=data.get("text", ""),
@@ -121,6 +271,10 @@ class Response:
             continuation_tokens=tuple(int(x) for x in data.get("continuation_tokens", [])),
             generated_tokens=int(data.get("generated_tokens", 0)),
             error=data.get("error"),
+            failure=Failure(failure) if failure else None,
+            target_ranks=tuple(None if r is None else int(r) for r in data.get("target_ranks", [])),
+            target_known=tuple(bool(k) for k in data.get("target_known", [])),
+            choice_scores=tuple(float(x) for x in data.get("choice_scores", [])),
         )
 
 

@@ -10,7 +10,7 @@ model, so resuming, caching and the run-folder layout are the same for all of th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -65,15 +65,36 @@ class Evaluation:
     stats: RunStats
 
 
+def apply_chat(requests: Sequence[Request], chat: bool) -> list[Request]:
+    """Mark generation requests for the model's chat format. Only `generate`: a ranked next
+    token or a continuation's log-probability is defined on the raw text, and a chat reply's
+    first token has no leading space, so rank and loglikelihood stay plain."""
+    if not chat:
+        return list(requests)
+    return [replace(r, chat=True) if r.kind == "generate" else r for r in requests]
+
+
 def evaluate(benchmark: Benchmark, model: Model, *, out_root: str | Path = "runs",
              cache: ResponseCache | None = None, progress: bool = True,
-             chunk_size: int | None = None) -> Evaluation:
-    """Run `benchmark` on `model` and write its run folder."""
+             chunk_size: int | None = None, chat: bool = False,
+             run_options: Mapping[str, Any] | None = None) -> Evaluation:
+    """Run `benchmark` on `model` and write its run folder.
+
+    `chat` wraps generation prompts in the model's chat format (part of the cache key and
+    of the run folder's hash). `run_options` are the options the benchmark was built with,
+    recorded in config.json so `lexbench rescore` can rebuild it. Every samples.jsonl line
+    carries the item id and the raw responses, so any run can be re-scored later."""
     items = list(benchmark.items())
     if not items:
         raise ValueError(f"{benchmark.name}: no items to evaluate (check --limit and filters)")
-    per_item = [benchmark.requests(item) for item in items]
+    per_item = [apply_chat(benchmark.requests(item), chat) for item in items]
     flat = [request for requests in per_item for request in requests]
+    identity = {"benchmark": benchmark.config(), "model": model.fingerprint()}
+    if chat:
+        identity["chat"] = True
+    # Claimed before asking the model: a second process running this configuration waits,
+    # then finds every answer in the cache instead of sending each request again.
+    folder = run_folder(out_root, benchmark.name, model.name, identity, claim=True)
     responses, stats = execute(model, flat, cache=cache, progress=progress,
                                chunk_size=chunk_size, description=benchmark.name)
     scores: list[Score] = []
@@ -84,16 +105,25 @@ def evaluate(benchmark: Benchmark, model: Model, *, out_root: str | Path = "runs
         position += len(requests)
         score = benchmark.score(item, answered)
         scores.append(score)
-        samples.append(benchmark.sample(item, requests, answered, score))
+        samples.append(sample_line(benchmark, item, requests, answered, score))
     results = benchmark.summarize(items, scores)
     results["run"] = stats.to_dict()
-    config = {"benchmark": benchmark.config(), "model": model.describe()}
-    folder = run_folder(out_root, benchmark.name, model.name,
-                        {"benchmark": benchmark.config(), "model": model.fingerprint()})
+    config = {"benchmark": benchmark.config(), "model": model.describe(), "chat": chat,
+              "run_options": dict(run_options or {})}
     report = benchmark.report(results)
-    write_run(folder, config, samples, results, report)
     make_figures = getattr(benchmark, "figures", None)
-    if make_figures is not None:
-        # Optional hook: PNGs under <run>/figures/, embedded by `lexbench report`.
-        make_figures(results, folder.path)
+    # The folder is written as one unit, figures included (optional hook: PNGs under
+    # <run>/figures/, embedded by `lexbench report`); this releases the claim.
+    folder = write_run(folder, config, samples, results, report, extra=None if make_figures is None
+                       else lambda path: make_figures(results, path))
     return Evaluation(folder=folder, results=results, report=report, stats=stats)
+
+
+def sample_line(benchmark: Benchmark, item: Any, requests: Sequence[Request],
+                responses: Sequence[Response], score: Score) -> dict[str, Any]:
+    """The benchmark's samples.jsonl line, with the item id and the raw responses added
+    (what `rescore` scores again)."""
+    line = benchmark.sample(item, requests, responses, score)
+    line.setdefault("id", item.id)
+    line["responses"] = [r.to_dict() for r in responses]
+    return line

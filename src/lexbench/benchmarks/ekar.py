@@ -11,16 +11,18 @@ Three methods, one benchmark:
   `extract_letter` finds robustly ("B", "(B)", "Answer: c", "the answer is D.", "答案：B", or
   the text of a candidate); outputs with no letter are counted apart as `unparsed`.
 * `embedding`: the paper's static-vector baseline (see `ekar_embedding`).
+* `contextual`: the paper's untuned contextual-embedding baseline (BERT/RoBERTa
+  representations, see `ekar_contextual`).
 
 Modes: `hard` (query and candidates only) and `easy` (the query's explanation as well).
 Accuracy is tabulated per meta-relation (R1-R5) and per sub-relation with Wald and Wilson
-95% intervals; items are grouped by their query's first annotated relation.
+95% intervals; an item counts under every relation annotated for its query (an item
+annotated R3.8 and R3.9 counts in both rows, and once in R3).
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,11 +32,17 @@ from typing import Any
 from lexbench.benchmarks.ekar_data import (
     LABELS, META_RELATIONS, RELATION_NAMES, UNKNOWN_RELATION, EkarItem, load_split,
 )
+from lexbench.benchmarks.ekar_letters import Extraction, extract_letter
+
+__all__ = ["EkarBenchmark", "Extraction", "extract_letter", "load_benchmark", "run_ekar"]
 from lexbench.stats import wald_interval, wilson_interval
 from lexbench.types import Decoding, Request, Response, Score
 
 MODES = ("hard", "easy")
-METHODS = ("loglikelihood", "generate", "embedding")
+METHODS = ("loglikelihood", "generate", "embedding", "contextual")
+# Methods that compare tuple vectors (static word vectors, or an untuned encoder's
+# contextual representations): they answer with cosines, in HARD mode only.
+VECTOR_METHODS = ("embedding", "contextual")
 NORMALISATIONS = ("sum", "per_token", "per_char")
 # Room for "The answer is (D)." and the like; a letter is all we need.
 GENERATE_DECODING = Decoding(max_new_tokens=12, temperature=0.0, stop=("\n\n",))
@@ -98,91 +106,6 @@ def candidate_continuations(item: EkarItem) -> tuple[str, ...]:
     return tuple(separator + tuple_text(terms, item.language) for terms in item.choices)
 
 
-# ------------------------------------------------------------------------------ letters
-
-_CJK_ANSWER = re.compile(r"(?:答案|选项|应选|选择|答)\s*(?:是|为|应为|应该是)?\s*[：:]?\s*[（(]?\s*([A-Da-dＡ-Ｄ])(?![A-Za-z])")
-_EN_ANSWER = re.compile(r"\banswer\s*(?:is|would be|should be)?\s*[:：]?\s*(?:option\s+|choice\s+)?"
-                        r"[(\[]?\s*([A-Da-d])\b(?!['’]\w)", re.IGNORECASE)
-_OPTION = re.compile(r"\b(?:option|choice|candidate)\s*[(\[]?([A-D])\b", re.IGNORECASE)
-_LEADING = re.compile(r"^\W*?[(\[（]?([A-D])(?:[)\]）.:：、,，。]|\s*$)")
-_LEADING_SPACE = re.compile(r"^\W*?([A-D])\s+(\S+)")
-_STANDALONE = re.compile(r"(?<![A-Za-z])([A-D])(?![A-Za-z'’])")
-_FULL_WIDTH = str.maketrans("ＡＢＣＤ", "ABCD")
-
-
-@dataclass(frozen=True)
-class Extraction:
-    """The letter found in an output (None when none could be) and how it was found."""
-
-    letter: str | None
-    how: str       # answer_phrase, leading_letter, option_phrase, candidate_text,
-                   # standalone_letter, no_letter, ambiguous, empty
-
-
-def extract_letter(output: str, candidates: Sequence[str] = ()) -> Extraction:
-    """The letter A-D a free-text answer chooses.
-
-    Tried in order: a letter alone at the very start ("B", "(B)", "C.", "D)"); an explicit
-    answer phrase ("Answer: c", "the answer is (D).", "答案：B"); a letter starting the text
-    ("B is the best" -- but "A cat ..." is the article); "option B"; the output starting with a candidate's text; a single distinct standalone
-    capital letter anywhere. Several different letters with no answer phrase is `ambiguous`.
-
-    >>> extract_letter("The answer is D.").letter, extract_letter("答案：B").letter
-    ('D', 'B')
-    """
-    text = output.translate(_FULL_WIDTH).strip()
-    if not text:
-        return Extraction(None, "empty")
-    # A bare letter first ("A", "(B)", "C." on the first line) is the answer even when a
-    # rambling continuation later names another one ("A\nThe answer is D ...").
-    match = _LEADING.match(text.splitlines()[0])
-    if match:
-        return Extraction(match.group(1), "leading_letter")
-    for pattern in (_CJK_ANSWER, _EN_ANSWER):
-        match = pattern.search(text)
-        if match:
-            return Extraction(match.group(1).upper(), "answer_phrase")
-    match = _LEADING_SPACE.match(text)
-    # "B is the best" names B; "A passenger ..." is the article, not a choice.
-    if match and not _is_article(match.group(1), match.group(2)) \
-            and match.group(2).lower() not in ("or", "and", "nor", "/"):
-        return Extraction(match.group(1), "leading_letter")
-    match = _OPTION.search(text)
-    if match:
-        return Extraction(match.group(1).upper(), "option_phrase")
-    for body in (text, re.sub(r"^(?:a|an|the)\s+", "", text, flags=re.IGNORECASE)):
-        lowered = _squash(body)
-        for label, candidate in sorted(zip(LABELS, candidates), key=lambda pair: -len(pair[1])):
-            if candidate and lowered.startswith(_squash(candidate)):
-                return Extraction(label, "candidate_text")
-    letters = sorted(set(_STANDALONE.findall(text)))
-    # "A" followed by an ordinary lowercase word is the article, not a choice.
-    if "A" in letters and all(_is_article("A", word) for word in
-                              re.findall(r"(?<![A-Za-z])A\s+(\S+)", text)) and \
-            re.search(r"(?<![A-Za-z])A\s+\S", text) and not re.search(r"(?<![A-Za-z])A(?:\W*$|[).:：、,，。])", text):
-        letters.remove("A")
-    if len(letters) == 1:
-        return Extraction(letters[0], "standalone_letter")
-    if len(letters) > 1:
-        return Extraction(None, "ambiguous")
-    return Extraction(None, "no_letter")
-
-
-_NOT_ARTICLE_FOLLOWERS = frozenset({"is", "seems", "fits", "matches", "or", "and", "nor",
-                                    "looks", "would", "should", "because"})
-
-
-def _is_article(letter: str, next_word: str) -> bool:
-    """"A cat" (article) versus "A is right" / "A or B" (the choice A)."""
-    return (letter == "A" and next_word[:1].islower()
-            and next_word.lower().strip(".,;:!?") not in _NOT_ARTICLE_FOLLOWERS)
-
-
-def _squash(text: str) -> str:
-    """Lowercase with separators and spaces removed, to compare candidate texts loosely."""
-    return re.sub(r"[\s:：,，;；]+", "", text.lower())
-
-
 # ------------------------------------------------------------------------------ scoring
 
 
@@ -222,8 +145,8 @@ class EkarBenchmark:
                                      (self.normalisation, NORMALISATIONS, "normalisation")):
             if value not in allowed:
                 raise ValueError(f"unknown {what} {value!r}; choose from {', '.join(allowed)}")
-        if self.method == "embedding" and self.mode == "easy":
-            raise ValueError("the embedding baseline compares term vectors only; EASY mode "
+        if self.method in VECTOR_METHODS and self.mode == "easy":
+            raise ValueError(f"the {self.method} baseline compares term vectors only; EASY mode "
                              "(the query's explanation) does not apply to it -- use --mode hard")
         if self.mode == "easy":
             missing = [i.id for i in self.dataset if i.query_explanation is None]
@@ -247,7 +170,9 @@ class EkarBenchmark:
         if self.method == "generate":
             return [Request(id=item.id, kind="generate", prompt=choice_prompt(item, self.mode),
                             decoding=GENERATE_DECODING)]
-        if self.method == "embedding":
+        if self.method in VECTOR_METHODS:
+            # One typed `analogy` request (a TupleChoiceQuery): the word-vector backend and
+            # the contextual encoder both answer it with one cosine per candidate.
             from lexbench.benchmarks.ekar_embedding import tuple_request
 
             return [tuple_request(item)]
@@ -261,7 +186,7 @@ class EkarBenchmark:
         if response.error is not None:
             # The vectors cannot answer when a query term has no known word: the baseline
             # fails on that item (counted wrong), which is not an infrastructure failure.
-            error = "out_of_vocabulary" if self.method == "embedding" else "request_failed"
+            error = response.failure.value if response.failure else "request_failed"
             return Score(item.id, None if gold is None else False, 0.0 if gold else math.nan,
                          None, error, {"error": response.error})
         details: dict[str, Any] = {}
@@ -270,8 +195,8 @@ class EkarBenchmark:
                                         [tuple_text(c, item.language) for c in item.choices])
             answer = extraction.letter
             details["extraction"] = extraction.how
-        elif self.method == "embedding":
-            cosines = list(response.loglikelihoods)
+        elif self.method in VECTOR_METHODS:
+            cosines = list(response.choice_scores or response.loglikelihoods)
             choice = best_index(cosines)
             answer = None if choice is None else LABELS[choice]
             details["cosines"] = [c if math.isfinite(c) else None for c in cosines]
@@ -304,7 +229,9 @@ class EkarBenchmark:
             "choices": [":".join(c) for c in item.choices], "terms": item.terms,
             "gold": item.answer, "relation": item.relation_code,
             "relation_name": RELATION_NAMES.get(item.relation_code, UNKNOWN_RELATION),
-            "meta_relation": item.meta_relation, "mode": self.mode, "method": self.method,
+            "meta_relation": item.meta_relation,
+            "relations": list(item.query_relation_codes),
+            "meta_relations": list(item.query_meta_relations), "mode": self.mode, "method": self.method,
             "prompt": request.prompt, "answer": score.answer, "correct": score.correct,
             "value": None if math.isnan(score.value) else score.value,
             "error_class": score.error_class, "error": response.error,
@@ -380,8 +307,11 @@ def summarize_qa(items: Sequence[EkarItem], scores: Sequence[Score],
     by_sub: dict[str, list[bool]] = defaultdict(list)
     by_terms: dict[int, list[bool]] = defaultdict(list)
     for item, score in labelled:
-        by_meta[item.meta_relation].append(bool(score.correct))
-        by_sub[item.relation_code].append(bool(score.correct))
+        # Every relation annotated for the query, each once per item.
+        for meta in item.query_meta_relations:
+            by_meta[meta].append(bool(score.correct))
+        for code in item.query_relation_codes:
+            by_sub[code].append(bool(score.correct))
         by_terms[item.terms].append(bool(score.correct))
     metas = list(META_RELATIONS) + ([UNKNOWN_RELATION] if UNKNOWN_RELATION in by_meta else [])
     results["by_meta_relation"] = [
@@ -433,7 +363,10 @@ def report_markdown(results: Mapping[str, Any]) -> str:
     if "out_of_vocabulary" in results:
         lines += [f"Items the vectors could not answer (a query or every candidate out of "
                   f"vocabulary, counted wrong): {results['out_of_vocabulary']}", ""]
-    lines += ["## By meta-relation", "", "| meta-relation | n | accuracy (Wilson 95%) | Wald 95% |",
+    lines += ["## By meta-relation", "",
+              "An item counts under every relation annotated for its query, so rows can sum "
+              "to more than the items.", "",
+              "| meta-relation | n | accuracy (Wilson 95%) | Wald 95% |",
               "|---|---|---|---|"]
     for row in results["by_meta_relation"]:
         wald = _cell(row, "wald").split(" ", 1)[-1]
@@ -457,11 +390,14 @@ def load_benchmark(*, language: str = "en", split: str = "validation", mode: str
                    method: str = "loglikelihood", normalisation: str = "per_char",
                    data: str | Path | None = None, revision: str = "v1.1",
                    endpoint: str | None = None, limit: int | None = None) -> EkarBenchmark:
-    """An `EkarBenchmark` over one split, read from `data` or downloaded from the Hub."""
-    loaded = load_split(language, split, data=data, revision=revision, endpoint=endpoint)
+    """An `EkarBenchmark` over one split, read from `data` or downloaded from the Hub
+    (EASY mode on v1.0's test split reads test_easy_blind.json)."""
+    loaded = load_split(language, split, data=data, revision=revision, endpoint=endpoint,
+                        mode=mode)
     items = loaded.items[:limit] if limit else loaded.items
     info = {"source": loaded.source, "file": loaded.path.name, "sha256": loaded.sha256,
-            "revision": revision if data is None else None, "limit": limit}
+            "revision": revision if data is None else None, "limit": limit,
+            "blind": loaded.blind}
     return EkarBenchmark(dataset=items, language=language, split=split, mode=mode, method=method,
                          normalisation=normalisation, dataset_info=info)
 
@@ -471,10 +407,12 @@ def run_ekar(model: Any, *, language: str = "en", split: str = "validation", mod
              data: str | Path | None = None, revision: str = "v1.1", endpoint: str | None = None,
              limit: int | None = None, out: str | Path = "runs", cache: Any = None,
              progress: bool = True) -> Any:
-    """Evaluate `model` (a `Model`, or a spec such as "smollm2-135m" or "glove") on E-KAR QA
-    and write its run folder; returns the `Evaluation`.
+    """Evaluate `model` (a `Model`, or a spec such as "smollm2-135m" or "glove"; with
+    method="contextual", the path of a transformers encoder) on E-KAR QA and write its run
+    folder; returns the `Evaluation`.
 
     >>> run_ekar("glove", data="tests/fixtures/ekar/english", method="embedding")  # doctest: +SKIP
+    >>> run_ekar("path/to/bert", data="tests/fixtures/ekar/english", method="contextual")  # doctest: +SKIP
     """
     from lexbench.benchmarks.base import evaluate
     from lexbench.benchmarks.ekar_embedding import check_coverage, resolve_model
@@ -482,7 +420,12 @@ def run_ekar(model: Any, *, language: str = "en", split: str = "validation", mod
     benchmark = load_benchmark(language=language, split=split, mode=mode, method=method,
                                normalisation=normalisation, data=data, revision=revision,
                                endpoint=endpoint, limit=limit)
-    if isinstance(model, str):
+    from lexbench.benchmarks.ekar_contextual import ContextualTupleModel, check_encoder_language
+
+    if isinstance(model, str) and method == "contextual":
+        model = ContextualTupleModel(model)
+    elif isinstance(model, str):
         model = resolve_model(model, method)
     check_coverage(model, benchmark.items())
+    check_encoder_language(model, language)
     return evaluate(benchmark, model, out_root=out, cache=cache, progress=progress)

@@ -16,9 +16,16 @@ paper's v1.0 lives on the `v1.0` branch, where the label-free test file is
                   [["cabbage", "pickled cabbage", "R3.7"]]]}
 
 `relation` holds, for the query and then each candidate, a list of [term, term, code]
-triples (a 3-term tuple has several). The dataset card shows exactly this nesting; a
-single flat triple per tuple is accepted too. A file may be one JSON array or JSON lines:
-both are read.
+triples (a 3-term tuple has several; a query may carry two codes, e.g. R3.8 and R3.9). The
+dataset card shows exactly this nesting; a single flat triple per tuple is accepted too, and
+a candidate's list may be empty (the paper annotates 76% of candidates). The Hub's files
+are JSON lines; one JSON array is read too.
+
+Labelled and blind files. `train.json`, `validation.json` and v1.1's `test.json` are
+labelled: a row whose `answerKey` is missing, null or empty is an error naming the file and
+the row. v1.0's test files are label-free and say so in their names: `test_blind.json`
+(HARD mode) and `test_easy_blind.json` (EASY mode), which carries the query's explanation
+only -- as a one-element list, a string, or five entries whose candidate ones are empty.
 """
 
 from __future__ import annotations
@@ -26,7 +33,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,15 +140,29 @@ class EkarItem:
         return self.relations[0] if self.relations else ()
 
     @property
+    def query_relation_codes(self) -> tuple[str, ...]:
+        """Every distinct relation code annotated for the query, in annotation order
+        (("R3.8", "R3.9") for a query annotated with both); ("unknown",) when none is.
+        The per-relation tables count the item once under each."""
+        codes = tuple(dict.fromkeys(r.code for r in self.query_relations))
+        return codes or (UNKNOWN_RELATION,)
+
+    @property
+    def query_meta_relations(self) -> tuple[str, ...]:
+        """The distinct meta-relations of `query_relation_codes` ("R3", ...)."""
+        return tuple(dict.fromkeys(c if c == UNKNOWN_RELATION else meta_relation(c)
+                                   for c in self.query_relation_codes))
+
+    @property
     def relation_code(self) -> str:
-        """The query's first annotated relation: the item's relation for the per-relation
-        tables (a 3-term query may carry several; all are kept in `relations`)."""
-        return self.query_relations[0].code if self.query_relations else UNKNOWN_RELATION
+        """The query's first annotated relation (a label for one-line displays; the tables
+        use every code in `query_relation_codes`)."""
+        return self.query_relation_codes[0]
 
     @property
     def meta_relation(self) -> str:
-        code = self.relation_code
-        return code if code == UNKNOWN_RELATION else meta_relation(code)
+        """The meta-relation of `relation_code`."""
+        return self.query_meta_relations[0]
 
     @property
     def query_explanation(self) -> str | None:
@@ -170,12 +190,12 @@ def split_terms(text: str) -> tuple[str, ...]:
     """"tea:teapot:teacup" -> ("tea", "teapot", "teacup"); full-width colons too."""
     terms = tuple(t.strip() for t in _TERM_SEPARATOR.split(text.strip()))
     if len(terms) < 2 or any(not t for t in terms):
-        raise ValueError(f"expected 2 or more terms separated by ':', got {text!r}")
+        raise ValueError(f"expected 2 or more terms separated by ':', got {text!r:.120}")
     return terms
 
 
 def _parse_relation_group(value: Any, where: str) -> tuple[Relation, ...]:
-    """A tuple's relations: [[w1, w2, code], ...] (the Hub) or one flat [w1, w2, code]."""
+    """A tuple's relations: [[w1, w2, code], ...] (the Hub), one flat [w1, w2, code], or []."""
     if not isinstance(value, list):
         raise ValueError(f"{where}: a relation must be a list, got {value!r:.80}")
     if len(value) == 3 and all(isinstance(v, str) for v in value):
@@ -185,20 +205,57 @@ def _parse_relation_group(value: Any, where: str) -> tuple[Relation, ...]:
         if not (isinstance(triple, list) and len(triple) == 3 and all(isinstance(v, str) for v in triple)):
             raise ValueError(f"{where}: expected [term, term, code] triples, got {triple!r:.80}")
         head, tail, code = triple
-        relation_name(code)
+        if code not in RELATION_NAMES:
+            raise ValueError(f"{where}: unknown E-KAR relation code {code!r} in "
+                             f"{triple!r:.80}; codes run R1.1-R1.2, R2.1-R2.8, R3.1-R3.10, "
+                             f"R4.1-R4.4, R5.1-R5.4")
         out.append(Relation(head, tail, code))
     return tuple(out)
 
 
-def parse_row(row: Mapping[str, Any], language: str, where: str = "row") -> EkarItem:
-    """An `EkarItem` from one row of the Hub's files, with a clear error naming the problem."""
+def _text(value: Any, what: str, where: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{where}: {what} must be a string, got {type(value).__name__} "
+                         f"{value!r:.60}")
+    return value
+
+
+def _explanations(value: Any, where: str, blind: bool) -> tuple[str, ...]:
+    """() when absent; five strings (query, then A-D); in a blind file also the query's
+    explanation alone (a string or a one-element list), kept as a 1-tuple."""
+    if value is None or value == [] or value == "":
+        return ()
+    if blind and isinstance(value, str):
+        return (value,)
+    if not isinstance(value, list) or not all(isinstance(e, str) for e in value):
+        raise ValueError(f"{where}: 'explanation' must be a list of strings, got {value!r:.80}")
+    if blind and len(value) == 1:
+        return (value[0],)
+    if len(value) != 5:
+        allowed = "1 (the query's, in a blind file) or 5" if blind else "5"
+        raise ValueError(f"{where}: expected {allowed} explanations (query, then A-D), got "
+                         f"{len(value)}")
+    if blind and not any(value[1:]):
+        return (value[0],)
+    return tuple(value)
+
+
+def parse_row(row: Mapping[str, Any], language: str, where: str = "row", *,
+              blind: bool = False) -> EkarItem:
+    """An `EkarItem` from one row of the Hub's files, with a clear error naming the problem.
+
+    `blind` rows (v1.0's test_blind.json / test_easy_blind.json) may lack the answer; in
+    any other file a missing, null or empty `answerKey` is an error.
+    """
     if language not in LANGUAGES:
         raise ValueError(f"unknown language {language!r}; choose from {', '.join(LANGUAGES)}")
     if not isinstance(row, Mapping):
-        raise ValueError(f"{where}: expected a JSON object, got {type(row).__name__}")
+        raise ValueError(f"{where}: expected a JSON object, got {type(row).__name__} {row!r:.60}")
     missing = [key for key in ("id", "question", "choices") if key not in row]
     if missing:
         raise ValueError(f"{where}: missing field(s) {', '.join(missing)}")
+    if not isinstance(row["id"], (str, int)) or isinstance(row["id"], bool):
+        raise ValueError(f"{where}: 'id' must be a string, got {row['id']!r:.60}")
     item_id = str(row["id"])
     where = f"{where} (id {item_id})"
     choices = row["choices"]
@@ -208,88 +265,164 @@ def parse_row(row: Mapping[str, Any], language: str, where: str = "row") -> Ekar
     labels = tuple(str(label) for label in choices["label"])
     texts = choices["text"]
     if labels != LABELS or len(texts) != len(LABELS):
-        raise ValueError(f"{where}: expected labels A-D with four texts, got {list(labels)} "
+        raise ValueError(f"{where}: expected labels A-D with four texts, got {list(labels)!r:.60} "
                          f"and {len(texts)} texts")
-    query = split_terms(str(row["question"]))
-    candidates = tuple(split_terms(str(t)) for t in texts)
-    answer_key = str(row.get("answerKey") or "").strip()
-    if answer_key and answer_key not in LABELS:
-        raise ValueError(f"{where}: answerKey {answer_key!r} is not one of A-D")
-    explanations = tuple(str(e) for e in (row.get("explanation") or []))
-    if explanations and len(explanations) != 5:
-        raise ValueError(f"{where}: expected 5 explanations (query, then A-D), got {len(explanations)}")
+    try:
+        query = split_terms(_text(row["question"], "'question'", where))
+        candidates = tuple(split_terms(_text(t, "a choice text", where)) for t in texts)
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}" if not str(error).startswith(where) else str(error)) from None
+    answer = _answer_key(row, where, blind)
+    explanations = _explanations(row.get("explanation"), where, blind)
     relations_raw = row.get("relation") or []
+    if not isinstance(relations_raw, list):
+        raise ValueError(f"{where}: 'relation' must be a list, got {relations_raw!r:.60}")
     if relations_raw and len(relations_raw) != 5:
         raise ValueError(f"{where}: expected 5 relation entries (query, then A-D), got "
                          f"{len(relations_raw)}")
     relations = tuple(_parse_relation_group(group, f"{where} relation {i}")
                       for i, group in enumerate(relations_raw))
     return EkarItem(id=item_id, language=language, query=query, choices=candidates,
-                    labels=labels, answer=answer_key or None, explanations=explanations,
+                    labels=labels, answer=answer, explanations=explanations,
                     relations=relations)
 
 
-def read_rows(path: str | Path) -> list[dict[str, Any]]:
-    """Rows of a JSON array file or a JSON-lines file (whichever the file is)."""
+def _answer_key(row: Mapping[str, Any], where: str, blind: bool) -> str | None:
+    value = row.get("answerKey")
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if blind:
+            return None
+        state = "missing" if "answerKey" not in row else ("null" if value is None else "empty")
+        raise ValueError(f"{where}: answerKey is {state}, but this is a labelled split (only "
+                         f"v1.0's test_blind.json / test_easy_blind.json are label-free)")
+    if not isinstance(value, str) or value.strip() not in LABELS:
+        raise ValueError(f"{where}: answerKey {value!r:.40} is not one of A-D")
+    return value.strip()
+
+
+@dataclass(frozen=True)
+class LocatedRow:
+    """One row of a data file and where it is ("validation.json:7" for JSON lines, line 7;
+    "test.json: row 3" for a JSON array)."""
+
+    where: str
+    row: Any
+
+
+def read_located_rows(path: str | Path) -> list[LocatedRow]:
+    """Rows of a JSON-lines file or a JSON array file, each with its location."""
     path = Path(path)
-    text = path.read_text(encoding="utf-8-sig")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not UTF-8 text (byte {error.start})") from None
     stripped = text.lstrip()
     if not stripped:
         raise ValueError(f"{path}: the file is empty")
     if stripped.startswith("["):
         try:
             rows = json.loads(stripped)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{path}: not a valid JSON array ({error.msg}, line {error.lineno})") from None
-    else:
-        # JSON lines; a single object spread over several lines also parses here.
+        except (json.JSONDecodeError, RecursionError) as error:
+            detail = (f"{error.msg}, line {error.lineno}" if isinstance(error, json.JSONDecodeError)
+                      else "nested too deeply")
+            raise ValueError(f"{path}: not a valid JSON array ({detail})") from None
+        if not isinstance(rows, list):
+            raise ValueError(f"{path}: expected a list of rows")
+        return [LocatedRow(f"{path}: row {n}", row) for n, row in enumerate(rows, 1)]
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
         try:
-            whole = json.loads(stripped)
-            rows = [whole]
-        except json.JSONDecodeError:
-            rows = []
-            for number, line in enumerate(text.splitlines(), 1):
-                if not line.strip():
-                    continue
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as error:
-                    raise ValueError(f"{path}:{number}: neither a JSON array file nor valid JSON "
-                                     f"lines ({error.msg})") from None
-    if isinstance(rows, Mapping) or not isinstance(rows, list):
-        raise ValueError(f"{path}: expected a list of rows")
-    return rows
+            out.append(LocatedRow(f"{path}:{number}", json.loads(line)))
+        except (json.JSONDecodeError, RecursionError) as error:
+            # One object spread over several lines is valid JSON too: accept it whole.
+            try:
+                return [LocatedRow(f"{path}: row 1", json.loads(stripped))]
+            except (json.JSONDecodeError, RecursionError):
+                pass
+            detail = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
+            raise ValueError(f"{path}:{number}: neither a JSON array file nor valid JSON "
+                             f"lines ({detail})") from None
+    return out
 
 
-def split_file_names(split: str, revision: str = "main") -> tuple[str, ...]:
-    """File names that may hold `split`, most likely first (v1.0's test is `test_blind.json`)."""
+def read_rows(path: str | Path) -> list[Any]:
+    """Rows of a JSON-lines file or a JSON array file (whichever the file is)."""
+    return [located.row for located in read_located_rows(path)]
+
+
+def is_blind_file(path: str | Path) -> bool:
+    """v1.0's label-free test files say so in their names."""
+    return "blind" in Path(path).stem
+
+
+def split_file_names(split: str, revision: str = "main", mode: str = "hard") -> tuple[str, ...]:
+    """File names that may hold `split`, the one to use first.
+
+    v1.1 (main) has a labelled `test.json`. v1.0 has `test_blind.json` and, for EASY mode,
+    `test_easy_blind.json` (the same items plus each query's explanation); EASY mode never
+    picks `test_blind.json`, which has no explanation to give.
+    """
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
+    if mode not in ("hard", "easy"):
+        raise ValueError(f"unknown mode {mode!r}; choose from hard, easy")
     if split != "test":
         return (f"{split}.json",)
-    return ("test_blind.json", "test.json") if revision == "v1.0" else ("test.json", "test_blind.json")
+    if mode == "easy":
+        return (("test_easy_blind.json", "test.json") if revision == "v1.0"
+                else ("test.json", "test_easy_blind.json"))
+    return (("test_blind.json", "test_easy_blind.json", "test.json") if revision == "v1.0"
+            else ("test.json", "test_blind.json", "test_easy_blind.json"))
 
 
-def find_split_file(folder: str | Path, split: str) -> Path:
+def find_split_file(folder: str | Path, split: str, mode: str = "hard") -> Path:
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"E-KAR data folder {folder} does not exist")
-    for name in split_file_names(split):
+    names = split_file_names(split, mode=mode)
+    for name in names:
         if (folder / name).is_file():
             return folder / name
-    raise FileNotFoundError(f"{folder} has no file for split {split!r} (looked for "
-                            f"{', '.join(split_file_names(split))})")
+    hint = (" (test_blind.json has no query explanations: EASY mode needs test.json or "
+            "v1.0's test_easy_blind.json)" if mode == "easy" and (folder / "test_blind.json").is_file()
+            else "")
+    raise FileNotFoundError(f"{folder} has no file for split {split!r} in {mode.upper()} mode "
+                            f"(looked for {', '.join(names)}){hint}")
 
 
-def read_split(path: str | Path, language: str) -> list[EkarItem]:
-    rows = read_rows(path)
-    if not rows:
+_CJK_TEXT = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def check_language(items: list[EkarItem], language: str, path: str | Path) -> None:
+    """Refuse `--language en` on Chinese data and `--language zh` on English data: most
+    queries must (zh) or must not (en) be written in Chinese characters."""
+    chinese = [i for i in items if _CJK_TEXT.search("".join(i.query))]
+    other = [i for i in items if not _CJK_TEXT.search("".join(i.query))]
+    wrong, right = (chinese, "zh") if language == "en" else (other, "en")
+    if len(wrong) * 2 > len(items):
+        example = wrong[0]
+        raise ValueError(f"{path}: --language {language} does not match the data: "
+                         f"{len(wrong)} of {len(items)} queries are "
+                         f"{'Chinese' if language == 'en' else 'not Chinese'} (e.g. id "
+                         f"{example.id}: {':'.join(example.query)!r}); pass --language {right}")
+
+
+def read_split(path: str | Path, language: str, *, blind: bool | None = None) -> list[EkarItem]:
+    """The items of one data file; errors name the file and the row. `blind` defaults to
+    what the file's name says (`is_blind_file`)."""
+    blind = is_blind_file(path) if blind is None else blind
+    located = read_located_rows(path)
+    if not located:
         raise ValueError(f"{path}: no items")
-    items = [parse_row(row, language, where=f"{path}: row {i + 1}") for i, row in enumerate(rows)]
-    counts = Counter(i.id for i in items)
-    repeated = sorted(i for i, n in counts.items() if n > 1)
-    if repeated:
-        raise ValueError(f"{path}: item ids repeat: {repeated[:5]}")
+    items = [parse_row(entry.row, language, where=entry.where, blind=blind) for entry in located]
+    seen: dict[str, str] = {}
+    for entry, item in zip(located, items):
+        if item.id in seen:
+            raise ValueError(f"{entry.where}: item id {item.id!r} repeats ({seen[item.id]})")
+        seen[item.id] = entry.where
+    check_language(items, language, path)
     return items
 
 
@@ -305,7 +438,8 @@ def resolve_revision(version_or_revision: str) -> str:
 
 
 def download_split(language: str, split: str, *, revision: str = "v1.1",
-                   endpoint: str | None = None, timeout: float = 60.0) -> Path:
+                   endpoint: str | None = None, timeout: float = 60.0,
+                   mode: str = "hard") -> Path:
     """The cached copy of one split's file from the Hub, downloading it once.
 
     No sha256 is known in advance for these files (they are not mirrored anywhere we could
@@ -317,7 +451,7 @@ def download_split(language: str, split: str, *, revision: str = "v1.1",
         raise ValueError(f"unknown language {language!r}; choose from {', '.join(LANGUAGES)}")
     ref = resolve_revision(revision)
     safe_ref = re.sub(r"[^A-Za-z0-9._-]+", "-", ref)
-    names = split_file_names(split, ref)
+    names = split_file_names(split, ref, mode)
     errors = []
     for name in names:
         try:
@@ -337,15 +471,21 @@ class LoadedSplit:
     sha256: str
     source: str              # "local" or the revision it was downloaded at
 
+    @property
+    def blind(self) -> bool:
+        return is_blind_file(self.path)
+
 
 def load_split(language: str, split: str, *, data: str | Path | None = None,
-               revision: str = "v1.1", endpoint: str | None = None) -> LoadedSplit:
-    """Items of one split: from `data` (a folder in the Hub's layout) or downloaded."""
+               revision: str = "v1.1", endpoint: str | None = None,
+               mode: str = "hard") -> LoadedSplit:
+    """Items of one split: from `data` (a folder in the Hub's layout) or downloaded. `mode`
+    picks v1.0's test file (EASY mode reads test_easy_blind.json)."""
     if data is not None:
-        path = find_split_file(data, split)
+        path = find_split_file(data, split, mode)
         source = "local"
     else:
-        path = download_split(language, split, revision=revision, endpoint=endpoint)
+        path = download_split(language, split, revision=revision, endpoint=endpoint, mode=mode)
         source = f"{HUB_REPOSITORIES[language]}@{resolve_revision(revision)}"
     return LoadedSplit(items=read_split(path, language), path=path, sha256=sha256_of(path),
                        source=source)

@@ -17,7 +17,11 @@ per relation, never the global PRNG or set iteration order):
   none is a substring of another. The scoring set keeps every member of R(E).
 * `listing`: the paper's generation script, to reproduce its published numbers: lemmas of
   any length above 3 (alphabetic), no substring filter, B/D/F may be multi-word or
-  capitalised.
+  capitalised; like the script (`len({A,B,C,D,E,F}) < 6: continue`), the six tokens must be
+  distinct strings.
+
+The query line is `E : ?` as the paper prints it; `--prompt-style completion` ends the prompt
+at `E :` instead, where the answer goes (see `prompt_text`).
 """
 
 from __future__ import annotations
@@ -27,13 +31,23 @@ import random
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from lexbench.benchmarks.lambda_taxonomy import (
+    ERROR_CLASSES,
+    DriftFinder,
+    Verdict,
+    base_forms,
+    classify,
+    drift_finder,
+    is_surface_variant,
+)
 from lexbench.lexicon.wordnet import PAPER_RELATIONS, RelationIndex
-from lexbench.text import edit_distance, normalise, words
 from lexbench.types import Decoding, Request, Response, Score
+
+__all__ = ["ERROR_CLASSES", "Verdict", "base_forms", "is_surface_variant", "parse_and_score"]
 
 PROFILES = ("strict", "listing")
 PROTOCOLS = ("paper", "word")
@@ -43,8 +57,6 @@ ANSWER_GUARD = "Answer with exactly one word that completes the last line. Do no
 _STRICT_WORD = re.compile(r"[a-z]{4,15}")
 # "word" protocol: decode until the first whole word ends, but never more than this.
 WORD_PROTOCOL_MAX_TOKENS = 8
-ERROR_CLASSES = ("identity_echo", "surface_misfire", "semantic_drift", "support_copy",
-                 "no_answer", "other")
 
 
 # ------------------------------------------------------------------------------ items
@@ -155,10 +167,12 @@ def _draw_relation(index: RelationIndex, relation: str, config: LambdaConfig) ->
         b, d, f = rng.choice(table[a]), rng.choice(table[c]), rng.choice(table[e])
         if (a, c, e) in seen:
             continue
+        tokens = (a, b, c, d, e, f)
         if config.profile == "strict":
-            tokens = (a, b, c, d, e, f)
             if len({t.lower() for t in tokens}) < 6 or has_substring_clash(tokens):
                 continue
+        elif len(set(tokens)) < 6:
+            continue  # the script's own check: six distinct strings (case-sensitive)
         seen.add((a, c, e))
         items.append(LambdaItem(
             id=f"{relation}-{len(items):04d}", relation=relation, support=((a, b), (c, d)),
@@ -223,118 +237,94 @@ def read_items(path: str | Path) -> list[LambdaItem]:
 
 
 def prompt_text(item: LambdaItem, style: str = "paper") -> str:
-    """The prompt. `paper`: the three lines, then the guard (as published). `completion`:
-    the guard first, so the prompt ends at `E :` and a base LM's continuation is the answer.
+    """The prompt.
+
+    `paper`: the two support lines, the query line `E : ?` and the answer-only guard, as
+    published (section 2.3 and the script's `"question": f"{E} : ?"`). `completion`: the
+    guard first and the query line `E :` last, so the prompt ends exactly where the answer
+    goes and a base or small LM's continuation is the answer; the paper's `?` placeholder
+    would ask such a model to continue after a question mark instead.
     """
     (a, b), (c, d) = item.support
-    lines = f"{a} : {b}\n{c} : {d}\n{item.query} :"
     if style == "paper":
-        return f"{lines}\n{ANSWER_GUARD}\n"
+        return f"{a} : {b}\n{c} : {d}\n{item.query} : ?\n{ANSWER_GUARD}\n"
     if style == "completion":
-        return f"{ANSWER_GUARD}\n{lines}"
+        return f"{ANSWER_GUARD}\n{a} : {b}\n{c} : {d}\n{item.query} :"
     raise ValueError(f"unknown prompt style {style!r}; choose from {', '.join(PROMPT_STYLES)}")
 
 
-def decoding_for(protocol: str) -> Decoding:
+@dataclass(frozen=True)
+class Sampling:
+    """Sampled decoding for the paper's robustness check (temperature 0.1 and 0.2).
+
+    `samples` independent samples per item; sample k is decoded with seed `seed + k`, so each
+    is its own cached request. Greedy (temperature 0) is the paper's protocol and the default.
+    """
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int = 0
+    samples: int = 1
+
+    def __post_init__(self) -> None:
+        if self.temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+        if not 0.0 < self.top_p <= 1.0:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+        if self.samples < 1:
+            raise ValueError(f"samples must be at least 1, got {self.samples}")
+        if self.greedy and (self.samples > 1 or self.top_p < 1.0):
+            raise ValueError("--samples > 1 and --top-p < 1 need --temperature > 0 (greedy "
+                             "decoding gives the same answer every time)")
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0.0
+
+    @property
+    def seeds(self) -> tuple[int | None, ...]:
+        return (None,) if self.greedy else tuple(self.seed + k for k in range(self.samples))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"temperature": self.temperature, "top_p": self.top_p, "seeds": list(self.seeds),
+                "samples": self.samples}
+
+
+GREEDY = Sampling()
+
+
+def decoding_for(protocol: str, sampling: Sampling = GREEDY, seed: int | None = None) -> Decoding:
     """`paper`: greedy, max_new_tokens=2 as published. `word`: greedy until the first whole
-    word is complete (two tokens cut long words short)."""
+    word is complete (two tokens cut long words short). `sampling` swaps greedy for seeded
+    sampling (the seed goes into the request, so each sample has its own cache entry)."""
     if protocol == "paper":
-        return Decoding(max_new_tokens=2, temperature=0.0)
-    if protocol == "word":
-        return Decoding(max_new_tokens=WORD_PROTOCOL_MAX_TOKENS, temperature=0.0,
+        base = Decoding(max_new_tokens=2, temperature=0.0)
+    elif protocol == "word":
+        base = Decoding(max_new_tokens=WORD_PROTOCOL_MAX_TOKENS, temperature=0.0,
                         stop_at_word_end=True)
-    raise ValueError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
+    else:
+        raise ValueError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
+    if sampling.greedy:
+        return base
+    return replace(base, temperature=sampling.temperature, top_p=sampling.top_p,
+                   seed=sampling.seeds[0] if seed is None else seed)
 
 
 # ------------------------------------------------------------------------------ scoring
 
-# WordNet's morphological detachment rules (morphy), used to recognise inflected forms.
-_DETACHMENT = (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"),
-               ("shes", "sh"), ("men", "man"), ("ies", "y"), ("es", "e"), ("es", ""),
-               ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", ""), ("er", ""), ("est", ""),
-               ("er", "e"), ("est", "e"), ("ly", ""), ("ily", "y"))
 
-
-def base_forms(word: str, exceptions: Mapping[str, Sequence[str]]) -> set[str]:
-    """The word and every form WordNet's detachment rules or exception lists reduce it to."""
-    forms = {word, *exceptions.get(word, ())}
-    for suffix, replacement in _DETACHMENT:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
-            stem = word[: len(word) - len(suffix)]
-            forms.add(stem + replacement)
-            # running -> runn -> run, bigger -> bigg -> big: undo consonant doubling.
-            if not replacement and len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiou":
-                forms.add(stem[:-1])
-    return forms
-
-
-def is_surface_variant(answer: str, query: str, exceptions: Mapping[str, Sequence[str]]) -> bool:
-    """An inflected or otherwise surface-changed form of the query (cat -> cats).
-
-    Three tests, any one suffices: the two share a base form under WordNet's morphology;
-    they share a long common prefix (all but one letter of the shorter word, at least 4);
-    or they differ by one edit and are at least 5 letters long (a misspelt echo).
-    """
-    if answer == query:
-        return False
-    if base_forms(answer, exceptions) & base_forms(query, exceptions):
-        return True
-    shorter = min(len(answer), len(query))
-    common = 0
-    for x, y in zip(answer, query):
-        if x != y:
-            break
-        common += 1
-    if shorter >= 4 and common >= max(4, shorter - 1):
-        return True
-    return shorter >= 5 and edit_distance(answer, query, limit=1) <= 1
-
-
-@dataclass(frozen=True)
-class Verdict:
-    answer: str
-    correct: bool
-    error_class: str                    # "correct" or one of ERROR_CLASSES
-
-
-def parse_and_score(output: str, item: LambdaItem, index: RelationIndex | None) -> Verdict:
-    """Score a raw model output against R(E).
+def parse_and_score(output: str, item: LambdaItem, index: RelationIndex | None,
+                    drift: DriftFinder | None = None) -> Verdict:
+    """Score a raw model output against R(E) and file a wrong answer.
 
     The answer is the first normalised word of the output; a multi-word candidate ("hot
-    dog") also matches when the output begins with all of its words. Wrong answers are
-    classified in order: no_answer, identity_echo, surface_misfire, semantic_drift (linked
-    to the query in WordNet by any indexed relation, in either direction, but not in R(E)),
-    support_copy (repeats a support word), other. Without an index (re-scoring offline),
-    semantic drift cannot be told apart and falls under support_copy/other.
+    dog") also matches when the output begins with all of its words. Wrong answers get a
+    class of `lambda_taxonomy.ERROR_CLASSES` (see that module). `drift` widens semantic
+    drift beyond the index's relations (similar-to, sister terms, glosses, GloVe); without
+    an index, drift cannot be told apart and falls under support_copy/other.
     """
-    said = words(output)
-    if not said:
-        return Verdict("", False, "no_answer")
-    for candidate in sorted({normalise(c) for c in item.candidates}, key=len, reverse=True):
-        parts = candidate.split()
-        if parts and said[: len(parts)] == parts:
-            return Verdict(candidate, True, "correct")
-    answer = said[0]
-    query = normalise(item.query)
-    if answer == query:
-        return Verdict(answer, False, "identity_echo")
-    exceptions = index.exceptions if index is not None else {}
-    if is_surface_variant(answer, query, exceptions):
-        return Verdict(answer, False, "surface_misfire")
-    if index is not None and wordnet_linked(index, answer, item.query):
-        return Verdict(answer, False, "semantic_drift")
-    supports = {normalise(w) for pair in item.support for w in pair}
-    if answer in supports:
-        return Verdict(answer, False, "support_copy")
-    return Verdict(answer, False, "other")
-
-
-def wordnet_linked(index: RelationIndex, answer: str, query: str) -> bool:
-    """True when any indexed relation links the two words, in either direction."""
-    if answer in {normalise(w) for w in index.all_related(query)}:
-        return True
-    lemma = answer.replace(" ", "_")
-    return normalise(query) in {normalise(w) for w in index.all_related(lemma)}
+    support = [w for pair in item.support for w in pair]
+    return classify(output, item.query, item.candidates, support, index, drift)
 
 
 # ------------------------------------------------------------------------------ benchmark
@@ -342,7 +332,12 @@ def wordnet_linked(index: RelationIndex, answer: str, query: str) -> bool:
 
 @dataclass
 class LambdaBenchmark:
-    """LAMBDA as a `Benchmark`: items, requests, score, summarize, report."""
+    """LAMBDA as a `Benchmark`: items, requests, score, summarize, report.
+
+    With `sampling` (temperature > 0) every item gets one request per seed; the main tables
+    describe the first sample (one run at that temperature, as the paper ran it) and
+    `results["sampling"]` gives every sample's accuracy with their mean and SD.
+    """
 
     dataset: list[LambdaItem]
     index: RelationIndex | None
@@ -350,43 +345,75 @@ class LambdaBenchmark:
     prompt_style: str = "paper"
     dataset_config: dict[str, Any] = field(default_factory=dict)
     name: str = "lambda"
+    # Sampling (plain values, so a run's recorded options rebuild it): see `Sampling`.
+    temperature: float = 0.0
+    top_p: float = 1.0
+    sampling_seed: int = 0
+    samples: int = 1
+    # None: built on first use from the index (WordNet reader, GloVe when installed).
+    drift: DriftFinder | None = None
 
     def __post_init__(self) -> None:
         decoding_for(self.protocol)  # validates
         if self.prompt_style not in PROMPT_STYLES:
             raise ValueError(f"unknown prompt style {self.prompt_style!r}")
+        self.sampling = Sampling(temperature=self.temperature, top_p=self.top_p,
+                                 seed=self.sampling_seed, samples=self.samples)
+
+    def _drift(self) -> DriftFinder | None:
+        if self.drift is None and self.index is not None:
+            self.drift = drift_finder(self.index)
+        return self.drift
 
     def config(self) -> dict[str, Any]:
-        return {
+        out = {
             "name": self.name,
             "dataset": self.dataset_config,
             "dataset_sha256": _sha256(dumps_items(self.dataset)),
             "items": len(self.dataset),
             "protocol": self.protocol,
             "prompt_style": self.prompt_style,
-            "decoding": decoding_for(self.protocol).to_dict(),
+            "decoding": decoding_for(self.protocol, self.sampling).to_dict(),
             "answer_guard": ANSWER_GUARD,
         }
+        if not self.sampling.greedy:  # greedy configs (and their run folders) stay as before
+            out["sampling"] = self.sampling.to_dict()
+        return out
 
     def items(self) -> list[LambdaItem]:
         return self.dataset
 
     def requests(self, item: LambdaItem) -> list[Request]:
         text = prompt_text(item, self.prompt_style)
-        return [Request(id=item.id, kind="generate", prompt=text,
-                        decoding=decoding_for(self.protocol))]
+        if self.sampling.greedy:
+            return [Request(id=item.id, kind="generate", prompt=text,
+                            decoding=decoding_for(self.protocol))]
+        return [Request(id=f"{item.id}@seed{seed}", kind="generate", prompt=text,
+                        decoding=decoding_for(self.protocol, self.sampling, seed))
+                for seed in self.sampling.seeds]
 
     def score(self, item: LambdaItem, responses: Sequence[Response]) -> Score:
-        response = responses[0]
-        if response.error is not None:
-            return Score(item.id, None, 0.0, None, "request_failed", {"error": response.error})
-        verdict = parse_and_score(response.text, item, self.index)
-        return Score(item.id, verdict.correct, float(verdict.correct), verdict.answer,
-                     verdict.error_class)
+        drift = self._drift()
+        per_sample = []
+        for seed, response in zip(self.sampling.seeds, responses):
+            if response.error is not None:
+                per_sample.append({"seed": seed, "answer": None, "correct": None,
+                                   "error_class": "request_failed"})
+                continue
+            verdict = parse_and_score(response.text, item, self.index, drift)
+            per_sample.append({"seed": seed, "answer": verdict.answer, "correct": verdict.correct,
+                               "error_class": verdict.error_class})
+        first = per_sample[0]
+        details: dict[str, Any] = {"samples": per_sample} if not self.sampling.greedy else {}
+        if first["correct"] is None:
+            return Score(item.id, None, 0.0, None, "request_failed",
+                         {**details, "error": responses[0].error})
+        return Score(item.id, first["correct"], float(first["correct"]), first["answer"],
+                     first["error_class"], details)
 
     def sample(self, item: LambdaItem, requests: Sequence[Request],
                responses: Sequence[Response], score: Score) -> dict[str, Any]:
-        return {
+        row = {
             **item.to_dict(),
             "prompt": requests[0].prompt,
             "output": responses[0].text,
@@ -397,11 +424,22 @@ class LambdaBenchmark:
             "error_class": score.error_class,
             "error": responses[0].error,
         }
+        if not self.sampling.greedy:
+            row["samples"] = [{**verdict, "output": response.text,
+                               "generated_tokens": response.generated_tokens,
+                               "error": response.error}
+                              for verdict, response in zip(score.details["samples"], responses)]
+        return row
 
     def summarize(self, items: Sequence[LambdaItem], scores: Sequence[Score]) -> dict[str, Any]:
         from lexbench.benchmarks.lambda_analysis import summarize
 
-        return summarize(items, scores)
+        results = summarize(items, scores)
+        drift = self._drift()
+        results["error_taxonomy_drift_signals"] = drift.signals if drift else []
+        if not self.sampling.greedy:
+            results["sampling"] = {**self.sampling.to_dict(), **results.get("sampling", {})}
+        return results
 
     def report(self, results: Mapping[str, Any]) -> str:
         from lexbench.benchmarks.lambda_analysis import report_markdown
@@ -409,13 +447,27 @@ class LambdaBenchmark:
         return report_markdown(results)
 
 
-def rescore(samples: Sequence[Mapping[str, Any]], index: RelationIndex | None) -> list[Score]:
-    """Score a run's samples.jsonl again from the raw outputs (after a scorer change)."""
-    bench = LambdaBenchmark(dataset=[], index=index)
+def rescore(samples: Sequence[Mapping[str, Any]], index: RelationIndex | None,
+            drift: DriftFinder | None = None) -> list[Score]:
+    """Score a run's samples.jsonl again from the raw outputs (after a scorer change);
+    sampled runs are re-scored sample by sample."""
+    if drift is None and index is not None:
+        drift = drift_finder(index)
     scores = []
     for row in samples:
         item = LambdaItem.from_dict(row)
-        response = Response(request_id=item.id, text=row.get("output") or "",
-                            error=row.get("error"))
-        scores.append(bench.score(item, [response]))
+        sampled = row.get("samples")
+        if sampled:
+            # Seeds are consecutive from the first (see `Sampling.seeds`); any positive
+            # temperature rebuilds them.
+            sampling = {"temperature": 1.0, "sampling_seed": sampled[0]["seed"],
+                        "samples": len(sampled)}
+            responses = [Response(request_id=item.id, text=s.get("output") or "",
+                                  error=s.get("error")) for s in sampled]
+        else:
+            sampling = {}
+            responses = [Response(request_id=item.id, text=row.get("output") or "",
+                                  error=row.get("error"))]
+        bench = LambdaBenchmark(dataset=[], index=index, drift=drift, **sampling)
+        scores.append(bench.score(item, responses))
     return scores

@@ -3,7 +3,8 @@
 `dataset_statistics` needs only items (query length, part of speech, candidate-set size);
 `summarize` adds accuracy overall and per relation (Wald and Wilson 95%), the taxonomy
 counts per relation and accuracy by query length with Spearman's rho (all lengths, and
-lengths with at least `MIN_ITEMS_PER_LENGTH` items).
+lengths with at least `MIN_ITEMS_PER_LENGTH` items); for sampled runs, every sample's
+accuracy with the mean and SD across samples (`sampling_summary`).
 """
 
 from __future__ import annotations
@@ -61,6 +62,36 @@ def accuracy_by_length(items: Sequence[Any], scores: Sequence[Score]) -> dict[st
             "spearman_lengths_with_min_items": rho_kept.to_dict()}
 
 
+def sampling_summary(items: Sequence[Any], scores: Sequence[Score]) -> dict[str, Any] | None:
+    """Per-sample accuracy (overall and per relation) and the mean, SD (n - 1) and range
+    across samples, from each score's `details["samples"]`; None for a greedy run."""
+    if not scores or "samples" not in scores[0].details:
+        return None
+    seeds = [s["seed"] for s in scores[0].details["samples"]]
+    relations = list(dict.fromkeys(i.relation for i in items))
+    per_sample = []
+    for k, seed in enumerate(seeds):
+        verdicts = [(item.relation, score.details["samples"][k]["correct"])
+                    for item, score in zip(items, scores)]
+        scored = [(r, c) for r, c in verdicts if c is not None]
+        per_sample.append({"seed": seed, "overall": _accuracy([bool(c) for _, c in scored]),
+                           "per_relation": {r: _accuracy([bool(c) for rr, c in scored if rr == r])
+                                            for r in relations},
+                           "failed_requests": len(verdicts) - len(scored)})
+
+    def spread(values: list[float]) -> dict[str, float]:
+        mean = sum(values) / len(values)
+        sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5 \
+            if len(values) > 1 else float("nan")
+        return {"mean": mean, "sd": sd, "min": min(values), "max": max(values),
+                "range": max(values) - min(values)}
+
+    return {"per_sample": per_sample,
+            "overall": spread([s["overall"]["accuracy"] for s in per_sample]),
+            "per_relation": {r: spread([s["per_relation"][r]["accuracy"] for s in per_sample])
+                             for r in relations}}
+
+
 def summarize(items: Sequence[Any], scores: Sequence[Score]) -> dict[str, Any]:
     if len(items) != len(scores):
         raise ValueError(f"{len(items)} items but {len(scores)} scores")
@@ -71,7 +102,7 @@ def summarize(items: Sequence[Any], scores: Sequence[Score]) -> dict[str, Any]:
     taxonomy = {r: dict(sorted(Counter(s.error_class for i, s in zip(items, scores)
                                        if i.relation == r and s.correct is not True).items()))
                 for r in relations}
-    return {
+    out = {
         "benchmark": "lambda",
         "overall": _accuracy([bool(s.correct) for _, s in scored]),
         "per_relation": per_relation,
@@ -80,6 +111,10 @@ def summarize(items: Sequence[Any], scores: Sequence[Score]) -> dict[str, Any]:
         "accuracy_by_query_length": accuracy_by_length(items, scores),
         "dataset": dataset_statistics(items),
     }
+    sampling = sampling_summary(items, scores)
+    if sampling is not None:
+        out["sampling"] = sampling
+    return out
 
 
 def _pct(value: float) -> str:
@@ -139,16 +174,42 @@ def length_section(block: Mapping[str, Any]) -> str:
             f"(p={rho_kept['p_value']:.3g}, {rho_kept['n']} lengths)")
 
 
+def sampling_section(block: Mapping[str, Any]) -> str:
+    """Every sample's accuracy, then mean ± SD and range across samples."""
+    relations = list(block["per_relation"])
+    lines = [f"Temperature {block.get('temperature', '?')}, top-p {block.get('top_p', '?')}, "
+             f"{len(block['per_sample'])} samples (seed per sample; the tables above are the "
+             f"first sample's).", "",
+             "| sample (seed) | " + " | ".join(relations) + " | **overall** |",
+             "|---|" + "---:|" * (len(relations) + 1)]
+    for sample in block["per_sample"]:
+        cells = [_pct(sample["per_relation"][r]["accuracy"]) for r in relations]
+        lines.append(f"| {sample['seed']} | " + " | ".join(cells)
+                     + f" | **{_pct(sample['overall']['accuracy'])}** |")
+    for label, key in (("mean", "mean"), ("SD", "sd"), ("max − min", "range")):
+        cells = [_pct(block["per_relation"][r][key]) for r in relations]
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | **{_pct(block['overall'][key])}** |")
+    return "\n".join(lines)
+
+
+TAXONOMY_NOTE = (
+    "Classes are assigned automatically, first match wins: no_answer (no word in the output); "
+    "format_failure (starts as prose or scaffolding: 'The answer…', 'to make'); identity_echo "
+    "(repeats the query, respelt, misspelt, or cut off by the token budget: 'desec' for "
+    "desecrate); surface_misfire (a form change of the query: a shared WordNet base form or an "
+    "affix added or swapped); semantic_drift (related in meaning but not in R(E): WordNet "
+    "relations within two links, similar-to, also-see, Wu-Palmer, glosses, GloVe cosine); "
+    "support_copy (repeats a support word); other.")
+
+
 def report_markdown(results: Mapping[str, Any], title: str = "LAMBDA") -> str:
     parts = [f"# {title}", "", "## Accuracy (95% intervals)", "", accuracy_table(results), ""]
     if results.get("failed_requests"):
         parts += [f"Failed requests (not scored): {results['failed_requests']}", ""]
+    if results.get("sampling"):
+        parts += ["## Sampling (robustness across seeds)", "", sampling_section(results["sampling"]), ""]
     parts += ["## Error taxonomy (wrong answers)", "", taxonomy_table(results), "",
-              "Classes are assigned automatically, first match wins: no_answer (no word in the "
-              "output); identity_echo (repeats the query); surface_misfire (shares a WordNet base "
-              "form or all but one letter of a prefix with the query, or is one edit away); "
-              "semantic_drift (linked to the query by a WordNet relation, not in R(E)); "
-              "support_copy (repeats a support word); other.", "",
+              TAXONOMY_NOTE, "",
               "## Query length", "", length_section(results["accuracy_by_query_length"]), "",
               "## Dataset", "", dataset_tables(results["dataset"]), ""]
     run = results.get("run")

@@ -12,34 +12,36 @@ machinery in `lexbench.benchmarks.analogies`: reciprocal rank of the first accep
 in the top 10, MRR@10, acc@1, recall@5, recall@10, overall/science/metaphor, with standard
 errors clustered by concept mapping.
 
-Data: 451 rows in 65 concept mappings (11 science, 54 metaphor). Rows that repeat a
-(source, target, targ_word) triple are one analogy with several accepted answers, as in the
-paper's code (the later row's src_word joins the first row's alternatives): 449 analogies.
+Data: 451 rows in 65 concept mappings (11 science, 54 metaphor), shipped inside lexbench
+(`lexbench/data/scan/`, MIT, with its licence), so SCAN runs offline; `--data PATH` reads
+another copy or revision. Two rows repeat a (source, target, targ_word) triple: as in the
+paper's code, which keys rows by that triple, the later row replaces the earlier one, giving
+449 analogies.
 
-    >>> items = load_scan("../shared/data/scan/SCAN_dataset.csv")       # doctest: +SKIP
-    >>> len(items), len({i.mapping for i in items})                    # doctest: +SKIP
+    >>> items = load_scan()
+    >>> len(items), len({i.mapping for i in items})
     (449, 65)
 """
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from lexbench.benchmarks.analogies import (
-    Analogy,
-    RankAnalogyBenchmark,
+from lexbench.benchmarks.analogy_data import Analogy
+from lexbench.benchmarks.analogy_rank import RankAnalogyBenchmark, request_kind_for
+from lexbench.benchmarks.analogy_tables import (
     comparison_markdown,
     mrr_figure,
     paired_mrr_test,
-    regime_of,
     report_markdown,
-    run_ranking,
 )
+from lexbench.hashing import sha256_file
+from lexbench.models.base import Model
 
 SCAN_URL = "https://raw.githubusercontent.com/taczin/SCAN_analogies/HEAD/data/SCAN_dataset.csv"
 SCAN_SHA256 = "64fad80964c3584ad51930c70f031ede97938fa6dd716a42745ea8faa74d3c25"
@@ -49,13 +51,21 @@ SCAN_TYPES = ("science", "metaphor")
 SCAN_VECTOR_METHOD = "scan-paper"
 
 
-def locate_scan(path: str | Path | None = None) -> Path:
-    """The SCAN CSV: the path given, else the public file downloaded once (sha256-checked)."""
+def packaged_scan() -> Path:
+    """The SCAN CSV shipped inside lexbench."""
+    return Path(str(resources.files("lexbench") / "data" / "scan" / "SCAN_dataset.csv"))
+
+
+def locate_scan(path: str | Path | None = None, *, download: bool = False) -> Path:
+    """The SCAN CSV: the path given, else the copy shipped with lexbench; `download=True`
+    fetches the public file instead (once, sha256-checked)."""
     if path is not None:
         located = Path(path).expanduser()
         if not located.is_file():
             raise FileNotFoundError(f"no SCAN dataset at {located}")
         return located
+    if not download and packaged_scan().is_file():
+        return packaged_scan()
     from lexbench.datasets.fetch import fetch
 
     return fetch(SCAN_URL, sha256=SCAN_SHA256, name="scan/SCAN_dataset.csv")
@@ -66,7 +76,8 @@ def _split_alternatives(text: str) -> list[str]:
 
 
 def parse_scan(text: str, source: str = "SCAN_dataset.csv") -> list[Analogy]:
-    """SCAN rows -> analogies (merging repeated (source, target, targ_word) triples).
+    """SCAN rows -> analogies; a later row repeating a (source, target, targ_word) triple
+    replaces the earlier one (the paper's code keys rows by that triple).
 
     a = target, b = source, c = targ_word, d = src_word; type = analogy_type; mapping =
     "source -> target". Fields are stripped (the file has a few trailing spaces)."""
@@ -85,12 +96,9 @@ def parse_scan(text: str, source: str = "SCAN_dataset.csv") -> list[Analogy]:
             raise ValueError(f"{source}:{number}: analogy_type {fields['analogy_type']!r} is not "
                              f"one of {', '.join(SCAN_TYPES)}")
         key = (fields["source"], fields["target"], fields["targ_word"])
-        if key in merged:
-            first = merged[key]
-            if first["type"] != fields["analogy_type"]:
-                raise ValueError(f"{source}:{number}: repeats {key} with another analogy_type")
-            first["alternatives"] += [fields["src_word"], *_split_alternatives(fields["alternatives"])]
-            continue
+        if key in merged and merged[key]["type"] != fields["analogy_type"]:
+            raise ValueError(f"{source}:{number}: repeats {key} with another analogy_type")
+        # Assigning to an existing key keeps its place, so ids stay in file order.
         merged[key] = {"a": fields["target"], "b": fields["source"], "c": fields["targ_word"],
                        "d": fields["src_word"], "type": fields["analogy_type"],
                        "alternatives": _split_alternatives(fields["alternatives"])}
@@ -111,10 +119,6 @@ def load_scan(path: str | Path | None = None) -> list[Analogy]:
     return parse_scan(located.read_text(encoding="utf-8"), str(located))
 
 
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def dataset_statistics(items: Sequence[Analogy]) -> dict[str, Any]:
     """Analogies and concept mappings per type (the counts the paper reports)."""
     out: dict[str, Any] = {"analogies": len(items), "mappings": len({i.mapping for i in items})}
@@ -130,14 +134,8 @@ class ScanBenchmark(RankAnalogyBenchmark):
 
     def report(self, results: Mapping[str, Any]) -> str:
         shots = results.get("shots", self.shots)
-        return report_markdown(results, title=f"SCAN ({self.regime}, {shots}-shot)")
-
-    def summarize(self, items: Sequence[Analogy], scores: Sequence[Any]) -> dict[str, Any]:
-        results = super().summarize(items, scores)
-        results["shots"] = self.shots
-        results["regime"] = self.regime
-        results["method"] = self.method
-        return results
+        how = self.method if self.request_kind == "analogy" else f"{shots}-shot"
+        return report_markdown(results, title=f"SCAN ({how})")
 
     def figures(self, results: Mapping[str, Any], folder: Path) -> list[Path]:
         return [mrr_figure(folder / "figures" / "mrr_by_type.png", {"": results},
@@ -160,34 +158,37 @@ def select(items: Sequence[Analogy], *, types: Sequence[str] | None = None,
     return chosen
 
 
-def run_scan(model: Any = "smollm2-135m", *, data: str | Path | None = None, shots: int = 0,
-             seed: int = 0, limit: int | None = None, types: Sequence[str] | None = None,
-             method: str | None = None, model_options: Mapping[str, Any] | None = None,
-             out: str | Path = "runs", cache: Any = None, progress: bool = True) -> Any:
-    """Evaluate one model on SCAN in one condition; returns the `Evaluation`.
-
-    Shots are drawn from all 449 analogies (never sharing a word with the query), so a
-    `limit`ed run sees the same prompts as the full one for its items."""
-    from lexbench.models.base import Model
-    from lexbench.models.registry import load_model
-
+def build_scan(model: Model, *, data: str | Path | None = None, shots: int = 0, seed: int = 0,
+               limit: int | None = None, types: Sequence[str] | None = None,
+               method: str | None = None) -> ScanBenchmark:
+    """SCAN in one condition for `model`. Shots are drawn from all 449 analogies (never
+    sharing a word with the query), so a `limit`ed run sees the same prompts as the full one
+    for its items. Word vectors default to the paper's baseline (`scan-paper`); an item the
+    model cannot take counts as a miss, as in the paper."""
     located = locate_scan(data)
     items = parse_scan(located.read_text(encoding="utf-8"), str(located))
     chosen = select(items, types=types, limit=limit)
-    backend = model if isinstance(model, Model) else load_model(model, model_options)
-    config = {"source": str(located), "file_sha256": file_sha256(located), "limit": limit,
-              "types": list(types) if types else list(SCAN_TYPES)}
-    if regime_of(backend) == "vectors":
-        method = method or SCAN_VECTOR_METHOD
-    return run_ranking("scan", chosen, backend, shots=shots, seed=seed, method=method,
-                       oov_policy="wrong", dataset_config=config, out=out, cache=cache,
-                       progress=progress, benchmark_factory=ScanBenchmark, shot_pool=items)
+    if model.supports("analogy") and method is None:
+        method = SCAN_VECTOR_METHOD
+    kind, method = request_kind_for(model, method)
+    config = {"source": str(data) if data else "packaged", "file_sha256": sha256_file(located),
+              "limit": limit, "types": list(types) if types else list(SCAN_TYPES)}
+    return ScanBenchmark(name="scan", dataset=chosen, request_kind=kind, shots=shots, seed=seed,
+                         method=method, oov_policy="wrong", dataset_config=config,
+                         shot_pool=items)
 
 
-def condition_label(model_name: str, shots: int, regime: str, method: str | None) -> str:
-    if regime == "vectors":
-        return f"{model_name} ({method})"
-    return f"{model_name} {shots}-shot"
+def run_scan(model: Any = "smollm2-135m", **options: Any) -> Any:
+    """Evaluate one model on SCAN in one condition (`api.run("scan", ...)`)."""
+    from lexbench import api
+
+    return api.run("scan", model, **options)
+
+
+def condition_label(model: Model, shots: int, method: str | None) -> str:
+    if model.supports("analogy"):
+        return f"{model.name} ({method})"
+    return f"{model.name} {shots}-shot"
 
 
 def compare_scan(model: Any = "smollm2-135m", *, shots: Sequence[int] = (0, 1),
@@ -195,33 +196,34 @@ def compare_scan(model: Any = "smollm2-135m", *, shots: Sequence[int] = (0, 1),
                  data: str | Path | None = None, seed: int = 0, limit: int | None = None,
                  types: Sequence[str] | None = None, model_options: Mapping[str, Any] | None = None,
                  baseline_options: Mapping[str, Any] | None = None, resamples: int = 100_000,
-                 out: str | Path = "runs", cache: Any = None, progress: bool = True) -> dict[str, Any]:
+                 unpaired_resamples: int = 1_000_000, out: str | Path = "runs", cache: Any = None,
+                 use_cache: bool = True, progress: bool = True) -> dict[str, Any]:
     """Run the model in each shot condition (and the baseline), then write one combined
-    report with paired permutation tests between every pair of conditions.
+    report with the paper's unpaired permutation test (10^6 resamples) and a paired one
+    between every pair of conditions.
 
     Each condition keeps its own ordinary run folder (so `lexbench compare` works on any two);
     the combined report goes to runs/scan-comparison/<model>/<hash>/ (report.md,
     results.json, config.json, figures/mrr_by_type.png). Returns {"folder", "report",
     "results"}."""
-    from lexbench.models.base import Model
-    from lexbench.models.registry import load_model
+    from lexbench import api
+    from lexbench.models.registry import open_model
     from lexbench.run.store import read_run, run_folder, write_json
 
     if not shots:
         raise ValueError("compare_scan needs at least one shot condition")
     if len(set(shots)) != len(shots):
         raise ValueError(f"shot conditions repeat: {list(shots)}")
-    backend = model if isinstance(model, Model) else load_model(model, model_options)
+    common = {"data": data, "seed": seed, "limit": limit, "types": types, "out": out,
+              "cache": cache, "use_cache": use_cache, "progress": progress}
     runs: dict[str, Any] = {}
-    for k in shots:
-        evaluation = run_scan(backend, data=data, shots=k, seed=seed, limit=limit, types=types,
-                              out=out, cache=cache, progress=progress)
-        runs[condition_label(backend.name, k, regime_of(backend), None)] = evaluation
+    with open_model(model, model_options) as backend:
+        for k in shots:
+            runs[condition_label(backend, k, None)] = api.run("scan", backend, shots=k, **common)
     if baseline is not None:
-        base = baseline if isinstance(baseline, Model) else load_model(baseline, baseline_options)
-        evaluation = run_scan(base, data=data, shots=0, seed=seed, limit=limit, types=types,
-                              method=baseline_method, out=out, cache=cache, progress=progress)
-        label = condition_label(base.name, 0, regime_of(base), evaluation.results.get("method"))
+        with open_model(baseline, baseline_options) as base:
+            evaluation = api.run("scan", base, shots=0, method=baseline_method, **common)
+            label = condition_label(base, 0, evaluation.results.get("method"))
         if label in runs:
             raise ValueError(f"the baseline {label!r} is one of the model's own conditions")
         runs[label] = evaluation
@@ -230,17 +232,20 @@ def compare_scan(model: Any = "smollm2-135m", *, shots: Sequence[int] = (0, 1),
     tests: dict[str, Any] = {}
     for i, first in enumerate(labels):
         for second in labels[i + 1:]:
-            tests[f"{first} vs {second}"] = paired_mrr_test(samples[first], samples[second],
-                                                            resamples=resamples, seed=seed)
+            tests[f"{first} vs {second}"] = paired_mrr_test(
+                samples[first], samples[second], resamples=resamples, seed=seed,
+                unpaired_resamples=unpaired_resamples)
     conditions = {label: e.results for label, e in runs.items()}
     folders = {label: str(e.folder.path) for label, e in runs.items()}
     config = {"benchmark": "scan-comparison", "conditions": folders, "resamples": resamples,
+              "unpaired_resamples": unpaired_resamples,
               "seed": seed, "shots": list(shots), "limit": limit,
               "types": list(types) if types else list(SCAN_TYPES),
               "configs": {label: json.loads(Path(e.folder.config_path).read_text())
                           for label, e in runs.items()}}
-    target = run_folder(out, "scan-comparison", backend.name,
-                        {"runs": folders, "resamples": resamples, "seed": seed})
+    target = run_folder(out, "scan-comparison", labels[0].split(" ")[0],
+                        {"runs": folders, "resamples": resamples, "seed": seed,
+                         "unpaired_resamples": unpaired_resamples})
     results = {"benchmark": "scan-comparison", "conditions": conditions, "tests": tests,
                "folders": folders}
     report = comparison_markdown(f"SCAN: {', '.join(labels)}", conditions, tests, folders)

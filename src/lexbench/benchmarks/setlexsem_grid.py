@@ -8,22 +8,27 @@ TOML (or a Python file defining a dict `GRID` of the same shape):
 
     [decoding]                    # optional; greedy by default
     temperature = 0.0             # the paper: 0.25, with top_k = 20 and top_p = 0.25
-    max_new_tokens = 256          # answer-only methods (baseline, allow_empty_set)
-    reasoning_max_new_tokens = 1024   # chain_of_thought, self_reflection
+    max_new_tokens = 256          # answer-only methods
+    reasoning_max_new_tokens = 1024   # methods that think first
 
     [[study]]
-    name = "token_type"
+    name = "main"
     token_types = ["numbers", "words"]
     operations = ["union", "intersection", "difference", "symmetric_difference"]
     operand_sizes = [2, 4, 8, 16]
-    token_lengths = [2, 3, 4]     # or "any": numbers in [0, number_range), words of any length
+    token_lengths = [1, 2, 3, 4]  # or "any": numbers in [0, number_range), words of any length
     k_shots = [0, 1, 3, 5]
-    methods = ["baseline", "chain_of_thought", "self_reflection", "allow_empty_set"]
+    methods = ["baseline", "baseline_allow_empty", "cot_self_reflection",
+               "cot_self_reflection_allow_empty"]
+    phrasings = ["formal", "plain"]
+    skip_infeasible = true        # leave out, and list, cells the pools cannot fill
 
-An unknown key, an empty list, a repeated value, an axis that does not apply to the study's
-token type, or a configuration whose pool is too small for its sets is an error naming the
-problem: a grid never silently skips a run. TOML has no null, so "none" (overlap) and "any"
-(token length) stand for "no constraint".
+An unknown key, an empty list, a repeated value, or an axis that does not apply to the
+study's token type is an error naming the problem. A cell whose pool is too small for its
+sets is an error too, unless its study says `skip_infeasible = true` (the paper's own runs
+left such cells out: one-digit numbers cannot fill sets of 16); skipped cells are listed in
+the manifest and on the terminal, never dropped silently. TOML has no null, so "none"
+(overlap) and "any" (token length) stand for "no constraint".
 """
 
 from __future__ import annotations
@@ -35,18 +40,17 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from lexbench.benchmarks.setlexsem_prompts import METHODS, PHRASINGS, REASONING_METHODS
 from lexbench.benchmarks.setlexsem_sets import DECEPTIVE_CONDITIONS, OPERATIONS, TOKEN_TYPES
 from lexbench.types import Decoding
 
-METHODS = ("baseline", "chain_of_thought", "self_reflection", "allow_empty_set")
-REASONING_METHODS = ("chain_of_thought", "self_reflection")
-PHRASINGS = ("formal", "plain")
 MAX_K = 10
-BUILTIN_GRIDS = ("paper", "small")
+BUILTIN_GRIDS = ("paper", "lexbench", "small")
+PAPER_NUMBER_RANGE = 10_000   # "the numbers ... were sampled from the range [0, 9999]"
 
 _STUDY_KEYS = ("name", "token_types", "operations", "operand_sizes", "token_lengths",
                "number_range", "overlaps", "deciles", "decile_scope", "deceptive_conditions",
-               "k_shots", "methods", "phrasings")
+               "k_shots", "methods", "phrasings", "skip_infeasible")
 _GRID_KEYS = ("seed", "prompts_per_config", "decoding", "study")
 _DECODING_KEYS = ("temperature", "top_p", "top_k", "max_new_tokens", "reasoning_max_new_tokens",
                   "stop", "seed")
@@ -82,14 +86,15 @@ class Study:
     operations: tuple[str, ...] = OPERATIONS
     operand_sizes: tuple[int, ...] = (2, 4, 8, 16)
     token_lengths: tuple[int | None, ...] = (None,)
-    number_range: int = 1000
+    number_range: int = PAPER_NUMBER_RANGE
     overlaps: tuple[float | None, ...] = (None,)
     deciles: tuple[int, ...] = ()
-    decile_scope: str = "length"
+    decile_scope: str = "global"
     deceptive_conditions: tuple[str, ...] = ()
     k_shots: tuple[int, ...] = (0,)
     methods: tuple[str, ...] = ("baseline",)
     phrasings: tuple[str, ...] = ("formal",)
+    skip_infeasible: bool = False
 
     def set_configs(self) -> Iterator[dict[str, Any]]:
         """The set-drawing configurations (what decides A and B), in grid order."""
@@ -122,6 +127,7 @@ class Study:
                                "phrasing": phrasing}
 
     def configurations(self) -> int:
+        """Cells before feasibility (the cross product's size)."""
         return sum(1 for _ in self.set_configs()) * sum(1 for _ in self.prompt_configs())
 
     def to_dict(self) -> dict[str, Any]:
@@ -165,7 +171,7 @@ def _fail(where: str, message: str) -> ValueError:
 def _check_keys(table: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:
     if not isinstance(table, Mapping):
         raise _fail(where, f"expected a table, got {type(table).__name__}")
-    unknown = sorted(set(table) - set(allowed))
+    unknown = sorted(set(map(str, table)) - set(allowed))
     if unknown:
         raise _fail(where, f"unknown key(s) {', '.join(map(repr, unknown))}; "
                            f"allowed: {', '.join(allowed)}")
@@ -258,6 +264,11 @@ def _study_from(table: Mapping[str, Any], index: int) -> Study:
         values["methods"] = _choices(table["methods"], where, "methods", METHODS)
     if "phrasings" in table:
         values["phrasings"] = _choices(table["phrasings"], where, "phrasings", PHRASINGS)
+    if "skip_infeasible" in table:
+        if not isinstance(table["skip_infeasible"], bool):
+            raise _fail(where, "skip_infeasible must be true or false, "
+                               f"got {table['skip_infeasible']!r}")
+        values["skip_infeasible"] = table["skip_infeasible"]
 
     def forbid(key: str, reason: str) -> None:
         if key in table:
@@ -280,7 +291,7 @@ def _study_from(table: Mapping[str, Any], index: int) -> Study:
     if kind == "deciles":
         forbid("number_range", "decile words are not numbers")
         if "deciles" not in table:
-            raise _fail(where, "needs 'deciles' (from 1 to 10)")
+            raise _fail(where, "needs 'deciles' (from 1 to 10; the paper: 1 to 9)")
         values["deciles"] = _ints(table["deciles"], where, "deciles", 1, 10)
         if "token_lengths" not in table or None in values["token_lengths"]:
             raise _fail(where, "decile studies need explicit token_lengths (the paper: [3, 5])")
@@ -350,21 +361,40 @@ def grid_from_mapping(data: Mapping[str, Any], source: str = "custom") -> Grid:
     return Grid(**values)
 
 
+def _run_python_grid(path: Path) -> Any:
+    """Run a .py grid file and return its GRID. Whatever the file raises (a syntax error, an
+    ImportError, anything) becomes one ValueError naming the file, so the command shows a
+    clear line instead of a traceback or a misleading "missing dependency" hint."""
+    try:
+        namespace = runpy.run_path(str(path))
+    except SystemExit as error:
+        raise ValueError(f"grid file {path}: running it called exit({error.code!r})") from None
+    except BaseException as error:  # noqa: BLE001 - reported in full, never swallowed
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        where = ""
+        if isinstance(error, SyntaxError) and error.lineno:
+            where = f" (line {error.lineno})"
+        raise ValueError(f"grid file {path}: running it raised {type(error).__name__}{where}: "
+                         f"{error}") from None
+    if "GRID" not in namespace:
+        raise ValueError(f"grid file {path}: a Python grid must define a dict named GRID")
+    return namespace["GRID"]
+
+
 def read_grid_file(path: str | Path) -> Grid:
     """A grid from a TOML file, or a Python file defining `GRID`."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"grid file {path} not found (or use --grid paper|small)")
+        raise FileNotFoundError(f"grid file {path} not found (or use --grid "
+                                f"{'|'.join(BUILTIN_GRIDS)})")
     if path.suffix == ".toml":
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as error:
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
             raise ValueError(f"grid file {path}: not valid TOML ({error})") from None
     elif path.suffix == ".py":
-        namespace = runpy.run_path(str(path))
-        if "GRID" not in namespace:
-            raise ValueError(f"grid file {path}: a Python grid must define a dict named GRID")
-        data = namespace["GRID"]
+        data = _run_python_grid(path)
     else:
         raise ValueError(f"grid file {path}: expected a .toml or .py file")
     try:
@@ -373,66 +403,37 @@ def read_grid_file(path: str | Path) -> Grid:
         raise ValueError(f"{path}: {error}") from None
 
 
-# ------------------------------------------------------------------------------ built-in grids
-
-_ALL_METHODS = list(METHODS)
-
-PAPER_GRID: dict[str, Any] = {
-    "seed": 292,
-    "prompts_per_config": 50,
-    "study": [
-        # Token type, token length, operand size, operation, and prompting method by k.
-        # Length 1 is left out: there are only nine one-digit numbers (no set of 16).
-        {"name": "token_type", "token_types": ["numbers", "words"],
-         "token_lengths": [2, 3, 4], "k_shots": [0, 1, 3, 5], "methods": _ALL_METHODS},
-        # The overlap sampler (half of the smaller set shared): intersection both ways.
-        {"name": "overlap", "token_types": ["numbers", "words"], "token_lengths": [3],
-         "overlaps": [0.5], "methods": ["baseline", "allow_empty_set"]},
-        # Frequency deciles at token lengths 3 and 5.
-        {"name": "deciles", "token_types": ["deciles"], "deciles": list(range(1, 11)),
-         "token_lengths": [3, 5], "methods": ["baseline", "chain_of_thought"]},
-        # Deceptive WordNet sets: not swapped, swapped, random baseline.
-        {"name": "deceptive", "token_types": ["deceptive"],
-         "deceptive_conditions": list(DECEPTIVE_CONDITIONS), "k_shots": [0, 1, 3, 5],
-         "methods": ["baseline", "chain_of_thought"]},
-        # Formal against plain phrasing of the task.
-        {"name": "phrasing", "token_types": ["numbers", "words"], "token_lengths": [3],
-         "k_shots": [0, 1, 3, 5], "phrasings": ["formal", "plain"]},
-    ],
-}
-
-SMALL_GRID: dict[str, Any] = {
-    "seed": 292,
-    "prompts_per_config": 2,
-    "decoding": {"max_new_tokens": 40, "reasoning_max_new_tokens": 96},
-    "study": [
-        {"name": "token_type", "token_types": ["numbers", "words"], "operand_sizes": [2, 4],
-         "token_lengths": [2, 3], "k_shots": [0, 1], "methods": ["baseline", "chain_of_thought"]},
-        {"name": "overlap", "token_types": ["numbers", "words"], "operand_sizes": [4],
-         "token_lengths": [3], "overlaps": [0.5], "operations": ["intersection"]},
-        {"name": "deciles", "token_types": ["deciles"], "deciles": [1, 10],
-         "token_lengths": [3, 5], "operand_sizes": [4], "operations": ["union", "intersection"]},
-        {"name": "deceptive", "token_types": ["deceptive"], "operand_sizes": [4],
-         "deceptive_conditions": list(DECEPTIVE_CONDITIONS),
-         "operations": ["union", "difference"]},
-        {"name": "phrasing", "token_types": ["numbers", "words"], "operand_sizes": [2],
-         "token_lengths": [3], "phrasings": ["formal", "plain"], "operations": ["union"]},
-    ],
-}
-
-
 def builtin_grid(name: str) -> Grid:
-    if name == "paper":
-        return grid_from_mapping(PAPER_GRID, source="paper")
-    if name == "small":
-        return grid_from_mapping(SMALL_GRID, source="small")
-    raise ValueError(f"unknown grid {name!r}; use {', '.join(BUILTIN_GRIDS)} or a .toml/.py file")
+    from lexbench.benchmarks.setlexsem_builtin import BUILTIN
+
+    if name not in BUILTIN:
+        raise ValueError(f"unknown grid {name!r}; use {', '.join(BUILTIN_GRIDS)} or a .toml/.py file")
+    return grid_from_mapping(BUILTIN[name], source=name)
 
 
-def resolve_grid(spec: str | Path | Grid) -> Grid:
-    """`paper`, `small`, a Grid, or a path to a grid file."""
+def grid_from_dict(data: Mapping[str, Any]) -> Grid:
+    """The inverse of `Grid.to_dict()` (how a run's config.json records its grid)."""
+    def tuples(table: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: tuple(v) if isinstance(v, list) else v for k, v in table.items()}
+
+    try:
+        grid = Grid(studies=tuple(Study(**tuples(s)) for s in data["studies"]),
+                    seed=data["seed"], prompts_per_config=data["prompts_per_config"],
+                    decoding=DecodingSpec(**tuples(data["decoding"])), source=data["source"])
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"not a recorded SetLexSem grid ({error!r})") from None
+    if grid.to_dict() != dict(data):
+        raise ValueError("not a recorded SetLexSem grid (it does not round-trip)")
+    return grid
+
+
+def resolve_grid(spec: str | Path | Grid | Mapping[str, Any]) -> Grid:
+    """`paper`, `lexbench`, `small`, a Grid, a recorded grid (`Grid.to_dict()`), or a path
+    to a grid file."""
     if isinstance(spec, Grid):
         return spec
+    if isinstance(spec, Mapping):
+        return grid_from_dict(spec)
     if str(spec) in BUILTIN_GRIDS:
         return builtin_grid(str(spec))
     path = Path(spec)

@@ -1,66 +1,139 @@
-"""SetLexSem prompt text: set construction, `<task>`, k demonstrations, final instructions.
+"""SetLexSem prompt text, word for word as the paper's published prompt templates.
 
-    You are given two sets. Set A is {12, 47}. Set B is {47, 90}. You are given the following task:
+Every prompt is: set construction, the `<task>`, k demonstrations, the method's final
+instructions, then a blank line and the method's opening ("<thinking>" for the chain-of-
+thought methods, nothing for the base prompts). For example (base prompt, k = 1):
+
+    You are given two sets. Set A is (12, 47). Set B is (47, 90). You are given the following task:
     <task> Print the set union of A and B as a Python set. </task>
     These are some examples:
     <examples>
-    - If set A is {3, 8} and set B is {8, 5}, the answer is {3, 8, 5}, because 3, 8, and 5 are in either A or B.
+    - If set A is (3, 8) and set B is (8, 5), print (3, 8, 5), because 3, 8, and 5 are in either A or B.
     </examples>
-    Do not explain your reasoning. Do not write code or use any tools. ...
 
-Members are written bare (no quotes), as in the paper. The method decides the final
-instructions; the phrasing decides how the task is worded (formal set vocabulary or plain
-language). Demonstrations use the same operation on other sets, with the answer and a one-line
-reason; with the empty set as answer they say so ("{} (the empty set)").
+    Do not explain your reasoning. Do not write a code or script or use any tools. At last, ...
 
-Unlike the paper, no prompt ends with a pre-filled "<thinking>" tag: a pre-fill cannot be
-passed through a chat template, and the same text must serve completion and chat models.
+Sets are written in parentheses with bare members, in draw order, as the authors' code does.
+The authors sent this whole text as one user message, so the trailing "<thinking>" is part
+of the prompt, not an assistant pre-fill: it goes through a chat template unchanged.
+
+Methods (`METHODS`): the paper's four, named as its Table 14 names them, and three more from
+the authors' code that the paper did not run (`EXTRA_METHODS`). Phrasings: the paper's
+formal and plain task wording, and three more from the authors' code (`EXTRA_PHRASINGS`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lexbench.benchmarks.setlexsem_sets import Member, ordered_answer
+from lexbench.benchmarks.setlexsem_sets import Member, ground_truth, ordered_answer
 
-FORMAL_TASKS = {
+_FORMAL = {
     "union": "Print the set union of A and B as a Python set.",
     "intersection": "Print the set intersection of A and B as a Python set.",
     "difference": "Print the set difference of A and B as a Python set.",
-    "symmetric_difference": "Print the symmetric set difference of A and B as a Python set.",
+    # Sic: the paper's template has no "as a Python set" here.
+    "symmetric_difference": "Print the symmetric set difference of A and B.",
 }
-PLAIN_TASKS = {
+_PLAIN = {
     "union": "Print the set of members belonging to either A or B as a Python set.",
     "intersection": "Print the set of members belonging to both A and B as a Python set.",
     "difference": "Print the set of members belonging to A and not to B as a Python set.",
-    "symmetric_difference": ("Print the set of members belonging to A or B but not to both "
-                             "A and B as a Python set."),
+    "symmetric_difference": ("Print the set of members belonging to A or B but not both A and B "
+                             "as a Python set."),
 }
+_PYTHONIC = {
+    "union": ("Take the elements that are in either set A or set B, and present them all "
+              "together as a single set in Python."),
+    "intersection": ("Take the elements that are common to both set A and set B, and present "
+                     "them as a single set in Python."),
+    "difference": ("Take the elements that are in set A but not in set B, and present them as "
+                   "a single set in Python."),
+    "symmetric_difference": ("Take the elements that are in either set A or set B, but not in "
+                             "both, and present them as a single set in Python."),
+}
+_FUNCTIONAL = {
+    "union": ("Take the items from set A and the items from set B, combine them, and then "
+              "display the full set of all those elements in Python."),
+    "intersection": ("Take the elements that are in both set A and set B, combine them into a "
+                     "single set, and display that set in Python."),
+    "difference": ("Take the elements that are in set A but not in set B, combine them into a "
+                   "single set, and display that set in Python."),
+    "symmetric_difference": ("Take the elements that are in either set A or set B, but not "
+                             "both, combine them into a single set, and display that set in "
+                             "Python."),
+}
+_ITERATIVE = {
+    "union": ("Start with an empty set, go through the elements in set A and add them, then go "
+              "through the elements in set B and add them as well, and finally show the "
+              "complete set containing all those elements in Python."),
+    "intersection": ("Start with an empty set, go through the elements in set A, and only add "
+                     "them to the set if they are also in set B, then show the final set."),
+    "difference": ("Start with an empty set, go through the elements in set A, and only add "
+                   "them to the set if they are not in set B, then show the final set."),
+    "symmetric_difference": ("Start with an empty set, go through the elements in set A and "
+                             "add them if they are not in set B, then go through the elements "
+                             "in set B and add them if they are not in set A, and finally show "
+                             "the complete set."),
+}
+TASKS = {"formal": _FORMAL, "plain": _PLAIN, "pythonic": _PYTHONIC, "functional": _FUNCTIONAL,
+         "iterative": _ITERATIVE}
+PAPER_PHRASINGS = ("formal", "plain")
+EXTRA_PHRASINGS = ("pythonic", "functional", "iterative")
+PHRASINGS = PAPER_PHRASINGS + EXTRA_PHRASINGS
 
-NO_CODE = "Do not write code or use any tools."
-ANSWER_FORMAT = ("At last, give only the final answer as a set, without any code or additional "
-                 "context, inside <answer></answer> XML tags.")
-EMPTY_ALLOWED = "The answer can be an empty set."
 STOP = "Stop after printing."
-THINKING = "Explain your step-by-step reasoning in detail within <thinking></thinking> XML tags."
-REFLECTION = ("Then check every member of your result against A and B within "
-              "<reflection></reflection> XML tags, and correct any mistake.")
+NO_CODE = "Do not write a code or script or use any tools."
+EMPTY_ALLOWED = "The answer can be an empty set."
+THINKING = ("Explain your step-by-step reasoning process in detail within "
+            "<thinking></thinking> XML tags.")
+FINAL_ANSWER = ("At last, provide only the final answer as a mathematical set, without any code "
+                "or additional context. Do not include anything other than your final answer "
+                "in your response within <answer></answer> XML tags.")
+EXPERT = "You are an expert in performing set-operation in mathematics."
 
-METHOD_INSTRUCTIONS = {
-    "baseline": " ".join(["Do not explain your reasoning.", NO_CODE, ANSWER_FORMAT, STOP]),
-    "allow_empty_set": " ".join(["Do not explain your reasoning.", NO_CODE, ANSWER_FORMAT,
-                                 EMPTY_ALLOWED, STOP]),
-    "chain_of_thought": " ".join(["Think step by step.", THINKING, ANSWER_FORMAT]),
-    "self_reflection": " ".join(["Think step by step.", THINKING, REFLECTION, ANSWER_FORMAT]),
+# method -> (final instructions, opening after the blank line). The instructions start with
+# a newline, so after demonstrations ("</examples>\n") a blank line separates them.
+_TEMPLATES: dict[str, tuple[str, str]] = {
+    "baseline": ("\n" + " ".join(["Do not explain your reasoning.", NO_CODE, FINAL_ANSWER, STOP]), ""),
+    "baseline_allow_empty": ("\n" + " ".join(["Do not explain your reasoning.", NO_CODE,
+                                              FINAL_ANSWER, EMPTY_ALLOWED, STOP]), ""),
+    # The authors' "composite": expertise, chain of thought, self-recitation, self-criticism.
+    "cot_self_reflection": ("\n" + " ".join([EXPERT, "Think step by step.", THINKING, FINAL_ANSWER]),
+                            "<thinking>"),
+    # Sic: the authors' allow-empty variant drops the expertise sentence.
+    "cot_self_reflection_allow_empty": ("\n" + " ".join(["Think step by step.", THINKING,
+                                                         FINAL_ANSWER, EMPTY_ALLOWED]), "<thinking>"),
+    "chain_of_thought": ("\n" + " ".join(["Think step by step.", THINKING, FINAL_ANSWER]),
+                         "<thinking>"),
+    "self_recitation": ("\n" + " ".join([THINKING, FINAL_ANSWER]), "<thinking>"),
+    "domain_expertise": ("\n" + " ".join([EXPERT, FINAL_ANSWER]), ""),
+}
+PAPER_METHODS = ("baseline", "baseline_allow_empty", "cot_self_reflection",
+                 "cot_self_reflection_allow_empty")
+EXTRA_METHODS = ("chain_of_thought", "self_recitation", "domain_expertise")
+METHODS = PAPER_METHODS + EXTRA_METHODS
+# Methods that reason before answering (they get the larger token budget).
+REASONING_METHODS = ("cot_self_reflection", "cot_self_reflection_allow_empty", "chain_of_thought",
+                     "self_recitation")
+# The paper's names (Table 14).
+METHOD_LABELS = {
+    "baseline": "Base Prompt",
+    "baseline_allow_empty": "Base Prompt (allow empty set)",
+    "cot_self_reflection": "CoT and Self-Reflection",
+    "cot_self_reflection_allow_empty": "CoT and Self-Reflection (allow empty set)",
+    "chain_of_thought": "CoT (authors' code, not in the paper's runs)",
+    "self_recitation": "Self-recitation (authors' code, not in the paper's runs)",
+    "domain_expertise": "Domain expertise (authors' code, not in the paper's runs)",
 }
 
-EXAMPLES_BEGIN = "These are some examples:\n<examples>\n"
+EXAMPLES_BEGIN = "\nThese are some examples:\n<examples>\n"
 EXAMPLES_END = "</examples>\n"
 
 
 def set_text(members: Sequence[Member]) -> str:
-    """{a, b, c}; the empty set is {}."""
-    return "{" + ", ".join(str(m) for m in members) + "}"
+    """(a, b, c); the empty set is ()."""
+    return "(" + ", ".join(str(m) for m in members) + ")"
 
 
 def english_list(members: Sequence[Member]) -> str:
@@ -79,41 +152,34 @@ def _verb(members: Sequence[Member]) -> str:
     return "is" if len(members) == 1 else "are"
 
 
-def demonstration_reason(operation: str, a: Sequence[Member], b: Sequence[Member],
-                         answer: Sequence[Member]) -> str:
+def demonstration(operation: str, a: Sequence[Member], b: Sequence[Member]) -> str:
+    """One worked example, as the paper's `make_shot` writes it (answer in reading order)."""
+    answer = ordered_answer(operation, a, b)
+    opening = f"If set A is {set_text(a)} and set B is {set_text(b)}, print {set_text(answer)}"
     if operation == "union":
-        return f"{english_list(answer)} {_verb(answer)} in either A or B"
+        return f"{opening}, because {english_list(answer)} {_verb(answer)} in either A or B."
     if operation == "intersection":
         if not answer:
-            return "no members are in both A and B"
-        return f"{english_list(answer)} {_verb(answer)} in both A and B"
+            return f"{opening} (the empty set), because no members are in both A and B."
+        return f"{opening}, because {english_list(answer)} {_verb(answer)} in both A and B."
     if operation == "difference":
         if not answer:
-            return "all members of A are in B"
-        return f"only {english_list(answer)} {_verb(answer)} in A and not in B"
+            return f"{opening} (the empty set), because all members of A are in B."
+        return f"{opening}, because only {english_list(answer)} {_verb(answer)} in A and not B."
     if operation == "symmetric_difference":
-        if not answer:
-            return "A and B have the same members"
+        # Sic: no closing period, and nothing after "because" when A equals B.
         only_a = [m for m in answer if m in set(a)]
         only_b = [m for m in answer if m in set(b)]
-        parts = [f"{english_list(side)} {_verb(side)} only in {name}"
+        parts = [f"{set_text(side)} {_verb(side)} in only {name}"
                  for side, name in ((only_a, "A"), (only_b, "B")) if side]
-        return " and ".join(parts)
+        return f"{opening}, because " + " and ".join(parts)
     raise ValueError(f"unknown operation {operation!r}")
 
 
-def demonstration(operation: str, a: Sequence[Member], b: Sequence[Member]) -> str:
-    answer = ordered_answer(operation, a, b)
-    shown = set_text(answer) + (" (the empty set)" if not answer else "")
-    return (f"If set A is {set_text(a)} and set B is {set_text(b)}, the answer is {shown}, "
-            f"because {demonstration_reason(operation, a, b, answer)}.")
-
-
 def task_text(operation: str, phrasing: str) -> str:
-    table = FORMAL_TASKS if phrasing == "formal" else PLAIN_TASKS if phrasing == "plain" else None
-    if table is None:
-        raise ValueError(f"unknown phrasing {phrasing!r}; choose from formal, plain")
-    return table[operation]
+    if phrasing not in TASKS:
+        raise ValueError(f"unknown phrasing {phrasing!r}; choose from {', '.join(PHRASINGS)}")
+    return TASKS[phrasing][operation]
 
 
 def prompt_text(a: Sequence[Member], b: Sequence[Member], operation: str, method: str,
@@ -121,18 +187,18 @@ def prompt_text(a: Sequence[Member], b: Sequence[Member], operation: str, method
                 demonstration_texts: Sequence[str] | None = None) -> str:
     """The whole prompt for one item. `demonstration_texts`, when given, are the already
     rendered `demonstration(operation, *pair)` lines (generation caches them)."""
-    if method not in METHOD_INSTRUCTIONS:
-        raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHOD_INSTRUCTIONS)}")
+    if method not in _TEMPLATES:
+        raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    ground_truth(operation, a, b)  # validates the operation name
     parts = [f"You are given two sets. Set A is {set_text(a)}. Set B is {set_text(b)}. "
              f"You are given the following task:\n",
-             f"<task> {task_text(operation, phrasing)} </task>\n"]
+             f"<task> {task_text(operation, phrasing)} </task>"]
     if demonstrations:
-        parts.append(EXAMPLES_BEGIN)
         texts = demonstration_texts if demonstration_texts is not None else [
             demonstration(operation, da, db) for da, db in demonstrations]
         if len(texts) != len(demonstrations):
             raise ValueError("demonstration_texts must match demonstrations one to one")
-        parts.extend(f"- {text}\n" for text in texts)
-        parts.append(EXAMPLES_END)
-    parts.append(METHOD_INSTRUCTIONS[method] + "\n")
+        parts.append(EXAMPLES_BEGIN + "".join(f"- {text}\n" for text in texts) + EXAMPLES_END)
+    instructions, opening = _TEMPLATES[method]
+    parts.append(f"{instructions}\n\n{opening}")
     return "".join(parts)

@@ -12,7 +12,7 @@ from lexbench.commands.common import (
     positive_int,
     run_and_report,
 )
-from lexbench.commands.scan import add_ranking_arguments, vector_options
+from lexbench.commands.scan import add_ranking_arguments, run_options, vector_options
 
 SETS = {
     "google": ("the Google analogy set (questions-words.txt)",
@@ -26,7 +26,7 @@ SETS = {
 
 def _handler(name: str) -> Any:
     def run(args: argparse.Namespace) -> int:
-        from lexbench.benchmarks.analogies import run_classic
+        from lexbench import api
         from lexbench.models.registry import split_spec
 
         options = model_options(args)
@@ -34,25 +34,25 @@ def _handler(name: str) -> Any:
             options.update(vector_options(args))
         elif args.restrict_vocab:
             raise ValueError("--restrict-vocab applies to word-vector models")
-        run_and_report(args, lambda cache: run_classic(
-            name, args.model, data=args.data, limit_per_relation=args.limit_per_relation,
-            shots=args.shots, seed=args.seed, method=args.method, model_options=options,
-            out=args.out, cache=cache, progress=not args.no_progress))
+        run_and_report(args, lambda cache: api.run(
+            name, args.model, model_options=options, cache=cache, use_cache=cache is not None,
+            data=args.data, limit_per_relation=args.limit_per_relation, shots=args.shots,
+            seed=args.seed, method=args.method, **run_options(args)))
         return 0
 
     return run
 
 
 def _run_sat(args: argparse.Namespace) -> int:
-    from lexbench.benchmarks.analogies import run_choices
+    from lexbench import api
     from lexbench.models.registry import split_spec
 
     options = model_options(args)
     if split_spec(args.model)[0] == "vectors":
         options.update(vector_options(args))
-    run_and_report(args, lambda cache: run_choices(
-        args.model, data=args.data, method=args.method, model_options=options, out=args.out,
-        cache=cache, progress=not args.no_progress))
+    run_and_report(args, lambda cache: api.run(
+        "sat", args.model, model_options=options, cache=cache, use_cache=cache is not None,
+        data=args.data, method=args.method, **run_options(args)))
     return 0
 
 

@@ -1,9 +1,14 @@
-"""Arguments shared by the commands: model selection, run-folder and cache options."""
+"""Arguments shared by the commands: model selection, run-folder and cache options; what a
+finished run prints and how it exits; the one way model or server text reaches a terminal."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import re
+import shlex
+import sys
+from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +18,37 @@ from lexbench.models.registry import DEFAULT_MODEL
 # backend sees exactly what was asked of it and rejects what it does not take.
 MODEL_OPTIONS = {
     "dtype": "dtype", "device": "device", "batch_size": "batch_size",
-    "chat_template": "chat_template", "revision": "revision", "threads": "threads",
+    "revision": "revision", "threads": "threads",
     "base_url": "base_url", "api_key_env": "api_key_env", "api": "api",
     "max_concurrency": "max_concurrency", "requests_per_minute": "requests_per_minute",
-    "timeout": "timeout", "max_retries": "max_retries",
+    "timeout": "timeout", "max_retries": "max_retries", "max_retry_wait": "max_retry_wait",
 }
+
+# Exit statuses of a run that finished but is incomplete (see docs/guarantees.md).
+EXIT_SOME_FAILED = 3
+EXIT_ALL_FAILED = 4
+
+
+# ------------------------------------------------------------------------------ terminal text
+
+# C0 controls but newline and tab, DEL, C1 controls, lone surrogates, and the bidirectional
+# overrides that make text display in another order than it reads.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_text(text: str) -> str:
+    """`text` safe to print: escape sequences (clear screen, window title), other control
+    characters, lone surrogates and bidi overrides become visible escapes (`\\x1b`);
+    newlines and tabs stay. Every place that prints model or server text uses this."""
+    return _UNSAFE.sub(_escape, str(text))
+
+
+# ------------------------------------------------------------------------------ arguments
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, default_model: str = DEFAULT_MODEL) -> None:
@@ -29,10 +60,17 @@ def add_model_arguments(parser: argparse.ArgumentParser, default_model: str = DE
     group.add_argument("--device", default=None, help="hf: auto (default), cpu, cuda, cuda:1, mps")
     group.add_argument("--batch-size", type=int, default=None, help="hf: prompts per forward pass")
     group.add_argument("--threads", type=int, default=None, help="hf: CPU threads for torch")
-    group.add_argument("--chat-template", action="store_const", const=True, default=None,
-                       help="wrap prompts in the model's chat template (recorded in the run)")
+    chat = group.add_mutually_exclusive_group()
+    chat.add_argument("--chat-template", dest="chat", action="store_const", const=True,
+                      default=None, help="wrap generation prompts in the model's chat format "
+                      "(default: the benchmark's measured default for chat models; recorded "
+                      "in the run and its cache keys)")
+    chat.add_argument("--no-chat-template", dest="chat", action="store_const", const=False,
+                      help="send generation prompts as plain text, even to a chat model")
     group.add_argument("--revision", default=None, help="hf: Hub revision to pin")
-    group.add_argument("--base-url", default=None, help="openai: server URL, e.g. http://127.0.0.1:8000/v1")
+    group.add_argument("--base-url", default=None,
+                       help="openai: server URL, e.g. http://127.0.0.1:8000/v1 (user:password@ "
+                            "in it is used to connect and never written anywhere)")
     group.add_argument("--api-key-env", default=None,
                        help="openai: environment variable holding the API key (default OPENAI_API_KEY)")
     group.add_argument("--api", choices=["completions", "chat"], default=None,
@@ -41,6 +79,9 @@ def add_model_arguments(parser: argparse.ArgumentParser, default_model: str = DE
     group.add_argument("--requests-per-minute", type=float, default=None, help="openai: rate limit")
     group.add_argument("--timeout", type=float, default=None, help="openai: seconds per request")
     group.add_argument("--max-retries", type=int, default=None, help="openai: retries per request")
+    group.add_argument("--max-retry-wait", type=float, default=None, metavar="SECONDS",
+                       help="openai: the longest Retry-After the run waits for (default 120); a "
+                            "server asking for a longer wait fails those requests at once")
 
 
 def model_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -56,6 +97,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                        help="response cache file (default: ~/.cache/lexbench/responses/responses.sqlite)")
     group.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     group.add_argument("--no-progress", action="store_true", help="no progress bar")
+    group.add_argument("--allow-failures", action="store_true",
+                       help=f"exit 0 even when some requests failed (default: exit "
+                            f"{EXIT_SOME_FAILED}, or {EXIT_ALL_FAILED} when all failed)")
 
 
 def open_cache(args: argparse.Namespace) -> Any:
@@ -73,15 +117,75 @@ def positive_int(text: str) -> int:
     return value
 
 
+# ------------------------------------------------------------------------------ finishing a run
+
+
+class IncompleteRun(Exception):
+    """A run that finished and wrote its folder, but some requests failed: `main` prints
+    the message (one line) and exits with `exit_code`."""
+
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+_CREDENTIALS = re.compile(r"(?i)\b(https?://)[^/\s@]+@")
+
+
+def strip_url_credentials(text: str) -> str:
+    """`http://user:pw@host/v1` -> `http://host/v1`, anywhere in `text`."""
+    return _CREDENTIALS.sub(r"\1", text)
+
+
+def rerun_command(argv: Sequence[str]) -> str:
+    """The command line to run again, with URL credentials removed."""
+    return shlex.join(["lexbench", *(strip_url_credentials(a) for a in argv)])
+
+
+def _failure_reasons(evaluation: Any) -> str:
+    """The commonest reason among the failed samples, read back from the run folder."""
+    from lexbench.run.store import read_jsonl
+
+    try:
+        rows = read_jsonl(evaluation.folder.samples_path)
+    except (OSError, ValueError):
+        return ""
+    reasons = Counter(str(r.get("error")) for r in rows if isinstance(r, dict) and r.get("error"))
+    if not reasons:
+        return ""
+    reason, count = reasons.most_common(1)[0]
+    reason = reason if len(reason) <= 160 else reason[:157] + "..."
+    return f"; commonest reason ({count}x): {reason}"
+
+
+def check_failures(args: argparse.Namespace, evaluation: Any) -> None:
+    """Raise IncompleteRun when requests failed, unless --allow-failures."""
+    stats = evaluation.stats
+    if not stats.failed or getattr(args, "allow_failures", False):
+        return
+    argv = getattr(args, "argv", None)
+    if argv is None:
+        argv = sys.argv[1:]
+    every = stats.failed >= stats.requests
+    what = (f"all {stats.requests} requests failed" if every
+            else f"{stats.failed} of {stats.requests} requests failed")
+    message = (f"{what}{_failure_reasons(evaluation)}. The run folder records them; answers "
+               f"received are cached, so running the same command again sends only the failed "
+               f"requests: {rerun_command(argv)}  (--allow-failures exits 0)")
+    raise IncompleteRun(message, EXIT_ALL_FAILED if every else EXIT_SOME_FAILED)
+
+
 def run_and_report(args: argparse.Namespace, run: Callable[[Any], Any]) -> Any:
     """Open the cache the options ask for, call `run(cache)`, close the cache whatever
-    happens, print the report and the run folder; returns the Evaluation."""
+    happens, print the report and the run folder; returns the Evaluation. A run in which
+    requests failed raises IncompleteRun afterwards (exit 3, or 4 when all failed)."""
     cache = open_cache(args)
     try:
         evaluation = run(cache)
     finally:
         if cache is not None:
             cache.close()
-    print(evaluation.report)
-    print(f"run folder: {evaluation.folder.path}")
+    print(terminal_text(evaluation.report))
+    print(f"run folder: {terminal_text(str(evaluation.folder.path))}")
+    check_failures(args, evaluation)
     return evaluation

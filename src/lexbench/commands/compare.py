@@ -1,13 +1,17 @@
-"""`lexbench compare RUN_A RUN_B ...`: paired tests on shared items and a leaderboard."""
+"""`lexbench compare RUN_A RUN_B ...`: paired tests on shared items and a leaderboard.
+
+Items are paired by id and question (runs of differently generated items are refused);
+runs made from different datasets are compared with a warning on stderr."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.common import positive_int
+from lexbench.commands.common import positive_int, terminal_text
 
 SUFFIX_FORMATS = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "latex",
                   ".json": "json", ".txt": "text"}
@@ -34,6 +38,8 @@ def _compare(args: argparse.Namespace) -> int:
     runs = load_runs(args.runs)
     result = compare.compare_runs(runs, resamples=args.resamples, seed=args.seed,
                                   baseline=args.baseline)
+    for warning in result.warnings:   # loud, whatever the output format
+        print(f"lexbench: WARNING: {terminal_text(warning)}", file=sys.stderr)
     if fmt == "csv":
         texts = {"comparisons": compare.comparisons_csv(result),
                  "leaderboard": compare.leaderboard_csv(result)}

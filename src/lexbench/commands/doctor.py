@@ -120,7 +120,10 @@ def check_server(base_url: str, api_key_env: str = "OPENAI_API_KEY", timeout: fl
         gguf = "MODEL.gguf"
     hint = SERVER_HINT.format(gguf=gguf)
     key = os.environ.get(api_key_env)
-    name = f"server {base_url}"
+    from lexbench.commands.common import strip_url_credentials, terminal_text
+
+    public_url = strip_url_credentials(base_url).rstrip("/")   # never show URL credentials
+    name = f"server {public_url}"
     key_note = f"${api_key_env} {'set' if key else 'not set'}"
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     url = base_url.rstrip("/") + "/models"
@@ -134,17 +137,17 @@ def check_server(base_url: str, api_key_env: str = "OPENAI_API_KEY", timeout: fl
                      f"{key_note}", f"put a valid key in ${api_key_env} (or name another "
                      "variable with --api-key-env)", required=True)
     if reply.status_code != 200:
-        return Check(name, False, f"GET {url} answered HTTP {reply.status_code}; {key_note}",
+        return Check(name, False, f"GET {public_url}/models answered HTTP {reply.status_code}; {key_note}",
                      "check the URL: OpenAI-compatible servers serve /v1/models, so the base "
                      "URL usually ends in /v1\n" + hint, required=True)
     try:
-        models = [str(m.get("id")) for m in reply.json().get("data", [])]
+        models = [terminal_text(str(m.get("id"))) for m in reply.json().get("data", [])]
     except (ValueError, AttributeError):
-        return Check(name, False, f"GET {url} did not answer OpenAI-style JSON", hint,
+        return Check(name, False, f"GET {public_url}/models did not answer OpenAI-style JSON", hint,
                      required=True)
     shown = ", ".join(models[:5]) + (f" (+{len(models) - 5} more)" if len(models) > 5 else "")
     return Check(name, True, f"serves {shown or 'no models listed'}; {key_note}; "
-                 f"use --model openai:{models[0] if models else 'NAME'} --base-url {base_url}",
+                 f"use --model openai:{models[0] if models else 'NAME'} --base-url {public_url}",
                  required=True)
 
 

@@ -4,6 +4,7 @@
         --mode hard --method loglikelihood --data tests/fixtures/ekar/english
     lexbench run ekar --model glove --method embedding --data DIR          # the paper's baseline
     lexbench run ekar --model vectors:cc.zh.300.vec --language zh --method embedding --data DIR
+    lexbench run ekar --method contextual --encoder PATH --data DIR        # untuned BERT/RoBERTa
     lexbench run ekar --task explain --model smollm2-135m --data DIR       # E_Q / E_A generation
 
 Without --data the split is downloaded once from the Hugging Face Hub (--data-revision v1.1, the
@@ -36,18 +37,23 @@ def _run(args: argparse.Namespace) -> int:
     from lexbench.benchmarks.base import evaluate
     from lexbench.benchmarks.ekar_embedding import check_coverage, resolve_model
 
-    method = args.method or _default_method(args.model)
+    method = args.method or ("contextual" if args.encoder else _default_method(args.model))
+    if (method == "contextual") != (args.encoder is not None):
+        raise ValueError("--method contextual and --encoder PATH go together: the contextual "
+                         "baseline encodes terms with the transformers encoder at PATH")
     if args.task == "explain":
         from lexbench.benchmarks.ekar_explain import load_explanation_benchmark
 
-        if method == "embedding":
-            raise ValueError("explanation generation needs a text-generating model, not word vectors")
+        if method in ("embedding", "contextual"):
+            raise ValueError("explanation generation needs a text-generating model, not a "
+                             f"{method} baseline")
         benchmark: Any = load_explanation_benchmark(
             language=args.language, split=args.split, mode=args.mode, data=args.data,
             revision=args.data_revision, endpoint=args.endpoint, limit=args.limit,
             similarity_model=args.similarity_model, use_similarity=not args.no_similarity,
             bertscore_model=args.bertscore_model, bertscore_layers=args.bertscore_layers,
-            max_new_tokens=args.max_new_tokens)
+            max_new_tokens=args.max_new_tokens, prompt_format=args.eg_prompt,
+            bleurt_checkpoint=args.bleurt_checkpoint, moverscore_model=args.moverscore_model)
         method = "generate"
     else:
         from lexbench.benchmarks.ekar import load_benchmark
@@ -56,7 +62,20 @@ def _run(args: argparse.Namespace) -> int:
             language=args.language, split=args.split, mode=args.mode, method=method,
             normalisation=args.normalisation, data=args.data, revision=args.data_revision,
             endpoint=args.endpoint, limit=args.limit)
-    model = resolve_model(args.model, method, model_options(args))
+    if method == "contextual":
+        from lexbench.benchmarks.ekar_contextual import ContextualTupleModel
+
+        options = model_options(args)
+        unused = sorted(set(options) - {"device", "dtype", "batch_size", "threads"})
+        if unused:
+            raise ValueError(f"option(s) {', '.join(unused)} do not apply to --encoder")
+        from lexbench.benchmarks.ekar_contextual import check_encoder_language
+
+        model: Any = ContextualTupleModel(args.encoder, layer=args.encoder_layer,
+                                          **{"device": "cpu", **options})
+        check_encoder_language(model, args.language)
+    else:
+        model = resolve_model(args.model, method, model_options(args))
     check_coverage(model, benchmark.items())
     try:
         run_and_report(args, lambda cache: evaluate(benchmark, model, out_root=args.out,
@@ -88,21 +107,38 @@ def register(cli: Any) -> None:
                       help="qa: pick the analogous candidate; explain: generate E_Q/E_A")
     task.add_argument("--mode", choices=["hard", "easy"], default="hard",
                       help="hard: query and candidates only; easy: the query's explanation too")
-    task.add_argument("--method", choices=["loglikelihood", "generate", "embedding"], default=None,
-                      help="qa method (default: embedding for vectors:/glove models, else "
-                           "loglikelihood)")
+    task.add_argument("--method", choices=["loglikelihood", "generate", "embedding", "contextual"],
+                      default=None,
+                      help="qa method (default: embedding for vectors:/glove models, contextual "
+                           "with --encoder, else loglikelihood)")
+    task.add_argument("--encoder", type=Path, default=None,
+                      help="contextual: a transformers encoder folder (BERT, RoBERTa, ...) whose "
+                           "untuned term representations answer, as in the paper's Table 2")
+    task.add_argument("--encoder-layer", type=int, default=-1,
+                      help="contextual: the hidden layer read (default -1, the last)")
     task.add_argument("--normalisation", choices=["sum", "per_token", "per_char"],
                       default="per_char",
                       help="loglikelihood: which score picks the answer (all three are reported)")
     task.add_argument("--similarity-model", default=None,
                       help="explain: a sentence-transformers folder (default: the packaged "
-                           "all-MiniLM-L6-v2)")
+                           "all-MiniLM-L6-v2, English only: Chinese needs a multilingual or "
+                           "Chinese model here, or --no-similarity)")
     task.add_argument("--no-similarity", action="store_true",
                       help="explain: skip the embedding similarity")
     task.add_argument("--bertscore-model", default=None,
                       help="explain: also report BERTScore F1 with this model (needs bert-score)")
     task.add_argument("--bertscore-layers", type=positive_int, default=None,
                       help="explain: the layer bert-score reads, for models outside its table")
+    task.add_argument("--bleurt-checkpoint", default=None,
+                      help="explain: a BLEURT checkpoint folder (needs bleurt or bleurt-pytorch); "
+                           "without it BLEURT is skipped and the report says why")
+    task.add_argument("--moverscore-model", default=None,
+                      help="explain: a transformers encoder folder for MoverScore (needs "
+                           "moverscore); without it MoverScore is skipped and the report says why")
+    task.add_argument("--eg-prompt", choices=["paper", "instruct"], default="paper",
+                      help="explain: paper (default) = Appendix A.1's input, 'query = ... </s> "
+                           "candidate = ... </s> generate the explanation of Q'; instruct = the "
+                           "same information as plain instructions with lettered candidates")
     task.add_argument("--max-new-tokens", type=positive_int, default=48,
                       help="explain: the longest explanation generated, in tokens (default 48)")
     add_model_arguments(run)

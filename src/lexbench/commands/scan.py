@@ -11,6 +11,8 @@ from lexbench.commands.common import (
     model_options,
     open_cache,
     positive_int,
+    run_and_report,
+    terminal_text,
 )
 
 
@@ -38,8 +40,14 @@ def vector_options(args: argparse.Namespace) -> dict[str, Any]:
     return {"restrict": args.restrict_vocab} if args.restrict_vocab else {}
 
 
+def run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options every `lexbench run` passes to `api.run` (cache, output, chat)."""
+    return {"out": args.out, "progress": not args.no_progress, "chat": args.chat}
+
+
 def _run(args: argparse.Namespace) -> int:
-    from lexbench.benchmarks.scan import compare_scan, run_scan
+    from lexbench import api
+    from lexbench.benchmarks.scan import compare_scan
     from lexbench.models.registry import split_spec
 
     for k in args.shots:
@@ -48,31 +56,31 @@ def _run(args: argparse.Namespace) -> int:
     options = model_options(args)
     if split_spec(args.model)[0] == "vectors":
         options.update(vector_options(args))
+    if len(args.shots) == 1 and args.baseline is None:
+        run_and_report(args, lambda cache: api.run(
+            "scan", args.model, model_options=options, cache=cache,
+            use_cache=cache is not None, data=args.data, shots=args.shots[0], seed=args.seed,
+            limit=args.limit, types=args.types, method=args.method, **run_options(args)))
+        return 0
+    if args.method is not None and split_spec(args.model)[0] != "vectors":
+        raise ValueError("--method applies to word-vector models; use --baseline-method "
+                         "for the baseline")
+    baseline_options = vector_options(args) if args.baseline and \
+        split_spec(args.baseline)[0] == "vectors" else {}
     cache = open_cache(args)
     try:
-        if len(args.shots) == 1 and args.baseline is None:
-            evaluation = run_scan(args.model, data=args.data, shots=args.shots[0], seed=args.seed,
-                                  limit=args.limit, types=args.types, method=args.method,
-                                  model_options=options, out=args.out, cache=cache,
-                                  progress=not args.no_progress)
-            print(evaluation.report)
-            print(f"run folder: {evaluation.folder.path}")
-            return 0
-        if args.method is not None and split_spec(args.model)[0] != "vectors":
-            raise ValueError("--method applies to word-vector models; use --baseline-method "
-                             "for the baseline")
-        baseline_options = vector_options(args) if args.baseline and \
-            split_spec(args.baseline)[0] == "vectors" else {}
         combined = compare_scan(args.model, shots=args.shots, baseline=args.baseline,
                                 baseline_method=args.baseline_method, data=args.data,
                                 seed=args.seed, limit=args.limit, types=args.types,
                                 model_options=options, baseline_options=baseline_options,
-                                resamples=args.resamples, out=args.out, cache=cache,
+                                resamples=args.resamples,
+                                unpaired_resamples=args.unpaired_resamples, out=args.out,
+                                cache=cache, use_cache=cache is not None,
                                 progress=not args.no_progress)
     finally:
         if cache is not None:
             cache.close()
-    print(combined["report"])
+    print(terminal_text(combined["report"]))
     print(f"combined report: {combined['folder']}/report.md")
     return 0
 
@@ -82,8 +90,7 @@ def register(cli: Any) -> None:
         "run", "scan", "evaluate a model on SCAN (science and metaphor analogies, MRR@10)", _run)
     data = run.add_argument_group("dataset")
     data.add_argument("--data", default=None,
-                      help="SCAN_dataset.csv (default: download the public file once, checked "
-                           "by sha256)")
+                      help="a SCAN_dataset.csv (default: the copy shipped with lexbench)")
     data.add_argument("--limit", type=positive_int, default=None,
                       help="evaluate the first N analogies")
     data.add_argument("--types", nargs="+", choices=["science", "metaphor"], default=None,
@@ -98,5 +105,8 @@ def register(cli: Any) -> None:
                          help="the baseline's vector method (default scan-paper, the paper's)")
     compare.add_argument("--resamples", type=positive_int, default=100_000,
                          help="paired permutation resamples (default 100000)")
+    compare.add_argument("--unpaired-resamples", type=positive_int, default=1_000_000,
+                         help="resamples of the paper's unpaired permutation test "
+                              "(default 1000000, the paper's)")
     add_model_arguments(run)
     add_run_arguments(run)

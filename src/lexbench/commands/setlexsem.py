@@ -15,8 +15,9 @@ from lexbench.commands.common import (
     run_and_report,
 )
 
-GRID_HELP = ("paper (the paper's studies, 50 prompts per configuration), small (a quick "
-             "check), or a grid file (.toml, or .py defining GRID)")
+GRID_HELP = ("paper (the paper's design: 6,400 configurations x 50 prompts), lexbench (the "
+             "paper's studies plus lexbench's own, reported apart), small (a quick check), or a "
+             "grid file (.toml, or .py defining GRID)")
 
 
 def _add_grid_argument(parser: argparse.ArgumentParser, default: str) -> None:
@@ -32,12 +33,22 @@ def _add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--top-p", type=float, default=None)
     group.add_argument("--top-k", type=int, default=None)
     group.add_argument("--max-new-tokens", type=positive_int, default=None,
-                       help="budget for the answer-only methods (baseline, allow_empty_set)")
+                       help="budget for the answer-only methods (the base prompts; default 256)")
     group.add_argument("--reasoning-max-new-tokens", type=positive_int, default=None,
-                       help="budget for chain_of_thought and self_reflection")
+                       help="budget for the methods that think first (CoT and self-reflection; "
+                            "default 1024)")
     group.add_argument("--stop-at-answer", action="store_true",
                        help="stop generating at </answer> (saves time; the tag then counts as closed)")
     group.add_argument("--decoding-seed", type=int, default=None, help="sampling seed")
+
+
+def _add_select_argument(parser: argparse.ArgumentParser) -> None:
+    from lexbench.benchmarks.setlexsem_files import SELECTABLE
+
+    parser.add_argument("--select", action="append", default=[], metavar="FIELD=V1,V2",
+                        help="keep only the configurations matching (repeatable; fields: "
+                             f"{', '.join(SELECTABLE)}), e.g. --select study=deceptive "
+                             "--select k=0 --select m=2,4")
 
 
 def _decoding_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -64,11 +75,22 @@ def _generate(args: argparse.Namespace) -> int:
     print(f"wrote {meta['prompts']} prompts ({meta['configurations']} configurations x "
           f"{grid.prompts_per_config}) to {args.output} in {seconds:.1f}s "
           f"(sha256 {meta['content_sha256'][:16]}…) and {args.output}.manifest.json")
-    print("| study | configurations | prompts |")
-    print("|---|---:|---:|")
+    skipped: dict[str, int] = {}
+    for cell in meta["skipped_cells"]:
+        skipped[cell["study"]] = skipped.get(cell["study"], 0) + 1
+    print("| study | configurations | prompts | cells left out (pool too small) |")
+    print("|---|---:|---:|---:|")
     for study, counts in meta["per_study"].items():
-        print(f"| {study} | {counts['configurations']} | {counts['prompts']} |")
+        print(f"| {study} | {counts['configurations']} | {counts['prompts']} | "
+              f"{skipped.get(study, 0)} |")
     print("(a configuration shared by two studies is generated once and counted in both)")
+    if meta["skipped_cells"]:
+        reasons: dict[str, int] = {}
+        for cell in meta["skipped_cells"]:
+            reasons[cell["reason"]] = reasons.get(cell["reason"], 0) + 1
+        print(f"{len(meta['skipped_cells'])} cells left out (listed in the manifest):")
+        for reason, count in sorted(reasons.items()):
+            print(f"  {count} x {reason}")
     return 0
 
 
@@ -76,10 +98,10 @@ def _run(args: argparse.Namespace) -> int:
     from lexbench.benchmarks.setlexsem import run_setlexsem
 
     evaluation = run_and_report(args, lambda cache: run_setlexsem(
-        args.model, grid=args.grid, items=args.items, limit=args.limit,
+        args.model, grid=args.grid, items=args.items, limit=args.limit, select=args.select,
         decoding=_decoding_overrides(args) or None, model_options=model_options(args),
         out=args.out, cache=cache, use_cache=cache is not None, wordnet=args.wordnet,
-        progress=not args.no_progress))
+        progress=not args.no_progress, chat=getattr(args, "chat", None)))
     figures = sorted((evaluation.folder.path / "figures").glob("*.png"))
     if figures:
         print(f"figures: {', '.join(str(f) for f in figures)}")
@@ -128,6 +150,7 @@ def register(cli: Any) -> None:
                           "from --grid now)")
     run.add_argument("--limit", type=positive_int, default=None,
                      help="evaluate the first N prompts of every configuration")
+    _add_select_argument(run)
     _add_decoding_arguments(run)
     add_model_arguments(run)
     add_run_arguments(run)

@@ -10,12 +10,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+from lexbench.hashing import sha256_file
 from lexbench.paths import cache_dir
 
 
@@ -23,12 +23,7 @@ class DownloadError(RuntimeError):
     """The file could not be downloaded, or its hash did not match."""
 
 
-def sha256_of(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
+sha256_of = sha256_file  # the name callers of this module know
 
 
 def cached_path(name: str) -> Path:

@@ -6,12 +6,20 @@
   passed by path.
 * `bertscore`: BERTScore F1 with a model the user names, through the optional
   `bert-score` package (a clear error when it is missing).
+
+Language: all-MiniLM-L6-v2 is an English encoder (its model card declares `language: en`),
+so Chinese explanations are refused with it rather than scored meaninglessly; pass a
+multilingual or Chinese sentence-transformers folder (paraphrase-multilingual-MiniLM-L12-v2,
+bge-small-zh-v1.5, text2vec-base-chinese ...) as `--similarity-model DIR`. A folder whose
+model card declares languages must declare the run's language (or `multilingual`); one
+that declares none is taken at the user's word.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -49,6 +57,25 @@ class SentenceSimilarity:
     def name(self) -> str:
         return "all-MiniLM-L6-v2" if self.packaged else self.model_path.name
 
+    @property
+    def languages(self) -> frozenset[str] | None:
+        """The languages the model card (README.md front matter) declares; None if none."""
+        return declared_languages(self.model_path)
+
+    def check_language(self, language: str) -> None:
+        """Refuse a model whose card declares languages that exclude `language`."""
+        declared = self.languages
+        if declared is None or language in declared or "multilingual" in declared:
+            return
+        names = {"zh": "Chinese", "en": "English"}
+        raise ValueError(
+            f"the similarity model {self.name} ({self.model_path}) is for "
+            f"{', '.join(sorted(declared))} only and cannot score {names.get(language, language)} "
+            f"explanations: pass --similarity-model DIR with a multilingual or "
+            f"{names.get(language, language)} sentence-transformers model (e.g. "
+            f"paraphrase-multilingual-MiniLM-L12-v2{', bge-small-zh-v1.5' if language == 'zh' else ''}),"
+            f" or --no-similarity")
+
     def _load(self) -> Any:
         if self._model is None:
             # Never reach for the Hub: the folder is complete, and this machine may be offline.
@@ -74,6 +101,37 @@ class SentenceSimilarity:
                                   convert_to_numpy=True, show_progress_bar=False)
         left, right = embeddings[:len(predictions)], embeddings[len(predictions):]
         return [float(x) for x in (left * right).sum(axis=1)]
+
+
+_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---", re.DOTALL)
+
+
+def declared_languages(folder: str | Path) -> frozenset[str] | None:
+    """`language:` of a model card's front matter -- `language: en`, `language: [en, zh]`
+    or a `- xx` list below it -- lowercased; None when there is no card or no such key.
+    (A three-form reader rather than a YAML dependency.)"""
+    card = Path(folder) / "README.md"
+    if not card.is_file():
+        return None
+    match = _FRONT_MATTER.match(card.read_text(encoding="utf-8", errors="replace"))
+    if match is None:
+        return None
+    lines = match.group(1).splitlines()
+    for number, line in enumerate(lines):
+        key = re.match(r"^language\s*:\s*(.*)$", line)
+        if key is None:
+            continue
+        inline = key.group(1).strip().strip("[]")
+        values = [v for v in re.split(r"[,\s]+", inline) if v]
+        if not values:
+            for item in lines[number + 1:]:
+                listed = re.match(r"^\s*-\s*(\S+)", item)
+                if listed is None:
+                    break
+                values.append(listed.group(1))
+        languages = frozenset(v.strip("'\"").lower() for v in values if v.strip("'\""))
+        return languages or None
+    return None
 
 
 def bertscore(predictions: Sequence[str], references: Sequence[str], model: str, *,

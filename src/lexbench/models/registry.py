@@ -13,7 +13,8 @@ A backend is one module with a `load(name, options) -> Model` function plus one 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from lexbench.models.base import Model
@@ -23,6 +24,8 @@ BACKENDS: dict[str, str] = {
     "openai": "lexbench.models.openai",
     "vectors": "lexbench.models.embeddings",
     "mlm": "lexbench.models.mlm",
+    "human": "lexbench.models.human",
+    "ekar-classifier": "lexbench.models.ekar_classifier",
 }
 ALIASES: dict[str, str] = {
     "smollm2-135m": "hf:smollm2-135m",
@@ -53,3 +56,25 @@ def load_model(spec: str, options: Mapping[str, Any] | None = None) -> Model:
     module = importlib.import_module(BACKENDS[kind])
     clean = {k: v for k, v in (options or {}).items() if v is not None}
     return module.load(name, clean)
+
+
+@contextmanager
+def open_model(model: str | Model, options: Mapping[str, Any] | None = None) -> Iterator[Model]:
+    """The one "model from a spec or an object" helper: a spec is loaded (with `options`) and
+    closed on exit; a `Model` given by the caller is used as is and left open for them.
+
+    >>> with open_model("glove", {"restrict": 1000}) as model:   # doctest: +SKIP
+    ...     model.supports("analogy")
+    True
+    """
+    if isinstance(model, Model):
+        if options:
+            raise ValueError(f"model options {sorted(options)} were given with an already "
+                             f"loaded model ({model.name}); pass them when loading it")
+        yield model
+        return
+    loaded = load_model(model, options)
+    try:
+        yield loaded
+    finally:
+        loaded.close()

@@ -20,6 +20,8 @@ from pathlib import Path
 from lexbench import __version__
 from lexbench.report import markdown as md
 from lexbench.report.compare import compare_runs, to_markdown
+from lexbench.report.leaderboard import leaderboards
+from lexbench.report.leaderboard import to_markdown as leaderboard_markdown
 from lexbench.report.page import BenchmarkBlock, FigureBlock, data_uri, render_page
 from lexbench.report.registry import Figure, demote_headings, reporter_for
 from lexbench.report.runs import LoadedRun, discover, label_runs, load_run
@@ -36,10 +38,11 @@ class ReportFiles:
 
 
 def _write_text(path: Path, text: str) -> None:
-    """Write via a temporary name and rename, so a crash never leaves half a report."""
-    temporary = path.with_name(path.name + ".partial")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
+    """Write via a unique temporary name and rename, so a crash never leaves half a report
+    and two reports never share a temporary file (lone surrogates as visible escapes)."""
+    from lexbench.run.store import write_text
+
+    write_text(path, text)
 
 
 def _cell(text: str) -> str:
@@ -111,6 +114,12 @@ def build_report(runs_or_paths: Iterable[LoadedRun | str | Path], out_dir: str |
     markdown_parts.append("")
     blocks: list[BenchmarkBlock] = []
     all_figures: list[Path] = []
+    # The leaderboard first: one table per benchmark, the headline metric with its interval.
+    board = demote_headings(leaderboard_markdown(leaderboards(runs)), 1)
+    markdown_parts += [board, ""]
+    blocks.append(BenchmarkBlock(anchor="leaderboard", title="Leaderboard",
+                                 summary_html=md.to_html(board, heading_offset=1),
+                                 comparison_html="", figures=[], runs=[], notes=[]))
     for benchmark, group in group_by_benchmark(runs).items():
         reporter = reporter_for(benchmark)
         heading = getattr(reporter, "title", "") or benchmark

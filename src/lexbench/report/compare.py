@@ -1,7 +1,11 @@
 """Comparing models honestly: paired tests on shared items, and a leaderboard.
 
-Two runs of one benchmark are compared on the items both answered (matched by sample
-`id`, both `correct` not null):
+Two runs of one benchmark are compared on the items both answered (both `correct` not
+null), matched by item content: the sample id plus a hash of the item's question fields
+(`lexbench.report.runs.item_key`). Runs whose ids agree but whose questions differ (items
+generated with another seed) share no items and are refused; runs whose dataset hashes
+differ are compared on the items they share, with a loud warning (`Comparison.warnings`,
+printed on stderr by `lexbench compare` and shown above the tables).
 
 * accuracy: exact McNemar (only the discordant items carry information);
 * a graded score (`value` not just 0/1, e.g. SCAN's reciprocal rank): the paired
@@ -27,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from lexbench.report.runs import LoadedRun
+from lexbench.report.runs import LoadedRun, dataset_hashes, item_key
 from lexbench.stats import Interval, mcnemar_exact, paired_permutation_test, wilson_interval
 
 FORMATS = ("text", "csv", "markdown", "latex", "json")
@@ -120,6 +124,7 @@ class PairedComparison:
     p_holm: float
     only_a: int | None = None   # McNemar's discordant counts
     only_b: int | None = None
+    id_only: int = 0            # ids in both runs whose questions differ (not paired)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -135,18 +140,37 @@ class Comparison:
     pairs: tuple[PairedComparison, ...]
     resamples: int
     seed: int
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"benchmark": self.benchmark, "metrics": list(self.metrics),
                 "resamples": self.resamples, "seed": self.seed,
+                "warnings": list(self.warnings),
                 "leaderboard": [s.to_dict() for s in self.leaderboard],
                 "comparisons": [p.to_dict() for p in self.pairs]}
 
 
 def _scored(run: LoadedRun, metric: str = "accuracy") -> dict[str, Mapping[str, Any]]:
-    """Scorable samples by id: `correct` not null (and, for the score, `value` not null)."""
-    return {str(row["id"]): row for row in run.samples if row["correct"] is not None
+    """Scorable samples by item key (id + question hash): `correct` not null (and, for the
+    score, `value` not null)."""
+    return {item_key(run.benchmark, row): row for row in run.samples if row["correct"] is not None
             and (metric == "accuracy" or row["value"] is not None)}
+
+
+def dataset_warnings(runs: Sequence[LoadedRun]) -> list[str]:
+    """A warning per run whose dataset hashes differ from the first run's."""
+    first = dataset_hashes(runs[0].config)
+    out = []
+    for run in runs[1:]:
+        other = dataset_hashes(run.config)
+        differing = sorted(k for k in first.keys() | other.keys() if first.get(k) != other.get(k))
+        if differing:
+            shown = ", ".join(f"{k} {str(first.get(k, '-'))[:12]} vs {str(other.get(k, '-'))[:12]}"
+                              for k in differing[:2])
+            out.append(f"runs {runs[0].label!r} and {run.label!r} were made from different "
+                       f"datasets ({shown}): only items with the same id and the same question "
+                       f"are paired")
+    return out
 
 
 def leaderboard(runs: Sequence[LoadedRun], graded: bool, resamples: int = 10_000,
@@ -177,8 +201,16 @@ def compare_pair(a: LoadedRun, b: LoadedRun, metric: str, resamples: int = 10_00
                  seed: int = 0) -> PairedComparison:
     """One paired comparison; `metric` is "accuracy" (McNemar) or "score" (permutation)."""
     scored_a, scored_b = _scored(a, metric), _scored(b, metric)
-    shared = {str(r["id"]) for r in a.samples} & {str(r["id"]) for r in b.samples}
+    shared = ({item_key(a.benchmark, r) for r in a.samples}
+              & {item_key(b.benchmark, r) for r in b.samples})
+    same_ids = {str(r["id"]) for r in a.samples} & {str(r["id"]) for r in b.samples}
+    id_only = len(same_ids) - len({key.rpartition("#")[0] for key in shared})
     if not shared:
+        if same_ids:
+            raise ValueError(f"runs {a.label!r} ({a.path}) and {b.label!r} ({b.path}) share "
+                             f"{len(same_ids)} item ids but not one question: their items "
+                             f"were generated differently (another --seed, profile or data "
+                             f"file); paired tests need the same items")
         raise ValueError(f"runs {a.label!r} ({a.path}) and {b.label!r} ({b.path}) share no "
                          f"sample ids; paired tests need the same items")
     ids = sorted(i for i in shared if i in scored_a and i in scored_b)
@@ -204,7 +236,7 @@ def compare_pair(a: LoadedRun, b: LoadedRun, metric: str, resamples: int = 10_00
                             shared=len(shared), used=len(ids), mean_a=float(va.mean()),
                             mean_b=float(vb.mean()), difference=difference,
                             statistic=test.statistic, p_value=test.p_value, p_holm=test.p_value,
-                            only_a=only_a, only_b=only_b)
+                            only_a=only_a, only_b=only_b, id_only=id_only)
 
 
 def compare_runs(runs: Sequence[LoadedRun], *, resamples: int = 10_000, seed: int = 0,
@@ -234,8 +266,12 @@ def compare_runs(runs: Sequence[LoadedRun], *, resamples: int = 10_000, seed: in
         family = [compare_pair(a, b, metric, resamples, seed) for a, b in pairs]
         adjusted = holm([c.p_value for c in family])
         results.extend(replace(c, p_holm=p) for c, p in zip(family, adjusted))
+    warnings = dataset_warnings(runs)
+    warnings += [f"{c.id_only} item ids of {c.a!r} and {c.b!r} ask different questions and "
+                 f"are left out of their comparison" for c in results
+                 if c.id_only and c.metric == metrics[0]]
     return Comparison(benchmark, metrics, tuple(leaderboard(runs, graded, resamples, seed)),
-                      tuple(results), resamples, seed)
+                      tuple(results), resamples, seed, tuple(warnings))
 
 
 # ------------------------------------------------------------------------------ export
@@ -312,10 +348,12 @@ def to_markdown(comparison: Comparison, heading_level: int = 2) -> str:
     metric_note = ("accuracy: exact McNemar; score: paired permutation test, "
                    f"{comparison.resamples} resamples" if "score" in comparison.metrics
                    else "accuracy: exact McNemar")
+    warned = [f"**Warning:** {w}." for w in comparison.warnings]
     return "\n".join([
+        *warned, *([""] if warned else []),
         f"{h} Leaderboard ({comparison.benchmark})", "", markdown_table(leaderboard_rows(comparison)),
         "", f"{h} Paired comparisons", "",
-        f"On the items both runs scored (matched by id). Tests: {metric_note}; differences "
+        f"On the items both runs scored (matched by id and question). Tests: {metric_note}; differences "
         f"with paired bootstrap 95% intervals ({comparison.resamples} resamples, seed "
         f"{comparison.seed}); accuracy in percentage points; Holm-adjusted p per metric.", "",
         markdown_table(comparison_rows(comparison)), ""])
@@ -350,6 +388,7 @@ def to_latex(comparison: Comparison) -> str:
     """Two booktabs tables (needs \\usepackage{booktabs})."""
     return "\n\n".join([
         "% lexbench compare: requires \\usepackage{booktabs}",
+        *(f"% WARNING: {w}." for w in comparison.warnings),
         _latex_table(leaderboard_rows(comparison),
                      f"Leaderboard ({comparison.benchmark}); 95% intervals."),
         _latex_table(comparison_rows(comparison),
@@ -405,6 +444,8 @@ def to_text(comparison: Comparison) -> str:
         lines += ["  ".join(r.get(k, "").ljust(widths[k]) for k in header) for r in rows]
         return "\n".join(lines)
 
-    return (f"Leaderboard ({comparison.benchmark})\n{table(leaderboard_rows(comparison))}\n\n"
+    warned = "".join(f"WARNING: {w}.\n" for w in comparison.warnings)
+    return (f"{warned}{chr(10) if warned else ''}"
+            f"Leaderboard ({comparison.benchmark})\n{table(leaderboard_rows(comparison))}\n\n"
             f"Paired comparisons (shared items; accuracy in percentage points)\n"
             f"{table(comparison_rows(comparison))}\n")

@@ -130,7 +130,11 @@ def reporter_for(benchmark: str) -> Reporter:
 def _register_builtin() -> None:
     """Built-in reporters; imported on first use so `import lexbench.report` stays light.
     A reporter registered before this keeps its place (setdefault)."""
+    from lexbench.report.analogy_report import analogy_reporters
+    from lexbench.report.ekar_report import EkarExplanationReporter, EkarReporter
     from lexbench.report.lambda_report import LambdaReporter
+    from lexbench.report.setlexsem_report import SetLexSemReporter
 
-    for reporter in (LambdaReporter(),):
+    for reporter in (LambdaReporter(), EkarReporter(), EkarExplanationReporter(),
+                     SetLexSemReporter(), *analogy_reporters()):
         _REPORTERS.setdefault(reporter.benchmark, reporter)

@@ -7,11 +7,21 @@ runs share a model (`smollm2-135m (protocol=word)`).
 
 A path may be a run folder or a directory holding run folders (such as `runs/`): those are
 found recursively, in sorted order, so `lexbench report runs/lambda -o out` works.
+
+Items of two runs are the same item when their id and their question agree: `item_key` is
+the id plus a hash of the fields that make up the question (per benchmark,
+`QUESTION_FIELDS`), so runs generated with different seeds, whose ids coincide but whose
+questions do not, are never paired. `dataset_hashes` gives the dataset hashes a run's
+config records, for telling runs of different data apart.
+
+Text read for display has any lone surrogate (a model may emit one) replaced by the
+visible escape `\udcff`, so pages and terminals can always be written.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -19,8 +29,67 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.run.store import RunFolder, read_run
+from lexbench.types import content_hash
 
 REQUIRED_SAMPLE_FIELDS = ("id", "correct", "value")
+
+# The sample fields that make up an item's question (what the model is asked and what it
+# is scored against), per benchmark; settings that vary between conditions worth comparing
+# (shots, prompt style, decoding) are not among them.
+QUESTION_FIELDS: dict[str, tuple[str, ...]] = {
+    "lambda": ("relation", "support", "query"),
+    "scan": ("a", "b", "c", "d"),
+    "google": ("a", "b", "c", "d"),
+    "bats": ("a", "b", "c", "d"),
+    "pairs": ("a", "b", "c", "d"),
+    "sat": ("a", "b", "choices", "answer"),
+    "setlexsem": ("operation", "set_a", "set_b", "demonstrations"),
+    "ekar": ("language", "question", "choices", "gold"),
+    "ekar-explain": ("language", "question", "choices"),
+}
+# For a benchmark not listed: the prompt, when samples carry one.
+FALLBACK_QUESTION_FIELDS = ("prompt",)
+
+
+def question_fields(benchmark: str) -> tuple[str, ...]:
+    return QUESTION_FIELDS.get(benchmark, FALLBACK_QUESTION_FIELDS)
+
+
+def item_key(benchmark: str, row: Mapping[str, Any]) -> str:
+    """`id#hash-of-the-question`: equal only for the same item asked the same question."""
+    question = {name: row.get(name) for name in question_fields(benchmark)}
+    return f"{row['id']}#{content_hash(question, 16)}"
+
+
+def dataset_hashes(config: Mapping[str, Any]) -> dict[str, str]:
+    """Every `...sha256` value the benchmark config records (dataset or data file)."""
+    found: dict[str, str] = {}
+
+    def walk(value: Any, prefix: str) -> None:
+        if isinstance(value, Mapping):
+            for key in sorted(value):
+                walk(value[key], f"{prefix}{key}.")
+        elif prefix.rstrip(".").endswith("sha256") and isinstance(value, str):
+            found[prefix.rstrip(".")] = value
+
+    walk(config.get("benchmark", {}), "")
+    return found
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def displayable(value: Any) -> Any:
+    """`value` with lone surrogates in its strings written as visible `\udcff` escapes."""
+    if isinstance(value, str):
+        if _LONE_SURROGATE.search(value) is None:
+            return value
+        return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
+    if isinstance(value, list):
+        return [displayable(v) for v in value]
+    if isinstance(value, dict):
+        return {displayable(k): displayable(v) for k, v in value.items()}
+    return value
 
 
 @dataclass(frozen=True)
@@ -84,7 +153,20 @@ def discover(paths: Iterable[str | Path]) -> list[Path]:
 def _check(path: Path, samples: Sequence[Mapping[str, Any]], results: Mapping[str, Any]) -> None:
     if not isinstance(results, Mapping) or "benchmark" not in results:
         raise ValueError(f"{path}/results.json has no 'benchmark' field")
+    overall = results.get("overall")
+    counted = overall.get("n") if isinstance(overall, Mapping) else None
+    if not samples:
+        raise ValueError(f"{path}/samples.jsonl is empty"
+                         + (f" but results.json counts {counted} items" if counted else "")
+                         + ": the run folder is incomplete; run the command again to rewrite it")
+    if isinstance(counted, int) and not isinstance(counted, bool) and counted > len(samples):
+        raise ValueError(f"{path}: results.json counts {counted} items but samples.jsonl holds "
+                         f"{len(samples)}: the files come from different runs; run the "
+                         f"command again to rewrite the folder")
     for number, row in enumerate(samples, 1):
+        if not isinstance(row, Mapping):
+            raise ValueError(f"{path}/samples.jsonl line {number}: expected a JSON object, "
+                             f"got {type(row).__name__}")
         missing = [f for f in REQUIRED_SAMPLE_FIELDS if f not in row]
         if missing:
             raise ValueError(f"{path}/samples.jsonl line {number}: missing {', '.join(missing)}")
@@ -105,6 +187,7 @@ def load_run(path: str | Path, label: str = "") -> LoadedRun:
     path = Path(path)
     config, samples, results = read_run(path)
     _check(path, samples, results)
+    samples = displayable(samples)
     report_path = RunFolder(path).report_path
     report = report_path.read_text(encoding="utf-8") if report_path.is_file() else ""
     run = LoadedRun(path=path, config=config, samples=samples, results=results,

@@ -11,14 +11,23 @@ Every `put_many` is one committed transaction, and the runner calls it as answer
 in flight: a WAL commit survives the death of the process that made it. WAL lets a reader
 (a report, a second run) read while a run writes.
 
-What is stored: the model fingerprint (never a secret: backends keep API keys out of it),
-the request payload and the response. Nothing else.
+What is stored: the model fingerprint (never a secret: backends keep API keys and URL
+credentials out of it), the request payload and the response. Nothing else. Text is stored
+as JSON in which a lone surrogate (a model may emit one: `"\\udcff"` is legal JSON) is kept
+as its `\\udcff` escape, so it reads back unchanged.
+
+A cache that cannot be used (corrupt, truncated, read-only, on a full disk) raises
+`CacheError`, naming the file, the problem and the ways out: `--no-cache`, another `--cache`,
+or `lexbench cache repair` (moves the damaged file aside and rebuilds it from what can be
+read; see lexbench.commands.cache).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 import sqlite3
 import threading
 import time
@@ -28,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.paths import cache_dir
-from lexbench.types import Request, Response, canonical_json
+from lexbench.types import Failure, Request, Response, canonical_json
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -39,15 +48,63 @@ CREATE TABLE IF NOT EXISTS responses (
     created REAL NOT NULL
 );
 """
+COLUMNS = ("key", "model", "request", "response", "created")
+
+
+class CacheError(RuntimeError):
+    """The response cache cannot be used; the message names the file and the way out."""
+
+
+def _utf8(text: str) -> bytes:
+    # A lone surrogate cannot be UTF-8; "surrogatepass" keeps keys of ordinary text as
+    # they always were and gives such text a key too.
+    return text.encode("utf-8", "surrogatepass")
+
+
+def storable(text: str) -> str:
+    """`text` (JSON) with lone surrogates written as `\\udcff` escapes: valid UTF-8 for
+    SQLite, and the same string once parsed."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def request_key(fingerprint: Mapping[str, Any], request: Request) -> str:
     payload = canonical_json(dict(fingerprint)) + "\n" + canonical_json(request.cache_key_payload())
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_utf8(payload)).hexdigest()
 
 
 def default_cache_path() -> Path:
     return cache_dir("responses") / "responses.sqlite"
+
+
+def describe_problem(path: Path, error: BaseException) -> str:
+    """One message: which file, what is wrong with it, and what to do."""
+    text = str(error)
+    lowered = text.lower()
+    ways_out = (f"run with --no-cache, or --cache ANOTHER_FILE, or move the damaged file aside "
+                f"and rebuild it with `lexbench cache repair --cache {path}`")
+    if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
+        problem = f"is corrupt or truncated ({text})"
+    elif "readonly" in lowered or "read-only" in lowered or "permission" in lowered:
+        problem = f"cannot be written ({text})"
+        ways_out = ("make the file and its folder writable, or run with --cache ANOTHER_FILE "
+                    "or --no-cache")
+    elif "disk is full" in lowered or "no space" in lowered or "full" in lowered:
+        problem = f"cannot grow: the disk is full ({text})"
+        ways_out = ("free some space, or run with --cache ANOTHER_FILE on another disk, or "
+                    "--no-cache")
+    elif "unable to open" in lowered:
+        problem = f"cannot be opened ({text})"
+        ways_out = "check that its folder exists and is writable, or run with --cache ANOTHER_FILE or --no-cache"
+    elif "locked" in lowered or "busy" in lowered:
+        problem = f"is locked by another process for too long ({text})"
+        ways_out = "wait for the other lexbench process to finish, or run with --cache ANOTHER_FILE"
+    else:
+        problem = f"cannot be used ({type(error).__name__}: {text})"
+    return f"response cache {path} {problem}; {ways_out}"
 
 
 class ResponseCache:
@@ -55,51 +112,78 @@ class ResponseCache:
 
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(SCHEMA)
-        self._db.commit()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise CacheError(describe_problem(self.path, error)) from None
+        with self._errors():
+            self._db = self._connect()
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(SCHEMA)
+            self._db.commit()
+            # A truncated or damaged file can open fine and fail on the first read.
+            self._db.execute("SELECT key FROM responses LIMIT 1").fetchall()
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(str(self.path), check_same_thread=False, timeout=60)
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except (sqlite3.Error, OSError) as error:
+            raise CacheError(describe_problem(self.path, error)) from None
 
     def get_many(self, keys: Sequence[str]) -> dict[str, Response]:
         found: dict[str, Response] = {}
-        with self._lock:
+        with self._lock, self._errors():
             for start in range(0, len(keys), 500):
                 chunk = list(keys[start:start + 500])
                 marks = ",".join("?" * len(chunk))
                 rows = self._db.execute(
                     f"SELECT key, response FROM responses WHERE key IN ({marks})", chunk)
                 for key, text in rows:
-                    found[key] = Response.from_dict(json.loads(text))
+                    try:
+                        found[key] = Response.from_dict(json.loads(text))
+                    except (ValueError, TypeError, KeyError):
+                        # An entry this version cannot read is asked again, and replaced.
+                        continue
         return found
 
     def put_many(self, entries: Iterable[tuple[str, Mapping[str, Any], Request, Response]]) -> int:
         rows = []
         now = time.time()
         for key, fingerprint, request, response in entries:
-            if response.error is not None:
-                continue
-            rows.append((key, canonical_json(dict(fingerprint)),
-                         canonical_json(request.cache_key_payload()),
-                         canonical_json(response.to_dict()), now))
+            if response.failure == Failure.REQUEST_FAILED:
+                continue  # asked again on a rerun; a model's own answer (OOV) is kept
+            rows.append((key, storable(canonical_json(dict(fingerprint))),
+                         storable(canonical_json(request.cache_key_payload())),
+                         storable(canonical_json(response.to_dict())), now))
         if not rows:
             return 0
-        with self._lock:
-            self._db.executemany(
-                "INSERT OR REPLACE INTO responses (key, model, request, response, created) "
-                "VALUES (?, ?, ?, ?, ?)", rows)
-            self._db.commit()
+        with self._lock, self._errors():
+            try:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO responses (key, model, request, response, created) "
+                    "VALUES (?, ?, ?, ?, ?)", rows)
+                self._db.commit()
+            except sqlite3.Error:
+                self._db.rollback()
+                raise
         return len(rows)
 
     def count(self) -> int:
-        with self._lock:
+        with self._lock, self._errors():
             return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            try:
+                self._db.close()
+            except sqlite3.Error:
+                pass   # closing a connection to a damaged file: nothing left to save
 
     def __enter__(self) -> ResponseCache:
         return self
@@ -124,3 +208,128 @@ def response_cache(cache: ResponseCache | str | Path | None = None,
             yield opened
         finally:
             opened.close()
+
+
+# ------------------------------------------------------------------------------ maintenance
+
+
+def sidecar_files(path: Path) -> list[Path]:
+    """The database file and SQLite's WAL and shared-memory files beside it."""
+    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
+
+
+def check_cache(path: Path) -> tuple[bool, str]:
+    """(healthy, one line): SQLite's integrity check plus a parse of every stored answer."""
+    if not path.is_file():
+        return True, f"{path}: no cache yet (it is created by the first run)"
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+        try:
+            verdict = db.execute("PRAGMA integrity_check").fetchone()[0]
+            if verdict != "ok":
+                return False, f"{path}: corrupt ({verdict})"
+            bad = total = 0
+            for (text,) in db.execute("SELECT response FROM responses"):
+                total += 1
+                try:
+                    Response.from_dict(json.loads(text))
+                except (ValueError, TypeError, KeyError):
+                    bad += 1
+        finally:
+            db.close()
+    except sqlite3.Error as error:
+        return False, f"{path}: corrupt or unreadable ({error})"
+    size = sum(p.stat().st_size for p in sidecar_files(path) if p.is_file())
+    if bad:
+        return False, f"{path}: {bad} of {total} stored answers cannot be read"
+    return True, f"{path}: ok, {total} responses, {size / 1e6:.1f} MB"
+
+
+def salvage_rows(path: Path, skip: int = 500, give_up_after: int = 40) -> list[tuple[Any, ...]]:
+    """Every row that can still be read from a damaged cache file (possibly none): rows are
+    read in rowid order until a damaged page stops the scan, which then resumes `skip`
+    rowids further on, until `give_up_after` jumps in a row find nothing."""
+    copy = _readable_copy(path)
+    try:
+        return _salvage_from(copy, skip, give_up_after)
+    finally:
+        for part in sidecar_files(copy):
+            part.unlink(missing_ok=True)
+
+
+def _readable_copy(path: Path) -> Path:
+    """A copy of `path` whose header counts the pages the file really has: SQLite refuses a
+    truncated file outright (header size > file size), though its first pages are intact."""
+    copy = path.with_name(f"{path.name}.salvage-{os.getpid()}")
+    shutil.copyfile(path, copy)
+    with open(copy, "r+b") as handle:
+        header = handle.read(100)
+        if len(header) == 100 and header.startswith(b"SQLite format 3\x00"):
+            page_size = int.from_bytes(header[16:18], "big")
+            page_size = 65536 if page_size == 1 else page_size
+            pages = copy.stat().st_size // page_size if page_size else 0
+            if pages and int.from_bytes(header[28:32], "big") > pages:
+                handle.truncate(pages * page_size)
+                handle.seek(28)
+                handle.write(pages.to_bytes(4, "big"))
+    return copy
+
+
+def _salvage_from(path: Path, skip: int, give_up_after: int) -> list[tuple[Any, ...]]:
+    try:
+        db = sqlite3.connect(str(path), timeout=10)
+    except sqlite3.Error:
+        return []
+    rows: list[tuple[Any, ...]] = []
+    query = (f"SELECT rowid, {', '.join(COLUMNS)} FROM responses WHERE rowid > ? "
+             "ORDER BY rowid")
+    last, misses = 0, 0
+    try:
+        while misses < give_up_after:
+            try:
+                cursor = db.execute(query, (last,))
+                while True:
+                    row = cursor.fetchone()
+                    if row is None:
+                        return _readable(rows)
+                    rows.append(row[1:])
+                    last, misses = row[0], 0
+            except sqlite3.Error:
+                last += skip
+                misses += 1
+    finally:
+        db.close()
+    return _readable(rows)
+
+
+def _readable(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    good = []
+    for row in rows:
+        try:
+            Response.from_dict(json.loads(row[3]))
+            good.append(row)
+        except (ValueError, TypeError, KeyError, IndexError):
+            continue
+    return good
+
+
+def repair_cache(path: Path) -> tuple[Path, int]:
+    """Move a damaged cache (with its WAL files) aside to PATH.damaged-<time> and build a
+    new one at `path` from the rows that can still be read. Returns (where the old one went,
+    rows kept)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.damaged-{stamp}")
+    rows = salvage_rows(path) if path.is_file() else []
+    for part in sidecar_files(path):
+        if part.exists():
+            part.rename(part.with_name(aside.name + part.name[len(path.name):]))
+    fresh = ResponseCache(path)
+    try:
+        with fresh._lock, fresh._errors():
+            fresh._db.executemany(
+                f"INSERT OR REPLACE INTO responses ({', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
+                rows)
+            fresh._db.commit()
+    finally:
+        fresh.close()
+    return aside, len(rows)

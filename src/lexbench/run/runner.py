@@ -5,27 +5,28 @@ The runner is the only place that talks to both the cache and the model:
 1. look every request up in the cache (cached ones are never sent again);
 2. send the rest in chunks (the backend batches inside a chunk); identical requests in
    one run (same cache key, different ids) are sent once and the answer shared;
-3. commit answers to the cache as they arrive: one by one for a backend that streams them
-   (`answer_each(requests, on_response)`, the HTTP backend), else chunk by chunk;
+3. commit answers to the cache as they arrive: one by one for a backend that declares it
+   streams them (`streams_answers()`, the HTTP backend), else chunk by chunk;
 4. return responses in request order, and counts for results.json.
 
 Ctrl-C, a crash or SIGKILL loses at most the requests in flight (streaming backends) or the
 chunk in flight (batch backends); rerunning the same command resumes, sending no request
 whose answer is cached. Failed responses (`error` set) are returned and recorded in the
-samples but never cached, so a rerun asks them again.
+samples but never cached, so a rerun asks them again; a typed answer that is not a failure
+of the request (`Failure.OUT_OF_VOCABULARY`) is cached like any answer.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lexbench.models.base import Model, PermanentModelError
 from lexbench.run.cache import ResponseCache, request_key
-from lexbench.types import Request, Response
+from lexbench.types import Failure, Request, Response
 
 
 @dataclass
@@ -88,8 +89,7 @@ def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | No
         raise ValueError(f"request ids must be unique; repeated: {duplicates[:5]}")
     started = time.perf_counter()
     stats = RunStats(requests=len(requests))
-    retries_before = int(getattr(model, "retry_count", 0))
-    reasons_before = dict(getattr(model, "retry_reasons", {}) or {})
+    retries_before = model.retry_counts()
     fingerprint = model.fingerprint()
     keys = [request_key(fingerprint, r) for r in requests]
     found = cache.get_many(keys) if cache is not None else {}
@@ -108,8 +108,8 @@ def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | No
     if followers:
         stats.extra["deduplicated"] = sum(len(v) for v in followers.values())
 
-    size = chunk_size or int(getattr(model, "preferred_chunk_size", 0) or 256)
-    answer_each: Callable[..., list[Response]] | None = getattr(model, "answer_each", None)
+    size = chunk_size or model.chunk_size()
+    streaming = model.streams_answers()
     bar: Any = None
     if progress and pending:
         from tqdm import tqdm
@@ -130,11 +130,12 @@ def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | No
         for member in group:
             responses[member] = answer if member == index else replace(
                 answer, request_id=requests[member].id)
-            stats.failed += answer.error is not None
+            # Failed requests, not a model's typed answer such as "out of vocabulary".
+            stats.failed += answer.failure == Failure.REQUEST_FAILED
         stats.sent += 1
         if bar is not None:
             bar.update(len(group))
-            now = (int(getattr(model, "retry_count", 0)) - retries_before, stats.failed)
+            now = (model.retry_counts().total - retries_before.total, stats.failed)
             if now != shown:
                 shown = now
                 bar.set_postfix(retries=now[0], failed=now[1])
@@ -143,8 +144,8 @@ def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | No
         for start in range(0, len(to_send), size):
             chunk = to_send[start:start + size]
             batch = [requests[i] for i in chunk]
-            if callable(answer_each):
-                answers = answer_each(batch, lambda position, answer: record(
+            if streaming:
+                answers = model.answer_each(batch, lambda position, answer: record(
                     chunk[position], answer, cache_it=True))
             else:
                 answers = model.answer(batch)
@@ -156,7 +157,7 @@ def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | No
                                    f"for {len(chunk)} requests")
             for i, answer in zip(chunk, answers):
                 if responses[i] is None:   # not already recorded as it arrived
-                    record(i, answer, cache_it=callable(answer_each))
+                    record(i, answer, cache_it=streaming)
     except KeyboardInterrupt:
         done = sum(r is not None for r in responses)
         kept = "; they are cached. Run the same command again to resume" if cache else ""
@@ -172,10 +173,10 @@ def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | No
     finally:
         if bar is not None:
             bar.close()
-    stats.retries = int(getattr(model, "retry_count", 0)) - retries_before
-    reasons_after = dict(getattr(model, "retry_reasons", {}) or {})
-    stats.retry_reasons = {reason: count - reasons_before.get(reason, 0)
-                           for reason, count in reasons_after.items()
-                           if count > reasons_before.get(reason, 0)}
+    retries_after = model.retry_counts()
+    stats.retries = retries_after.total - retries_before.total
+    stats.retry_reasons = {reason: count - retries_before.reasons.get(reason, 0)
+                           for reason, count in retries_after.reasons.items()
+                           if count > retries_before.reasons.get(reason, 0)}
     stats.seconds = time.perf_counter() - started
     return [r for r in responses if r is not None], stats

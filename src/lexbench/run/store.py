@@ -5,20 +5,47 @@
       samples.jsonl  one line per item: prompt, raw output, parsed answer, score, error class
       results.json   aggregates with confidence intervals
       report.md      the tables a reader wants first
+      figures/       PNGs, for benchmarks that draw some
 
 The folder name is a hash of the config, so the same command lands in the same folder
 (and resumes from the response cache), and a changed setting never overwrites old results.
-Files are written to a temporary name and renamed, so a crash never leaves half a file.
+
+A run folder is written as one unit: its files go into a fresh hidden folder beside it
+(`.<hash>.tmp-<pid>-<random>`) which then takes the old folder's place, by an atomic
+exchange where the system has one (Linux `renameat2`), else by two renames. A reader sees
+the whole old folder or the whole new one, never new samples beside old results, whatever
+kills the writer. Single files are written the same way (a unique temporary name, then a
+rename), so two writers never share a temporary file.
+
+Two processes running the same configuration take turns: the first claims the folder (an
+advisory lock on `.<hash>.lock` beside it, released by the system if the process dies),
+the second waits with a message, then finds every answer in the response cache.
+
+JSON written here is strict: NaN and infinities become `null`, and a lone surrogate (legal
+in JSON, not in UTF-8) is written as its `\\udcff` escape, which reads back as the same
+string. A JSON object file (results.json, config.json) that had such numbers also lists
+them under `"non_finite"`: {JSON pointer: "NaN" | "Infinity" | "-Infinity"}, so strict
+readers see `null` ("undefined") while `read_json_file` gives lexbench's own readers back
+exactly the numbers that were computed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
+import os
 import platform
 import re
+import secrets
+import shutil
+import sys
+import threading
+import time
+import weakref
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
@@ -50,6 +77,8 @@ def slug(text: str) -> str:
 @dataclass(frozen=True)
 class RunFolder:
     path: Path
+    # Held while this process runs the folder's configuration (see `claim_run_folder`).
+    claim: Any = field(default=None, compare=False, repr=False)
 
     @property
     def config_path(self) -> Path:
@@ -69,21 +98,89 @@ class RunFolder:
 
 
 def run_folder(root: str | Path, benchmark: str, model_name: str,
-               config: Mapping[str, Any]) -> RunFolder:
-    """Where a run with this config goes; the hash ignores package versions and timing."""
-    return RunFolder(Path(root) / slug(benchmark) / slug(model_name) / content_hash(dict(config), 12))
+               config: Mapping[str, Any], *, claim: bool = False) -> RunFolder:
+    """Where a run with this config goes; the hash ignores package versions and timing.
+
+    With `claim=True` the folder is also claimed for this process (waiting, with a message,
+    while another process holds it) until `write_run` writes it or the process ends."""
+    folder = RunFolder(Path(root) / slug(benchmark) / slug(model_name) / content_hash(dict(config), 12))
+    return claim_run_folder(folder) if claim else folder
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".partial")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
+# ------------------------------------------------------------------------------ strict JSON
 
 
-def write_json(path: Path, value: Any) -> None:
-    _atomic_write(path, json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True,
-                                   default=_json_default) + "\n")
+def _encode(text: str) -> bytes:
+    """UTF-8, with a lone surrogate written as `\\udcff`: inside a JSON string that is the
+    escape JSON readers turn back into the same character; in Markdown it stays visible."""
+    return text.encode("utf-8", "backslashreplace")
+
+
+NON_FINITE_KEY = "non_finite"
+
+
+def _pointer_token(key: Any) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def strict_json_value(value: Any, found: dict[str, str] | None = None, pointer: str = "") -> Any:
+    """`value` as plain JSON data: NaN and +-inf -> None (recorded in `found` by JSON
+    pointer when given); tuples and sets -> lists; objects with `to_dict`, paths and numpy
+    scalars/arrays -> their plain form."""
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        if found is not None:
+            found[pointer] = "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+        return None
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    if isinstance(value, Mapping):
+        return {key: strict_json_value(item, found, f"{pointer}/{_pointer_token(key)}")
+                for key, item in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [strict_json_value(item, found, f"{pointer}/{index}")
+                for index, item in enumerate(value)]
+    if hasattr(value, "to_dict"):
+        return strict_json_value(value.to_dict(), found, pointer)
+    if isinstance(value, Path):
+        return str(value)
+    if hasattr(value, "tolist"):   # numpy scalars and arrays
+        return strict_json_value(value.tolist(), found, pointer)
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")
+
+
+def dumps_strict(value: Any, *, mark_non_finite: bool = False, **options: Any) -> str:
+    """json.dumps that never writes NaN/Infinity: they become null, and with
+    `mark_non_finite` an object also lists them under "non_finite" (see the module doc)."""
+    try:   # the fast path: plain data with finite numbers
+        return json.dumps(value, allow_nan=False, default=_json_default, **options)
+    except ValueError:
+        found: dict[str, str] = {}
+        plain = strict_json_value(value, found)
+        if mark_non_finite and found and isinstance(plain, dict):
+            plain[NON_FINITE_KEY] = found
+        return json.dumps(plain, allow_nan=False, **options)
+
+
+def restore_non_finite(value: Any) -> Any:
+    """The inverse of `mark_non_finite`: the numbers listed under "non_finite" put back."""
+    if not isinstance(value, dict) or not isinstance(value.get(NON_FINITE_KEY), dict):
+        return value
+    for pointer, kind in value.pop(NON_FINITE_KEY).items():
+        tokens = [t.replace("~1", "/").replace("~0", "~") for t in str(pointer).split("/")[1:]]
+        target: Any = value
+        try:
+            for token in tokens[:-1]:
+                target = target[int(token)] if isinstance(target, list) else target[token]
+            last = tokens[-1]
+            if isinstance(target, list):
+                target[int(last)] = float(kind)
+            elif last in target:
+                target[last] = float(kind)
+        except (KeyError, IndexError, ValueError, TypeError):
+            raise ValueError(f"the non_finite entry {pointer!r} names no value") from None
+    return value
 
 
 def _json_default(value: Any) -> Any:
@@ -93,16 +190,69 @@ def _json_default(value: Any) -> Any:
         return list(value)
     if isinstance(value, Path):
         return str(value)
-    try:  # numpy scalars
-        return value.item()
-    except AttributeError:
-        raise TypeError(f"cannot write {type(value).__name__} to JSON") from None
+    if hasattr(value, "tolist"):   # numpy scalars and arrays
+        return value.tolist()
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")
+
+
+# ------------------------------------------------------------------------------ files
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    """Write `text` to a unique temporary file beside `path`, flush it to disk, rename it
+    over `path`: a reader sees the old file or the new one, and two writers never collide."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(_encode(text))
+            handle.flush()
+            os.fsync(handle.fileno())
+        temporary.replace(path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        raise
+
+
+def write_text(path: Path, text: str) -> None:
+    """A text file written atomically (lone surrogates as visible `\\udcff` escapes)."""
+    _atomic_write(Path(path), text)
+
+
+def write_json(path: Path, value: Any) -> None:
+    _atomic_write(path, dumps_strict(value, mark_non_finite=True, indent=2, ensure_ascii=False,
+                                     sort_keys=True) + "\n")
 
 
 def write_samples(path: Path, samples: Iterable[Mapping[str, Any]]) -> None:
-    lines = [json.dumps(dict(s), ensure_ascii=False, sort_keys=True, default=_json_default)
-             for s in samples]
+    lines = [dumps_strict(dict(s), ensure_ascii=False, sort_keys=True) for s in samples]
     _atomic_write(path, "\n".join(lines) + ("\n" if lines else ""))
+
+
+def _load_json(path: Path, text: str, what: str) -> Any:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: {what} is not valid JSON ({error.msg} at line {error.lineno}, "
+                         f"column {error.colno}); the file is damaged: rerun the command that "
+                         f"wrote it") from None
+    try:
+        return restore_non_finite(value)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
+def read_json_file(path: str | Path, what: str = "the file") -> Any:
+    """A JSON file, with an error naming the file when it cannot be read or parsed; the
+    numbers listed under "non_finite" come back as NaN/inf."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: {what} is not UTF-8 text (byte {error.start}); the file "
+                         f"is damaged: rerun the command that wrote it") from None
+    return _load_json(path, text, what)
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
@@ -119,9 +269,19 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
 
 
 def read_item_file(path: str | Path, from_dict: Callable[[dict[str, Any]], T]) -> list[T]:
-    """Items of a generated JSONL file, each built by `from_dict`; an empty file or a
-    repeated id is an error naming the file."""
-    items = [from_dict(row) for row in read_jsonl(path)]
+    """Items of a generated JSONL file, each built by `from_dict`; an empty file, a line
+    that is not an item (not a JSON object, or missing fields) or a repeated id is an error
+    naming the file and line."""
+    items = []
+    for number, row in enumerate(read_jsonl(path), 1):
+        if not isinstance(row, dict):
+            raise ValueError(f"{path}: item {number} is a JSON {type(row).__name__}, not an "
+                             f"object with the item's fields: {json.dumps(row)[:80]}")
+        try:
+            items.append(from_dict(row))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+            detail = f"missing field {error}" if isinstance(error, KeyError) else str(error)
+            raise ValueError(f"{path}: item {number} is not a valid item ({detail})") from None
     if not items:
         raise ValueError(f"{path}: no items")
     repeated = sorted(k for k, n in Counter(getattr(i, "id") for i in items).items() if n > 1)
@@ -137,25 +297,232 @@ def read_manifest(items_path: str | Path, command: str) -> dict[str, Any]:
     if not manifest_path.is_file():
         raise FileNotFoundError(f"{manifest_path} is missing: export needs the generation "
                                 f"manifest written by `{command}`")
-    return json.loads(manifest_path.read_text(encoding="utf-8"))
+    return read_json_file(manifest_path, "the manifest")
+
+
+# ------------------------------------------------------------------------------ claims
+
+
+_claims_lock = threading.Lock()
+# Weak: a claim nobody holds any more (a run that raised) is collected, and its lock freed.
+_claims: weakref.WeakValueDictionary[Path, RunClaim] = weakref.WeakValueDictionary()
+
+
+def _lock_path(folder: Path) -> Path:
+    return folder.parent / f".{folder.name}.lock"
+
+
+class RunClaim:
+    """This process's exclusive claim on a run folder's configuration: an advisory lock
+    (flock) on `.<hash>.lock` beside the folder. Re-entrant within the process; released
+    by `release()`, by garbage collection, or by the system when the process dies (so a
+    kill -9 never leaves a stale claim)."""
+
+    def __init__(self, folder: Path, handle: Any):
+        self.folder = folder
+        self._handle = handle
+        self.depth = 1
+
+    def release(self) -> None:
+        with _claims_lock:
+            self.depth -= 1
+            if self.depth > 0:
+                return
+            if _claims.get(self.folder) is self:
+                del _claims[self.folder]
+            handle, self._handle = self._handle, None
+        if handle is not None:
+            handle.close()          # closing the file releases the flock
+
+    def release_all(self) -> None:
+        with _claims_lock:
+            self.depth = 1
+        self.release()
+
+    def __del__(self) -> None:
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            handle.close()
+
+
+def _acquire(folder: Path, notify: Callable[[str], None] | None) -> RunClaim:
+    key = folder.absolute()
+    with _claims_lock:
+        held = _claims.get(key)
+        if held is not None and held._handle is not None:
+            held.depth += 1
+            return held
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(_lock_path(folder), "a+", encoding="utf-8")
+    try:
+        import fcntl
+    except ImportError:   # no flock (Windows): runs of one configuration are not serialised
+        return _register(key, handle)
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "?"
+        if notify is not None:
+            notify(f"lexbench: another process (pid {holder}) is running this same "
+                   f"configuration into {folder}; waiting for it to finish, then its answers "
+                   f"are taken from the response cache (Ctrl-C to stop)")
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return _register(key, handle)
+
+
+def _register(key: Path, handle: Any) -> RunClaim:
+    claim = RunClaim(key, handle)
+    with _claims_lock:
+        _claims[key] = claim
+    return claim
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def claim_run_folder(folder: RunFolder, notify: Callable[[str], None] | None = _stderr) -> RunFolder:
+    """`folder`, claimed for this process: waits (saying so through `notify`) while another
+    process holds it. `write_run` releases the claim."""
+    return RunFolder(folder.path, claim=_acquire(folder.path, notify))
+
+
+@contextlib.contextmanager
+def _claimed(folder: RunFolder) -> Iterator[None]:
+    """Hold the folder's claim (re-entrant: a folder this process claimed is not waited for)."""
+    claim = _acquire(folder.path, _stderr)
+    try:
+        yield
+    finally:
+        claim.release()
+
+
+# ------------------------------------------------------------------------------ run folders
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two paths atomically (Linux renameat2 RENAME_EXCHANGE); False where the system
+    or file system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    result = renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second),
+                       _RENAME_EXCHANGE)
+    return result == 0
+
+
+def _put_in_place(staging: Path, destination: Path) -> None:
+    """Make `staging` the folder at `destination`, replacing whatever was there."""
+    if not destination.exists():
+        staging.rename(destination)
+        return
+    if _exchange(staging, destination):
+        shutil.rmtree(staging, ignore_errors=True)    # now holds the old folder
+        return
+    # No atomic exchange: two renames. Killed between them, the folder is missing (never
+    # mixed); the next write of this configuration writes it whole.
+    old = destination.with_name(f".{destination.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
+    destination.rename(old)
+    staging.rename(destination)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _remove_leftovers(destination: Path) -> None:
+    """Staging folders of writers that died (only called while holding the claim)."""
+    for pattern in (f".{destination.name}.tmp-*", f".{destination.name}.old-*"):
+        for leftover in destination.parent.glob(pattern):
+            shutil.rmtree(leftover, ignore_errors=True)
 
 
 def write_run(folder: RunFolder, config: Mapping[str, Any], samples: Iterable[Mapping[str, Any]],
-              results: Mapping[str, Any], report_markdown: str) -> RunFolder:
-    write_json(folder.config_path, {**config, "versions": package_versions()})
-    write_samples(folder.samples_path, samples)
-    write_json(folder.results_path, results)
-    _atomic_write(folder.report_path, report_markdown)
-    return folder
+              results: Mapping[str, Any], report_markdown: str,
+              extra: Callable[[Path], Any] | None = None) -> RunFolder:
+    """Write the run folder as one unit; `extra(path)` may add files (figures) to it before
+    it is put in place. Releases this process's claim on the folder."""
+    destination = folder.path
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with _claimed(folder):
+            _remove_leftovers(destination)
+            staging = destination.with_name(
+                f".{destination.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
+            staging.mkdir()
+            try:
+                staged = RunFolder(staging)
+                write_json(staged.config_path, {**config, "versions": package_versions()})
+                write_samples(staged.samples_path, samples)
+                write_json(staged.results_path, results)
+                _atomic_write(staged.report_path, report_markdown)
+                if extra is not None:
+                    extra(staging)
+                _put_in_place(staging, destination)
+            except BaseException:
+                shutil.rmtree(staging, ignore_errors=True)
+                raise
+    finally:
+        if folder.claim is not None:
+            folder.claim.release_all()
+    return RunFolder(destination)
 
 
 def read_run(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
-    """(config, samples, results) of a run folder, with a clear error if it is not one."""
-    folder = RunFolder(Path(path))
+    """(config, samples, results) of a run folder, with a clear error if it is not one.
+
+    The three files are read from one version of the folder: when a writer replaced the
+    folder while they were read (its inode changed), they are read again."""
+    path = Path(path)
+    for attempt in range(5):
+        before = _inode(path)
+        try:
+            read = _read_run_once(path)
+        except FileNotFoundError:
+            if attempt == 4 or not _being_replaced(path):
+                raise
+        else:
+            if before is not None and _inode(path) == before:
+                return read
+        time.sleep(0.05 * (attempt + 1))
+    return _read_run_once(path)
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
+
+def _being_replaced(path: Path) -> bool:
+    """A writer's staging folder sits beside `path` (it is being written right now)."""
+    return any(True for pattern in (f".{path.name}.tmp-*", f".{path.name}.old-*")
+               for _ in path.parent.glob(pattern))
+
+
+def _read_run_once(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+    folder = RunFolder(path)
     missing = [p.name for p in (folder.config_path, folder.samples_path, folder.results_path)
                if not p.is_file()]
     if missing:
         raise FileNotFoundError(f"{path} is not a lexbench run folder (missing {', '.join(missing)})")
-    config = json.loads(folder.config_path.read_text(encoding="utf-8"))
-    results = json.loads(folder.results_path.read_text(encoding="utf-8"))
+    config = read_json_file(folder.config_path, "config.json")
+    results = read_json_file(folder.results_path, "results.json")
+    for name, value in (("config.json", config), ("results.json", results)):
+        if not isinstance(value, dict):
+            raise ValueError(f"{folder.path / name}: expected a JSON object, got "
+                             f"{type(value).__name__}; the file is damaged")
     return config, read_jsonl(folder.samples_path), results

@@ -1,0 +1,78 @@
+"""`lexbench cache check|repair|clear`: look after the response cache.
+
+    lexbench cache check  [--cache FILE]   integrity check; exit 1 when damaged
+    lexbench cache repair [--cache FILE]   move a damaged file aside, rebuild from what reads
+    lexbench cache clear  [--cache FILE] --yes   delete every cached response
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def _path(args: argparse.Namespace) -> Path:
+    from lexbench.run.cache import default_cache_path
+
+    return Path(args.cache) if args.cache else default_cache_path()
+
+
+def _check(args: argparse.Namespace) -> int:
+    from lexbench.run.cache import check_cache
+
+    path = _path(args)
+    healthy, line = check_cache(path)
+    print(line)
+    if not healthy:
+        print(f"repair it with: lexbench cache repair --cache {path}  (or run with --no-cache)")
+        return 1
+    return 0
+
+
+def _repair(args: argparse.Namespace) -> int:
+    from lexbench.run.cache import check_cache, repair_cache
+
+    path = _path(args)
+    healthy, line = check_cache(path)
+    if healthy and not args.force:
+        print(f"{line}; nothing to repair (--force rebuilds it anyway)")
+        return 0
+    aside, kept = repair_cache(path)
+    print(f"moved the damaged cache to {aside} and rebuilt {path} with the {kept} responses "
+          f"that could be read; the rest are asked again on the next run "
+          f"(delete {aside} once you no longer need it)")
+    return 0
+
+
+def _clear(args: argparse.Namespace) -> int:
+    from lexbench.run.cache import sidecar_files
+
+    path = _path(args)
+    if not args.yes:
+        raise ValueError(f"this deletes every cached response in {path}; add --yes to confirm")
+    removed = [p for p in sidecar_files(path) if p.exists()]
+    for part in removed:
+        part.unlink()
+    print(f"removed {path}" if removed else f"{path}: no cache to remove")
+    return 0
+
+
+def register(cli: Any) -> None:
+    parser = cli.command("cache", "check, repair or clear the response cache", lambda args: (
+        parser.print_help(), 2)[1])
+    verbs = parser.add_subparsers(dest="cache_command", metavar="ACTION")
+    for name, handler, text in (
+            ("check", _check, "check the cache file's integrity (exit 1 when it is damaged)"),
+            ("repair", _repair, "move a damaged cache aside and rebuild it from the responses "
+                                "that can still be read"),
+            ("clear", _clear, "delete every cached response (asks for --yes)")):
+        sub = verbs.add_parser(name, help=text, description=text)
+        sub.set_defaults(handler=handler)
+        sub.add_argument("--cache", type=Path, default=None,
+                         help="the cache file (default: ~/.cache/lexbench/responses/responses.sqlite)")
+        if name == "repair":
+            sub.add_argument("--force", action="store_true",
+                             help="rebuild even when the check finds nothing wrong")
+        if name == "clear":
+            sub.add_argument("--yes", action="store_true", help="confirm the deletion")

@@ -1,0 +1,14 @@
+"""Human baselines: people answer benchmark items in the browser, and their answers become
+run folders scored exactly like a model's.
+
+    sampling     which items a study asks (the papers' samples) and the study it builds
+    store        the study on disk: one SQLite file (WAL), every answer saved at once
+    tasks        per benchmark: what the page shows, what the scorer reads, which benchmark
+    page, app    the web page (inline CSS/JS) and the FastAPI app serving it
+    definitions  the WordNet definitions panel
+    results      answers -> run folders (model `human:NAME`), agreement, majority vote
+    agreement    Cohen's and Fleiss' kappa
+    sheets       CSV sheets for offline LAMBDA studies
+
+The `human:NAME` backend itself is `lexbench.models.human`.
+"""

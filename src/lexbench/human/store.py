@@ -1,0 +1,357 @@
+"""A human study on disk: one SQLite file (WAL) holding the items, what each annotator was
+shown, and every answer, saved the moment it is given.
+
+    STUDY/study.sqlite
+      meta     the study's spec (benchmark, dataset, sample, options) and its random id
+      items    position, opaque token, item id, the item itself (JSON)
+      stages   per item the steps an annotator takes (LAMBDA: "answer"; E-KAR: "hard"
+               then "easy"), each with the exact prompt a model would get for it
+      views    when each annotator first saw each step (time on task), and how often
+      answers  one row per (annotator, item, step): typed text, what the scorer reads,
+               client-measured and server-measured time; the primary key makes a second
+               answer to the same step impossible, whatever the browser does
+
+Tokens are random (`secrets`), stored only here: nothing an annotator sees can be turned
+back into an item id, a relation or an answer. Every write is one `BEGIN IMMEDIATE`
+transaction with `synchronous=FULL`, so killing the server loses no saved answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DATABASE = "study.sqlite"
+SCHEMA_VERSION = 1
+ANNOTATOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+# Names the results step uses for its own runs.
+RESERVED_NAMES = frozenset({"crowd"})
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS items (
+    position INTEGER PRIMARY KEY, token TEXT NOT NULL UNIQUE, item_id TEXT NOT NULL UNIQUE,
+    item TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS stages (
+    token TEXT NOT NULL REFERENCES items(token), stage TEXT NOT NULL, step INTEGER NOT NULL,
+    prompt TEXT NOT NULL, prompt_key TEXT NOT NULL, PRIMARY KEY (token, stage));
+CREATE TABLE IF NOT EXISTS annotators (name TEXT PRIMARY KEY, joined REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS views (
+    annotator TEXT NOT NULL, token TEXT NOT NULL, stage TEXT NOT NULL,
+    first_shown REAL NOT NULL, last_shown REAL NOT NULL, times INTEGER NOT NULL,
+    PRIMARY KEY (annotator, token, stage));
+CREATE TABLE IF NOT EXISTS answers (
+    annotator TEXT NOT NULL, token TEXT NOT NULL, stage TEXT NOT NULL,
+    typed TEXT NOT NULL, output TEXT NOT NULL, client_ms INTEGER,
+    first_shown REAL NOT NULL, answered_at REAL NOT NULL,
+    PRIMARY KEY (annotator, token, stage));
+"""
+
+
+class StudyError(ValueError):
+    """A request the study must refuse (unknown token, wrong order, a bad name)."""
+
+
+def check_annotator(name: str) -> str:
+    """A valid annotator name, or a StudyError saying what a name may be."""
+    if not ANNOTATOR.fullmatch(name or ""):
+        raise StudyError(f"annotator name {name!r} is not allowed: use 1-40 letters, digits, "
+                         f"'.', '_' or '-', starting with a letter or digit")
+    if name.lower() in RESERVED_NAMES:
+        raise StudyError(f"annotator name {name!r} is reserved for the majority-vote run")
+    return name
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """One step of one item: its name and the prompt a model gets for it."""
+
+    stage: str
+    prompt: str
+    prompt_key: str
+
+
+@dataclass(frozen=True)
+class NewItem:
+    item_id: str
+    item: Mapping[str, Any]
+    stages: tuple[StageSpec, ...]
+
+
+@dataclass(frozen=True)
+class Step:
+    """What an annotator is to do next: item `token`, step `stage`."""
+
+    position: int
+    token: str
+    item_id: str
+    item: dict[str, Any]
+    stage: str
+    step: int
+
+
+@dataclass(frozen=True)
+class Answer:
+    annotator: str
+    item_id: str
+    token: str
+    stage: str
+    typed: str
+    output: str
+    prompt_key: str
+    client_ms: int | None
+    first_shown: float
+    answered_at: float
+
+    @property
+    def server_seconds(self) -> float:
+        return self.answered_at - self.first_shown
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int
+
+
+class Study:
+    """An open study. Safe to share between the web server's threads."""
+
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+        path = self.directory / DATABASE
+        if not path.is_file():
+            raise FileNotFoundError(f"{self.directory} holds no study ({DATABASE} is missing); "
+                                    f"create one with `lexbench human serve BENCHMARK --study "
+                                    f"{self.directory}`")
+        self._lock = threading.Lock()
+        self._db = _connect(path)
+        self.spec: dict[str, Any] = json.loads(self._meta("spec"))
+        self.id: str = self._meta("study_id")
+
+    # ------------------------------------------------------------------ reading
+
+    def _meta(self, key: str) -> str:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            raise ValueError(f"{self.directory / DATABASE}: not a lexbench study (no {key!r})")
+        return str(row[0])
+
+    @property
+    def benchmark(self) -> str:
+        return str(self.spec["benchmark"])
+
+    def stage_names(self) -> list[str]:
+        with self._lock:
+            rows = self._db.execute("SELECT DISTINCT stage, step FROM stages ORDER BY step").fetchall()
+        return [r[0] for r in rows]
+
+    def items(self) -> list[tuple[str, dict[str, Any]]]:
+        """(item id, item) in study order."""
+        with self._lock:
+            rows = self._db.execute("SELECT item_id, item FROM items ORDER BY position").fetchall()
+        return [(r[0], json.loads(r[1])) for r in rows]
+
+    def prompts(self, stage: str) -> dict[str, str]:
+        """item id -> the prompt stored for this stage."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT i.item_id, s.prompt FROM stages s JOIN items i USING (token) "
+                "WHERE s.stage = ? ORDER BY i.position", (stage,)).fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def annotators(self) -> list[str]:
+        with self._lock:
+            rows = self._db.execute("SELECT name FROM annotators ORDER BY name").fetchall()
+        return [r[0] for r in rows]
+
+    def next_step(self, annotator: str) -> Step | None:
+        """The first step, in study order, this annotator has not answered; None when done."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT i.position, s.token, i.item_id, i.item, s.stage, s.step "
+                "FROM stages s JOIN items i USING (token) "
+                "LEFT JOIN answers a ON a.annotator = ? AND a.token = s.token "
+                "AND a.stage = s.stage WHERE a.token IS NULL "
+                "ORDER BY i.position, s.step LIMIT 1", (annotator,)).fetchone()
+        if row is None:
+            return None
+        return Step(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5])
+
+    def step(self, token: str, stage: str) -> Step:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT i.position, s.token, i.item_id, i.item, s.stage, s.step "
+                "FROM stages s JOIN items i USING (token) WHERE s.token = ? AND s.stage = ?",
+                (token, stage)).fetchone()
+        if row is None:
+            raise StudyError("no such item in this study")
+        return Step(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5])
+
+    def progress(self, annotator: str) -> Progress:
+        with self._lock:
+            total = self._db.execute("SELECT COUNT(*) FROM stages").fetchone()[0]
+            done = self._db.execute("SELECT COUNT(*) FROM answers WHERE annotator = ?",
+                                    (annotator,)).fetchone()[0]
+        return Progress(int(done), int(total))
+
+    def answer_to(self, annotator: str, token: str, stage: str) -> str | None:
+        """What the annotator typed for this step, None if not answered."""
+        with self._lock:
+            row = self._db.execute("SELECT typed FROM answers WHERE annotator = ? AND token = ? "
+                                   "AND stage = ?", (annotator, token, stage)).fetchone()
+        return None if row is None else str(row[0])
+
+    def answers(self, annotator: str | None = None) -> list[Answer]:
+        """Every saved answer (of one annotator, or all), in study order."""
+        query = ("SELECT a.annotator, i.item_id, a.token, a.stage, a.typed, a.output, s.prompt_key, "
+                 "a.client_ms, a.first_shown, a.answered_at FROM answers a "
+                 "JOIN items i USING (token) JOIN stages s ON s.token = a.token AND s.stage = a.stage")
+        parameters: tuple[Any, ...] = ()
+        if annotator is not None:
+            query += " WHERE a.annotator = ?"
+            parameters = (annotator,)
+        query += " ORDER BY a.annotator, i.position, s.step"
+        with self._lock:
+            rows = self._db.execute(query, parameters).fetchall()
+        return [Answer(*row) for row in rows]
+
+    def answer_book(self, annotator: str) -> dict[str, str]:
+        """prompt key -> what the scorer reads, for the `human:NAME` model."""
+        return {a.prompt_key: a.output for a in self.answers(annotator)}
+
+    # ------------------------------------------------------------------ writing
+
+    def join(self, annotator: str) -> None:
+        check_annotator(annotator)
+        with self._lock, self._db:
+            self._db.execute("INSERT OR IGNORE INTO annotators (name, joined) VALUES (?, ?)",
+                             (annotator, time.time()))
+
+    def record_view(self, annotator: str, step: Step) -> None:
+        """Remember when this annotator first saw this step (the start of time on task)."""
+        now = time.time()
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT INTO views (annotator, token, stage, first_shown, last_shown, times) "
+                "VALUES (?, ?, ?, ?, ?, 1) ON CONFLICT (annotator, token, stage) DO UPDATE SET "
+                "last_shown = excluded.last_shown, times = times + 1",
+                (annotator, step.token, step.stage, now, now))
+
+    def save_answer(self, annotator: str, token: str, stage: str, typed: str, output: str,
+                    client_ms: int | None) -> bool:
+        """Save one answer; False (nothing written) when this step is already answered.
+
+        Refused with a StudyError: an unknown item or step, a step never shown to this
+        annotator, or a later step (E-KAR's EASY) before the earlier one is answered."""
+        step = self.step(token, stage)
+        now = time.time()
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                seen = self._db.execute(
+                    "SELECT first_shown FROM views WHERE annotator = ? AND token = ? AND stage = ?",
+                    (annotator, token, stage)).fetchone()
+                if seen is None:
+                    raise StudyError("this item was never shown to this annotator")
+                earlier = self._db.execute(
+                    "SELECT COUNT(*) FROM stages s LEFT JOIN answers a ON a.annotator = ? AND "
+                    "a.token = s.token AND a.stage = s.stage WHERE s.token = ? AND s.step < ? "
+                    "AND a.token IS NULL", (annotator, token, step.step)).fetchone()[0]
+                if earlier:
+                    raise StudyError("an earlier step of this item is not answered yet")
+                cursor = self._db.execute(
+                    "INSERT OR IGNORE INTO answers (annotator, token, stage, typed, output, "
+                    "client_ms, first_shown, answered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (annotator, token, stage, typed, output, client_ms, seen[0], now))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return cursor.rowcount == 1
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # isolation_level=None: we write BEGIN/COMMIT ourselves; check_same_thread=False: the
+    # web server's worker threads share the connection under Study._lock.
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("PRAGMA foreign_keys=ON")
+    return db
+
+
+def create_study(directory: str | Path, spec: Mapping[str, Any],
+                 items: Sequence[NewItem]) -> Study:
+    """Write a new study; refuses a directory that already holds one."""
+    directory = Path(directory)
+    path = directory / DATABASE
+    if path.exists():
+        raise FileExistsError(f"{directory} already holds a study; serve it again to resume, "
+                              f"or choose another --study directory")
+    if not items:
+        raise ValueError("a study needs at least one item")
+    repeated = _repeated([i.item_id for i in items])
+    if repeated:
+        raise ValueError(f"item ids repeat in the study sample: {repeated[:5]}")
+    for stage in {s.stage for i in items for s in i.stages}:
+        keys = [s.prompt_key for i in items for s in i.stages if s.stage == stage]
+        same = _repeated(keys)
+        if same:
+            raise ValueError(f"{len(same)} items of the sample ask the same question in step "
+                             f"{stage!r}; a human answer could not be told apart")
+    directory.mkdir(parents=True, exist_ok=True)
+    temporary = directory / (DATABASE + ".partial")
+    temporary.unlink(missing_ok=True)
+    db = _connect(temporary)
+    try:
+        db.executescript(_SCHEMA)
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        study_id = secrets.token_hex(8)
+        db.execute("INSERT INTO meta VALUES ('study_id', ?)", (study_id,))
+        db.execute("INSERT INTO meta VALUES ('spec', ?)",
+                   (json.dumps({**dict(spec), "study_id": study_id}, sort_keys=True,
+                               ensure_ascii=False),))
+        tokens: set[str] = set()
+        for position, item in enumerate(items):
+            token = secrets.token_urlsafe(12)
+            while token in tokens:   # 96 random bits: never in practice, but never twice
+                token = secrets.token_urlsafe(12)
+            tokens.add(token)
+            db.execute("INSERT INTO items VALUES (?, ?, ?, ?)",
+                       (position, token, item.item_id,
+                        json.dumps(dict(item.item), sort_keys=True, ensure_ascii=False)))
+            for step, stage in enumerate(item.stages):
+                db.execute("INSERT INTO stages VALUES (?, ?, ?, ?, ?)",
+                           (token, stage.stage, step, stage.prompt, stage.prompt_key))
+        db.execute("COMMIT")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        db.close()
+    for suffix in ("-wal", "-shm"):
+        Path(str(temporary) + suffix).unlink(missing_ok=True)
+    temporary.replace(path)   # a study appears whole or not at all
+    return Study(directory)
+
+
+def _repeated(values: Sequence[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for value in values:
+        if value in seen:
+            out.append(value)
+        seen.add(value)
+    return out
