@@ -4,8 +4,9 @@ Serves the packaged SmolLM2 GGUF with llama-cpp-python (127.0.0.1, `--n_batch 1`
 SCAN through `--model openai:...` (token strings from `top_logprobs`) and in process
 (`smollm2-135m`, token ids), and prints MRR@10 for both and where they agree. Two things
 differ by design: llama.cpp computes on the Q4_1 blocks while transformers runs the
-de-quantised float32 copy, and the server's tokens are matched as strings (a prefix of the
-word starting with a space) where the in-process backend compares first-token ids.
+de-quantised float32 copy; the server's tokens are matched by string (the server's own first
+token of " " + word, learned by an echo request) where the in-process backend compares
+first-token ids, which agree for every SCAN target word.
 
     .venv/bin/python benchmarks/scan_server_agreement.py [--limit N]
 """

@@ -14,6 +14,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+# Tests live in folders mirroring src/lexbench/; a few import helpers from each other.
+for _folder in sorted(Path(__file__).parent.iterdir()):
+    if _folder.is_dir() and _folder.name not in ("fixtures", "__pycache__"):
+        sys.path.insert(1, str(_folder))
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

@@ -4,21 +4,35 @@ Stdlib only (asyncio streams, a minimal HTTP/1.1 with keep-alive), bound to 127.
 stopping by itself after `lifetime` seconds. Answers are deterministic functions of the
 prompt, so two runs against it give identical results.
 
-Endpoints: POST /v1/completions (prompt, max_tokens, logprobs, echo), POST
-/v1/chat/completions (messages, logprobs/top_logprobs), GET /v1/models.
+Endpoints: POST /v1/completions (prompt — a string or a list of them, one choice per
+prompt —, max_tokens or max_completion_tokens, logprobs, echo), POST /v1/chat/completions
+(messages, logprobs/top_logprobs), GET /v1/models.
 
-Faults are chosen per request by `faults(prompt, attempt)` (attempt counts from 1 for each
-distinct prompt) and are one of:
+Faults are chosen per prompt by `faults(prompt, attempt)` (attempt counts from 1 for each
+distinct prompt; a request carrying several prompts gets the first fault of any of them,
+as a real server fails a request whole) and are one of:
 
     "429"        Too Many Requests with Retry-After: `retry_after`
     "500"        Internal Server Error
     "drop"       close the connection without answering
     "slow"       answer after `slow_seconds` (longer than the client's timeout)
     "malformed"  200 with a body that is not JSON
+    "bad_choice" 200, but this prompt's choice has no text (the request's other prompts are
+                 answered: a client must retry this one alone and keep the others)
     "400" "401" "404"   permanent errors
 
-Every request is logged (`log`: time, path, prompt, attempt, outcome), in memory and, with
-`log_path`, as JSONL flushed per line so another process can follow it.
+`error_message` replaces the text of injected errors (a hostile server's: ANSI escapes, an
+echoed key), `malformed_body` the body of "malformed" answers, and `reply` may return any
+text, a lone surrogate included (it is sent as the JSON escape `\udcff`).
+
+Hosted-API behaviour, each off by default: `batch_refusal` (a status answered to a list of
+more than one prompt, as llama-cpp-python's server (500) and Ollama (400) do), `refuse`
+(parameter name -> the 400 message OpenAI's API gives for it, e.g. 'max_tokens'),
+`max_logprobs` (a 400 above that many log-probabilities), `chat_only` (404 on /completions).
+
+Every prompt of every request is logged (`log`: time, path, prompt, attempt, outcome), in
+memory and, with `log_path`, as JSONL flushed per line so another process can follow it;
+`requests` counts HTTP requests.
 
 Run standalone (prints `PORT <n>`, serves until stdin closes or the lifetime ends):
 
@@ -92,7 +106,10 @@ class FakeOpenAIServer:
                  reply: Callable[[str], str] = default_reply, retry_after: str = "1",
                  slow_seconds: float = 3.0, require_key: str | None = None,
                  echo_supported: bool = True, echo_misaligned: bool = False,
-                 model: str = "fake-model",
+                 model: str = "fake-model", error_message: str | None = None,
+                 malformed_body: bytes | None = None, batch_refusal: int | None = None,
+                 refuse: dict[str, str] | None = None, max_logprobs: int | None = None,
+                 chat_only: bool = False,
                  lifetime: float = 300.0, log_path: str | Path | None = None):
         self.latency = latency
         self.faults = faults
@@ -105,6 +122,13 @@ class FakeOpenAIServer:
         # llama-cpp-python 0.3 bug, in spirit): the backend's echo check must notice.
         self.echo_misaligned = echo_misaligned
         self.model = model
+        self.error_message = error_message
+        self.malformed_body = malformed_body
+        self.batch_refusal = batch_refusal
+        self.refuse = dict(refuse or {})
+        self.max_logprobs = max_logprobs
+        self.chat_only = chat_only
+        self.requests = 0
         self.lifetime = lifetime
         self.log: list[LogEntry] = []
         self.headers_seen: list[dict[str, str]] = []
@@ -248,35 +272,72 @@ class FakeOpenAIServer:
             await self._write(writer, 400, b'{"error": {"message": "body is not JSON"}}')
             return True
         chat = path.endswith("chat/completions")
-        prompt = (request["messages"][-1]["content"] if chat else request["prompt"])
+        prompts = ([request["messages"][-1]["content"]] if chat else
+                   request["prompt"] if isinstance(request["prompt"], list) else [request["prompt"]])
         with self._lock:
-            self._attempts[prompt] += 1
-            attempt = self._attempts[prompt]
-        fault = self.faults(prompt, attempt) if self.faults else None
+            self.requests += 1
+            attempts = []
+            for prompt in prompts:
+                self._attempts[prompt] += 1
+                attempts.append(self._attempts[prompt])
+        chosen = ([self.faults(p, a) for p, a in zip(prompts, attempts)] if self.faults
+                  else [None] * len(prompts))
+        fault = next((f for f in chosen if f and f != "bad_choice"), None)
+        bad = {p for p, f in zip(prompts, chosen) if f == "bad_choice"}
+        refusal = self._refusal(request, chat, len(prompts))
         # Logged on arrival, before the latency: the log holds every request received, even
         # one whose client gave up or died while waiting for the answer.
-        self._record(path, prompt, attempt, fault or "ok")
+        for prompt, attempt in zip(prompts, attempts):
+            self._record(path, prompt, attempt, fault or (str(refusal[0]) if refusal else
+                                                          "bad_choice" if prompt in bad else "ok"))
         if self.latency:
             await asyncio.sleep(self.latency)
+        if refusal is not None and fault is None:
+            await self._write(writer, refusal[0], json.dumps(
+                {"error": {"message": refusal[1], "type": "invalid_request_error"}}).encode())
+            return True
         if fault == "drop":
             writer.transport.abort()
             return False
         if fault in ("400", "401", "404", "500"):
             await self._write(writer, int(fault), json.dumps(
-                {"error": {"message": f"injected {fault}"}}).encode())
+                {"error": {"message": self.error_message or f"injected {fault}"}}).encode())
             return True
         if fault == "429":
-            await self._write(writer, 429, b'{"error": {"message": "slow down"}}',
-                              {"Retry-After": self.retry_after})
+            await self._write(writer, 429, json.dumps(
+                {"error": {"message": self.error_message or "slow down"}}).encode(),
+                {"Retry-After": self.retry_after})
             return True
         if fault == "malformed":
-            await self._write(writer, 200, b'{"choices": [{"text": "trunc')
+            await self._write(writer, 200, self.malformed_body or b'{"choices": [{"text": "trunc')
             return True
         if fault == "slow":
             await asyncio.sleep(self.slow_seconds)
         answer = self._chat(request) if chat else self._completion(request)
+        for choice, prompt in zip(answer["choices"], prompts):
+            if prompt in bad:
+                choice.pop("text", None)
+                choice.pop("message", None)
         await self._write(writer, 200, json.dumps(answer).encode())
         return True
+
+    def _refusal(self, request: dict[str, Any], chat: bool, prompts: int) -> tuple[int, str] | None:
+        """(status, message) when the configured server refuses this request as asked."""
+        if self.chat_only and not chat:
+            return 404, ("This is a chat model and not supported in the v1/completions "
+                         "endpoint. Did you mean to use v1/chat/completions?")
+        if prompts > 1 and self.batch_refusal is not None:
+            return self.batch_refusal, "prompt must be a string"
+        for name, message in self.refuse.items():
+            if name in request:
+                return 400, message
+        key = "top_logprobs" if chat else "logprobs"
+        count = request.get(key)
+        if (self.max_logprobs is not None and isinstance(count, int)
+                and not isinstance(count, bool) and count > self.max_logprobs):
+            return 400, (f"Invalid '{key}': integer above maximum value. Expected a value <= "
+                         f"{self.max_logprobs}, but got {count} instead.")
+        return None
 
     # ------------------------------------------------------------ answers
 
@@ -290,10 +351,22 @@ class FakeOpenAIServer:
                   if f" {word}" != first[0]]
         return pairs[:k]
 
+    @staticmethod
+    def _max_tokens(request: dict[str, Any]) -> int:
+        return int(request.get("max_tokens", request.get("max_completion_tokens", 16)))
+
     def _completion(self, request: dict[str, Any]) -> dict[str, Any]:
-        prompt = request["prompt"]
-        generated = self._generated(prompt, int(request.get("max_tokens", 16)))
-        choice: dict[str, Any] = {"index": 0, "text": generated, "finish_reason": "length",
+        if not isinstance(request["prompt"], list):
+            return self._one_completion(request, request["prompt"], 0)
+        answers = [self._one_completion(request, prompt, index)
+                   for index, prompt in enumerate(request["prompt"])]
+        return {**answers[0], "choices": [a["choices"][0] for a in answers],
+                "usage": {key: sum(a["usage"][key] for a in answers)
+                          for key in ("prompt_tokens", "completion_tokens")}}
+
+    def _one_completion(self, request: dict[str, Any], prompt: str, index: int) -> dict[str, Any]:
+        generated = self._generated(prompt, self._max_tokens(request))
+        choice: dict[str, Any] = {"index": index, "text": generated, "finish_reason": "length",
                                   "logprobs": None}
         logprobs = request.get("logprobs")
         if request.get("echo") and self.echo_supported:
@@ -320,7 +393,7 @@ class FakeOpenAIServer:
 
     def _chat(self, request: dict[str, Any]) -> dict[str, Any]:
         prompt = request["messages"][-1]["content"]
-        generated = self._generated(prompt, int(request.get("max_tokens", 16)))
+        generated = self._generated(prompt, self._max_tokens(request))
         choice: dict[str, Any] = {"index": 0, "finish_reason": "length", "logprobs": None,
                                   "message": {"role": "assistant", "content": generated}}
         if request.get("logprobs"):

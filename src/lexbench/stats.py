@@ -143,12 +143,16 @@ def permutation_test(a: Sequence[float], b: Sequence[float], resamples: int = 10
     extreme = 0
     block = max(1, min(resamples, 2_000_000 // pooled.size))
     done = 0
+    total = float(pooled.sum())
     while done < resamples:
         size = min(block, resamples - done)
+        # A random split of the pooled values: the x.size smallest of uniform keys pick the
+        # first group (argpartition, linear, rather than a full sort: 10^6 resamples of
+        # SCAN's 898 values take seconds).
         keys = rng.random((size, pooled.size))
-        order = np.argsort(keys, axis=1)
-        shuffled = pooled[order]
-        diffs = shuffled[:, :x.size].mean(axis=1) - shuffled[:, x.size:].mean(axis=1)
+        first = np.argpartition(keys, x.size - 1, axis=1)[:, :x.size]
+        sums = pooled[first].sum(axis=1)
+        diffs = sums / x.size - (total - sums) / y.size
         extreme += int(np.count_nonzero(np.abs(diffs) >= abs(observed) - tolerance))
         done += size
     return TestResult(observed, (extreme + 1) / (resamples + 1), int(pooled.size),

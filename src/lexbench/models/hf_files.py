@@ -77,11 +77,20 @@ def dequantised_cache(gguf_path: Path, dtype_name: str) -> tuple[Path, str]:
     return folder, file_hash
 
 
+# Written by `lexbench finetune` beside the weights: unique to each training run.
+LINEAGE_FILE = "lexbench-lineage.json"
+
+
 def _folder_weights_hash(folder: Path) -> str:
-    """Hash of the weight files' names and sizes: cheap, and changes when weights change."""
+    """Hash of the weight files' names and sizes (cheap, and changes when weights change),
+    and of a fine-tune's lineage file: a second fine-tune written to the same folder has
+    weights of the same sizes, and must not be served the first one's cached answers."""
     digest = hashlib.sha256()
     for path in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
         digest.update(f"{path.name}:{path.stat().st_size}".encode())
+    lineage = folder / LINEAGE_FILE
+    if lineage.is_file():
+        digest.update(lineage.read_bytes())
     return digest.hexdigest()
 
 

@@ -5,16 +5,14 @@ with `Response.target_ranks`, one 1-based rank (or None) per target, computed it
 
 * a local tokenizer (transformers causal and masked LMs): the first token id of " " + word,
   the way the word starts after a space, which is how it follows "is like" in the prompt;
-* token strings only (OpenAI-compatible servers' `top_logprobs`): the first returned token
-  that starts a word (a leading space, or the reply's first token in chat) and is a prefix
-  of the word. Servers do not say how they tokenise, so this can credit a shorter prefix
-  token (" n" for "nucleus") where the token-id rule would not;
+* token strings only (OpenAI-compatible servers' `top_logprobs`): the server's own first
+  token of " " + word, learned once per word by a completions echo request, equal to a
+  returned token; where nothing echoes (chat-only endpoints, hosted APIs) a stricter prefix
+  rule (`lexbench.models.openai_targets`);
 * whole vocabulary words (static vectors): the word itself, folded as the model folds.
 
     >>> ranks_of_ids([5, 9, 7], [7, 5, 2])
     (3, 1, None)
-    >>> ranks_of_token_strings([" the", " nucle", "n"], ["nucleus", "atom"], word_start=True)
-    (2, None)
 """
 
 from __future__ import annotations
@@ -56,30 +54,3 @@ class FirstTokenIds:
 
     def ranks(self, ranked_ids: Sequence[int], targets: Sequence[str]) -> tuple[int | None, ...]:
         return ranks_of_ids(ranked_ids, [self(word) for word in targets])
-
-
-# Word-start markers of byte-level BPE ("Ġ") and SentencePiece ("▁") vocabularies, which
-# some servers return raw instead of decoded.
-_WORD_START_MARKERS = (" ", "Ġ", "▁", "\u0120")
-
-
-def ranks_of_token_strings(tokens: Sequence[str], targets: Sequence[str], *,
-                           word_start: bool) -> tuple[int | None, ...]:
-    """Rank of each target among token strings: the first token that begins a word and
-    whose text (marker stripped) is a non-empty prefix of the target.
-
-    `word_start=True` (completions after "is like") requires the token to carry a leading
-    space or marker; False (the first token of a chat reply) accepts it without one."""
-    ranks: list[int | None] = []
-    for target in targets:
-        found = None
-        for rank, token in enumerate(tokens, 1):
-            marked = token.startswith(_WORD_START_MARKERS)
-            if word_start and not marked:
-                continue
-            piece = token.lstrip("".join(_WORD_START_MARKERS))
-            if piece and target.startswith(piece):
-                found = rank
-                break
-        ranks.append(found)
-    return tuple(ranks)

@@ -19,7 +19,7 @@ from lexbench.benchmarks.ekar_explain import (
     ExplanationBenchmark, explanation_prompt, load_explanation_benchmark,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures" / "ekar"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "ekar"
 FOLDERS = {"en": FIXTURES / "english", "zh": FIXTURES / "chinese"}
 
 

@@ -34,7 +34,7 @@ from lexbench.human.sampling import build_study
 from lexbench.human.store import Study
 from lexbench.report.browser import find_chromium
 
-EKAR = Path(__file__).parent / "fixtures" / "ekar" / "english"
+EKAR = Path(__file__).parents[1] / "fixtures" / "ekar" / "english"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 RELATION_WORDS = ("synonym", "antonym", "deriv", "hypernym", "hyponym")

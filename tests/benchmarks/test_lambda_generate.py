@@ -169,7 +169,7 @@ def test_penn_treebank_table_two(listing_items):
     assert {r: sum(c.values()) for r, c in block["grouped_by_relation"].items()} == \
         {"synonym": 1000, "antonym": 1000, "derivation": 1000}
     # As in the paper, nouns lead for synonyms and derivations; unlike Table 2 (26 verbs in
-    # all), an isolated-word spaCy tagger finds hundreds of verbs (docs/lambda.md).
+    # all), an isolated-word spaCy tagger finds hundreds of verbs (the README, LAMBDA).
     for relation in ("synonym", "derivation"):
         counts = block["grouped_by_relation"][relation]
         assert counts["noun"] == max(counts.values())

@@ -16,7 +16,7 @@ from lexbench.benchmarks.ekar_data import (
     read_split, relation_name, split_terms,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures" / "ekar"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "ekar"
 FOLDERS = {"en": FIXTURES / "english", "zh": FIXTURES / "chinese"}
 V1_0 = {"en": FIXTURES / "v1.0" / "english", "zh": FIXTURES / "v1.0" / "chinese"}
 

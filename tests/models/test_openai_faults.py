@@ -18,7 +18,7 @@ from lexbench.types import Decoding, Request
 
 # prompt number -> (fault, on which attempts)
 SCHEDULE: dict[int, tuple[str, range]] = {
-    **{i: ("429", range(1, 2)) for i in range(0, 4)},
+    **{i: ("429", range(1, 2)) for i in range(4)},
     **{i: ("500", range(1, 3)) for i in range(4, 8)},
     **{i: ("drop", range(1, 2)) for i in range(8, 12)},
     **{i: ("slow", range(1, 2)) for i in range(12, 14)},

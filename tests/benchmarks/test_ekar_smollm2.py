@@ -13,7 +13,7 @@ from lexbench.benchmarks.ekar import load_benchmark
 from lexbench.benchmarks.ekar_explain import load_explanation_benchmark
 
 pytestmark = pytest.mark.slow
-FIXTURES = Path(__file__).parent / "fixtures" / "ekar"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "ekar"
 
 
 def samples_of(evaluation):

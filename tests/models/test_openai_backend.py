@@ -162,6 +162,12 @@ def test_options_are_validated_with_clear_messages():
         OpenAIOptions(api_key_env="sk-123 secret")
     with pytest.raises(ValueError, match="do not apply to the openai backend"):
         load("m", {"base_url": "http://127.0.0.1:1/v1", "dtype": "float32"})
+    with pytest.raises(ValueError, match="prompts_per_request"):
+        OpenAIOptions(prompts_per_request=0)
+    # Prompts per request: max_concurrency // 8 in 1..16 unless given, never above it.
+    assert [OpenAIOptions(max_concurrency=c).batch_size() for c in (1, 8, 16, 32, 128, 1024)] == \
+        [1, 1, 2, 4, 16, 16]
+    assert OpenAIOptions(max_concurrency=4, prompts_per_request=64).batch_size() == 4
 
 
 def test_registry_options_and_fingerprint_never_hold_the_key(monkeypatch):
@@ -171,10 +177,11 @@ def test_registry_options_and_fingerprint_never_hold_the_key(monkeypatch):
                                              "max_concurrency": 3, "timeout": 5.0})
     assert isinstance(model, OpenAIModel)
     assert model.fingerprint() == {"backend": "openai", "model": "some-model",
-                                   "base_url": "http://127.0.0.1:9/v1", "api": "chat"}
+                                   "base_url": "http://127.0.0.1:9/v1", "api": "chat",
+                                   "rank_targets": "first-token-v2"}
     assert "sk-very-secret-123" not in repr(model.describe())
     assert model.describe()["api_key_set"] is True
-    assert model.preferred_chunk_size >= 64 * 3
+    assert model.chunk_size() >= 64 * 3
 
 
 # ------------------------------------------------------------------------------ against the fake
@@ -233,9 +240,14 @@ def test_rank_completions_and_chat_return_sorted_top_k(server):
 
 
 def test_rank_returns_what_the_server_has_when_fewer_than_k(server):
+    from fake_openai_server import VOCABULARY, default_reply, split_tokens
+
     out = _model(server).rank([Request(id="r", kind="rank", prompt="x", top_k=50)])
-    # The fake knows 16 words: a gold token outside these has rank > 16.
-    assert 0 < len(out[0].ranked) <= 17
+    # The fake knows its reply's first token and its vocabulary, nothing more: all of it
+    # comes back (best first), and a gold token outside these has rank > len.
+    first = split_tokens(default_reply("x"))[0]
+    expected = [first] + [f" {w}" for w in VOCABULARY if f" {w}" != first]
+    assert [t.text for t in out[0].ranked] == expected
 
 
 def test_loglikelihood_sums_continuation_tokens(server):

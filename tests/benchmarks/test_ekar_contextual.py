@@ -20,7 +20,7 @@ from lexbench.benchmarks.ekar_data import find_split_file, read_split  # noqa: E
 from lexbench.metrics.similarity import packaged_minilm_folder  # noqa: E402
 from lexbench.types import Request, TupleChoiceQuery  # noqa: E402
 
-FIXTURES = Path(__file__).parent / "fixtures" / "ekar"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "ekar"
 FOLDERS = {"en": FIXTURES / "english", "zh": FIXTURES / "chinese"}
 
 

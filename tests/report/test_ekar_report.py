@@ -18,7 +18,7 @@ from lexbench.report.ekar_report import EkarExplanationReporter, EkarReporter
 from lexbench.report.registry import register_reporter, reporter_for
 from lexbench.report.runs import load_runs
 
-FIXTURES = Path(__file__).parent / "fixtures" / "ekar"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "ekar"
 
 
 def items(split="validation"):

@@ -36,7 +36,7 @@ from lexbench.benchmarks.setlexsem_sets import (
 from lexbench.types import Response
 from mock_model import ScriptedModel
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _definition(operation, a, b):

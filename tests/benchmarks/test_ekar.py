@@ -24,7 +24,7 @@ from lexbench.lexicon.vectors import WordVectors
 from lexbench.models.embeddings import WordVectorModel
 from lexbench.types import Failure, Request, Score, TupleChoiceQuery
 
-FIXTURES = Path(__file__).parent / "fixtures" / "ekar"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "ekar"
 FOLDERS = {"en": FIXTURES / "english", "zh": FIXTURES / "chinese"}
 V1_0 = {"en": FIXTURES / "v1.0" / "english", "zh": FIXTURES / "v1.0" / "chinese"}
 

@@ -20,7 +20,7 @@ from lexbench.cli import main
 from lexbench.run.store import RunFolder, read_run, write_json, write_run
 from test_robust_output import lambda_command
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 # Subprocesses import lexbench as this process does (an outer PYTHONPATH first).
 PYTHONPATH = os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), SRC) if p)
 
@@ -94,7 +94,7 @@ def test_a_writer_killed_between_files_leaves_the_old_folder_whole(tmp_path):
                 os.kill(os.getpid(), signal.SIGKILL)
             real(path, value)
         store.write_json = dying
-        import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})
+        import sys; sys.path[:0] = [{str(Path(__file__).parent)!r}, {str(Path(__file__).parents[1])!r}]
         from test_robust_runs import write_version
         write_version(store.RunFolder(Path({str(folder.path)!r})), 2, items=264)
     """)

@@ -23,7 +23,7 @@ from lexbench.models.human import HumanModel, prompt_key
 from lexbench.models.registry import load_model
 from lexbench.types import Request
 
-EKAR = Path(__file__).parent / "fixtures" / "ekar" / "english"
+EKAR = Path(__file__).parents[1] / "fixtures" / "ekar" / "english"
 
 
 # ------------------------------------------------------------------------------ agreement

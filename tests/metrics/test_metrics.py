@@ -189,7 +189,7 @@ def test_explanation_runs_report_planned_learned_metrics(monkeypatch, tmp_path):
 
     score_module = _fake_module(monkeypatch, "bleurt.score", BleurtScorer=Scorer)
     _fake_module(monkeypatch, "bleurt", score=score_module)
-    dataset = read_split(Path(__file__).parent / "fixtures" / "ekar" / "english" / "validation.json",
+    dataset = read_split(Path(__file__).parents[1] / "fixtures" / "ekar" / "english" / "validation.json",
                          "en")[:2]
     benchmark = ExplanationBenchmark(dataset=dataset, bleurt=plan_bleurt(tmp_path))
     evaluation = evaluate(benchmark, ScriptedModel(reply=lambda r: "timber makes furniture"),

@@ -1,0 +1,347 @@
+"""The training stack every experiment shares: transformers' `Trainer`, peft for LoRA.
+
+Nothing here is a training loop. `train_with_trainer` builds `TrainingArguments` from a
+`TrainConfig` (the paper's values come from each experiment; every one is overridable),
+keeps the checkpoint with the best validation score (`load_best_model_at_end`), resumes
+from the last checkpoint in `<output>/checkpoints/` when a run was killed, and shows a
+progress bar with the running loss.
+
+* Validation: `Trainer`'s own evaluation (eval loss, or `compute_metrics`), or an
+  experiment's score of the live model (`validation_score`, e.g. MRR@10 on BATS
+  validation), computed in `ScoredTrainer.evaluate` so checkpoint selection, logging and
+  callbacks stay `Trainer`'s.
+* Determinism: `seed` seeds the model initialisation, the data order and dropout
+  (`Trainer`'s `set_seed` / `enable_full_determinism`); a resumed run restores the RNG
+  states `Trainer` saved with the checkpoint, so it ends where an uninterrupted run ends.
+* Several GPUs or machines: run the same command under `accelerate launch`; `Trainer`
+  picks the distributed set-up from the environment accelerate prepares.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+CHECKPOINTS = "checkpoints"
+RUN_KEY_FILE = "lexbench-run-key.json"
+DEVICES = ("auto", "cpu", "cuda", "mps")
+PRECISIONS = ("fp32", "bf16", "fp16")
+
+
+@dataclass(frozen=True)
+class LoraSettings:
+    """peft LoRA adapters (merged into the weights when the model is saved)."""
+
+    r: int = 8
+    alpha: int = 16
+    dropout: float = 0.05
+    target_modules: str = "all-linear"   # or a comma-separated list of module names
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Optimisation settings. `eval_every` is "epoch" or a number of optimiser steps;
+    checkpoints are saved at every evaluation (what `load_best_model_at_end` needs)."""
+
+    learning_rate: float
+    batch_size: int
+    epochs: float
+    seed: int
+    weight_decay: float = 0.0
+    warmup_steps: int = 0
+    lr_scheduler: str = "linear"
+    optimizer: str = "adamw_torch"
+    gradient_accumulation: int = 1
+    max_steps: int = -1                 # > 0 stops after this many steps (overrides epochs)
+    eval_every: str | int = "epoch"
+    eval_batch_size: int = 32
+    logging_steps: int = 10
+    save_total_limit: int = 2
+    device: str = "auto"
+    precision: str = "fp32"
+    deterministic: bool = True
+    lora: LoraSettings | None = None
+
+    def __post_init__(self) -> None:
+        checks = [(self.learning_rate > 0, f"learning rate must be positive, got {self.learning_rate}"),
+                  (self.batch_size >= 1, f"batch size must be at least 1, got {self.batch_size}"),
+                  (self.epochs > 0 or self.max_steps > 0, "give epochs > 0 or max steps > 0"),
+                  (self.gradient_accumulation >= 1, "gradient accumulation must be at least 1"),
+                  (self.logging_steps >= 1, "logging steps must be at least 1"),
+                  (self.save_total_limit >= 1, "keep at least one checkpoint"),
+                  (self.precision in PRECISIONS,
+                   f"unknown precision {self.precision!r}; choose from {', '.join(PRECISIONS)}")]
+        for ok, message in checks:
+            if not ok:
+                raise ValueError(message)
+        if self.eval_every != "epoch" and not (isinstance(self.eval_every, int) and self.eval_every >= 1):
+            raise ValueError(f"eval_every must be 'epoch' or a positive number of steps, got {self.eval_every!r}")
+        check_device(self.device)
+
+    def hyperparameters(self) -> dict[str, Any]:
+        """What the lineage records (LoRA is recorded apart)."""
+        out = asdict(self)
+        out.pop("lora")
+        return out
+
+
+def check_device(device: str) -> None:
+    """`auto`, `cpu`, `cuda` or `mps`; one GPU of several is chosen with CUDA_VISIBLE_DEVICES
+    (Trainer places the model itself, and under `accelerate launch` each process its own)."""
+    if device.startswith("cuda:"):
+        raise ValueError(f"--device {device}: choose the GPU with CUDA_VISIBLE_DEVICES="
+                         f"{device.split(':', 1)[1]} and pass --device cuda (several GPUs: "
+                         "accelerate launch, see the README, Fine-tuning experiments)")
+    if device not in DEVICES:
+        raise ValueError(f"unknown device {device!r}; choose from {', '.join(DEVICES)}")
+    if device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise RuntimeError("--device cuda: torch sees no CUDA GPU on this machine")
+
+
+@dataclass
+class TrainingOutcome:
+    """What a finished training run reports (and the lineage records)."""
+
+    best_metric: str
+    best_value: float | None
+    best_step: int | None
+    global_step: int
+    resumed_from: str | None
+    history: list[dict[str, Any]] = field(default_factory=list)
+    # Under `accelerate launch` only the main process writes the output folder.
+    main_process: bool = True
+
+    def best_validation(self) -> dict[str, Any]:
+        return {"metric": self.best_metric, "value": self.best_value, "step": self.best_step}
+
+    def train_losses(self) -> list[float]:
+        return [float(row["loss"]) for row in self.history if "loss" in row]
+
+
+def apply_lora(model: Any, settings: LoraSettings, task_type: str | None) -> Any:
+    """Wrap `model` in peft LoRA adapters; the rest of its weights are frozen."""
+    try:
+        from peft import LoraConfig, get_peft_model
+    except ImportError:
+        raise ImportError("--lora needs peft: pip install peft") from None
+    targets: Any = settings.target_modules
+    if targets != "all-linear":
+        targets = [name.strip() for name in targets.split(",") if name.strip()]
+    config = LoraConfig(r=settings.r, lora_alpha=settings.alpha, lora_dropout=settings.dropout,
+                        target_modules=targets, task_type=task_type)
+    return get_peft_model(model, config)
+
+
+def merge_lora(model: Any) -> Any:
+    """The plain model with the adapters merged in (a no-op without peft adapters)."""
+    merge = getattr(model, "merge_and_unload", None)
+    return merge() if callable(merge) else model
+
+
+def _progress_callback_class() -> type:
+    from transformers.trainer_callback import ProgressCallback
+
+    class LossProgress(ProgressCallback):
+        """The progress bar shows the latest training loss (and validation score) instead
+        of printing every log line."""
+
+        def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
+            if not (state.is_world_process_zero and self.training_bar is not None and logs):
+                return
+            shown = {k: f"{v:.4g}" for k, v in logs.items()
+                     if isinstance(v, float) and (k == "loss" or k.startswith("eval_"))
+                     and k not in ("eval_runtime", "eval_samples_per_second", "eval_steps_per_second")}
+            if shown:
+                self.training_bar.set_postfix(shown, refresh=True)
+            if any(k.startswith("eval_") for k in shown):
+                self.training_bar.write(f"step {state.global_step}: " +
+                                        ", ".join(f"{k} {v}" for k, v in shown.items()))
+
+    return LossProgress
+
+
+def _evaluate_at_end_class() -> type:
+    from transformers import TrainerCallback
+
+    class EvaluateAtEnd(TrainerCallback):
+        """Evaluate (and checkpoint) at the last step too, so the best checkpoint is chosen
+        among all the training, not only up to the last multiple of `eval_steps`."""
+
+        def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+            if state.global_step >= state.max_steps and state.global_step % args.eval_steps:
+                control.should_evaluate = True
+                control.should_save = True
+            return control
+
+    return EvaluateAtEnd
+
+
+def _scored_trainer_class() -> type:
+    import torch
+    from transformers import Trainer
+
+    class ScoredTrainer(Trainer):
+        """`Trainer` whose evaluation is an experiment's score of the live model."""
+
+        def __init__(self, *args: Any, validation_score: Callable[[Any], Mapping[str, float]],
+                     **kwargs: Any):
+            super().__init__(*args, **kwargs)
+            self.validation_score = validation_score
+
+        def evaluate(self, eval_dataset: Any = None, ignore_keys: Any = None,
+                     metric_key_prefix: str = "eval") -> dict[str, float]:
+            model = self.model
+            was_training = model.training
+            model.eval()
+            with torch.no_grad():
+                scores = self.validation_score(model)
+            if was_training:
+                model.train()
+            metrics = {f"{metric_key_prefix}_{k}": float(v) for k, v in scores.items()}
+            self.log(metrics)
+            self.control = self.callback_handler.on_evaluate(self.args, self.state, self.control,
+                                                             metrics)
+            return metrics
+
+    return ScoredTrainer
+
+
+def steps_per_epoch(examples: int, config: TrainConfig) -> int:
+    """Optimiser steps in one epoch (over every process `accelerate launch` started)."""
+    world = max(1, int(os.environ.get("WORLD_SIZE", "1")))
+    batches = math.ceil(examples / (config.batch_size * world))
+    return max(1, batches // config.gradient_accumulation)
+
+
+def _guard_checkpoints(folder: Path, run_key: Mapping[str, Any], restart: bool) -> None:
+    """Refuse to resume checkpoints of another configuration (another base model, data or
+    hyperparameters); `restart` deletes them instead."""
+    key_path = folder / RUN_KEY_FILE
+    main = int(os.environ.get("RANK", "0")) == 0   # under accelerate launch: one writer
+    if restart and folder.exists() and main:
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    wanted = json.loads(json.dumps(run_key, sort_keys=True, default=str))
+    if key_path.is_file():
+        found = json.loads(key_path.read_text(encoding="utf-8"))
+        if found != wanted:
+            changed = sorted(k for k in set(found) | set(wanted) if found.get(k) != wanted.get(k))
+            raise ValueError(f"{folder} holds checkpoints of another run (differs in: "
+                             f"{', '.join(changed)}); use another --output, or --restart to "
+                             "delete them and start again")
+        return
+    if main:
+        key_path.write_text(json.dumps(wanted, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def last_complete_checkpoint(folder: Path) -> str | None:
+    """The newest checkpoint `Trainer` finished writing: it writes trainer_state.json last,
+    so a checkpoint cut short by a kill (no readable state) is passed over."""
+    found = []
+    for path in folder.glob("checkpoint-*"):
+        suffix = path.name.split("-", 1)[1]
+        state = path / "trainer_state.json"
+        if not (suffix.isdigit() and state.is_file()):
+            continue
+        try:
+            json.loads(state.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            continue
+        found.append((int(suffix), path))
+    return str(max(found)[1]) if found else None
+
+
+def training_arguments(config: TrainConfig, checkpoint_dir: Path, *, train_examples: int,
+                       metric: str, greater_is_better: bool, progress: bool) -> Any:
+    """`TrainingArguments` for one run: evaluation and saving on the same schedule, the
+    best checkpoint loaded at the end."""
+    from transformers import TrainingArguments
+
+    every = steps_per_epoch(train_examples, config) if config.eval_every == "epoch" else int(config.eval_every)
+    kwargs: dict[str, Any] = {
+        "output_dir": str(checkpoint_dir),
+        "learning_rate": config.learning_rate,
+        "per_device_train_batch_size": config.batch_size,
+        "per_device_eval_batch_size": config.eval_batch_size,
+        "num_train_epochs": config.epochs,
+        "max_steps": config.max_steps,
+        "weight_decay": config.weight_decay,
+        "warmup_steps": config.warmup_steps,
+        "lr_scheduler_type": config.lr_scheduler,
+        "optim": config.optimizer,
+        "gradient_accumulation_steps": config.gradient_accumulation,
+        "eval_strategy": "steps",
+        "eval_steps": every,
+        "save_strategy": "steps",
+        "save_steps": every,
+        "save_total_limit": config.save_total_limit,
+        "load_best_model_at_end": True,
+        "metric_for_best_model": metric,
+        "greater_is_better": greater_is_better,
+        "logging_strategy": "steps",
+        "logging_steps": config.logging_steps,
+        "seed": config.seed,
+        "data_seed": config.seed,
+        "full_determinism": config.deterministic,
+        "report_to": "none",
+        "disable_tqdm": not progress,
+        "dataloader_num_workers": 0,
+        "use_cpu": config.device == "cpu",
+        "bf16": config.precision == "bf16",
+        "fp16": config.precision == "fp16",
+        "remove_unused_columns": False,
+    }
+    return TrainingArguments(**kwargs)
+
+
+def train_with_trainer(*, model: Any, train_dataset: Any, eval_dataset: Any, collator: Any,
+                       config: TrainConfig, output: Path, run_key: Mapping[str, Any],
+                       metric: str, greater_is_better: bool,
+                       validation_score: Callable[[Any], Mapping[str, float]] | None = None,
+                       compute_metrics: Callable[[Any], Mapping[str, float]] | None = None,
+                       tokenizer: Any = None, restart: bool = False,
+                       progress: bool = True) -> tuple[Any, TrainingOutcome]:
+    """Train with `Trainer` (resuming from the last checkpoint in `<output>/checkpoints/`
+    when there is one) and return (the model with the best checkpoint's weights, outcome)."""
+    from transformers import Trainer
+    from transformers.trainer_callback import ProgressCallback
+
+    checkpoint_dir = Path(output) / CHECKPOINTS
+    _guard_checkpoints(checkpoint_dir, run_key, restart)
+    args = training_arguments(config, checkpoint_dir, train_examples=len(train_dataset),
+                              metric=metric, greater_is_better=greater_is_better,
+                              progress=progress)
+    common: dict[str, Any] = {"model": model, "args": args, "train_dataset": train_dataset,
+                              "eval_dataset": eval_dataset, "data_collator": collator,
+                              "processing_class": tokenizer}
+    if validation_score is not None:
+        trainer = _scored_trainer_class()(validation_score=validation_score, **common)
+    else:
+        trainer = Trainer(compute_metrics=compute_metrics, **common)
+    if progress:
+        trainer.remove_callback(ProgressCallback)
+        trainer.add_callback(_progress_callback_class()())
+    trainer.add_callback(_evaluate_at_end_class()())
+    last = last_complete_checkpoint(checkpoint_dir)
+    if last is not None and trainer.is_world_process_zero():
+        print(f"lexbench: resuming from {last}", flush=True)
+    trainer.train(resume_from_checkpoint=last)
+    state = trainer.state
+    outcome = TrainingOutcome(
+        best_metric=metric, best_value=state.best_metric,
+        best_step=getattr(state, "best_global_step", None), global_step=state.global_step,
+        resumed_from=last, history=[dict(row) for row in state.log_history],
+        main_process=trainer.is_world_process_zero())
+    return trainer.model, outcome

@@ -1,0 +1,471 @@
+"""The transport of the OpenAI-compatible backend: connections, retry policy, rate limit,
+secrets in error text.
+
+Connections: a small keep-alive HTTP/1.1 client on asyncio streams (plain or TLS), one
+request at a time per connection. It costs about a tenth of httpx's CPU per request, which
+is what limits a client at hundreds of requests per second on one core (measured in
+benchmarks/openai_throughput.py; see the README, OpenAI-compatible servers). Where a proxy applies to the URL
+(HTTP(S)_PROXY without a matching NO_PROXY), httpx carries the requests instead, as before.
+
+Retry policy: 429, 5xx, timeouts, dropped connections and malformed answers are retried with
+exponential backoff and jitter, honouring Retry-After (never less, at most `max_wait`);
+400/401/403/404/405/422 are permanent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import email.utils
+import json
+import math
+import os
+import random
+import ssl
+import time
+import urllib.request
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+# Statuses retrying cannot fix: the run stops with the server's message.
+PERMANENT_STATUSES = frozenset({400, 401, 403, 404, 405, 422})
+# Statuses that mean "not now": request timeout, conflict, too early, rate limited.
+RETRYABLE_STATUSES = frozenset({408, 409, 425, 429})
+# The default longest Retry-After waited for; a longer ban fails the request at once.
+MAX_RETRY_AFTER_SECONDS = 120.0
+# The shortest part of the API key that is masked wherever it appears.
+MIN_SECRET_PIECE = 6
+# Longest response head (status line + headers) accepted, and longest body.
+MAX_HEAD_BYTES = 64 * 1024
+MAX_BODY_BYTES = 256 * 1024 * 1024
+
+
+# ------------------------------------------------------------------------------ retry policy
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header: delay-seconds or an HTTP date.
+
+    >>> parse_retry_after("3"), parse_retry_after("0.5"), parse_retry_after(None)
+    (3.0, 0.5, None)
+    """
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            moment = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if moment is None:
+            return None
+        seconds = moment.timestamp() - (time.time() if now is None else now)
+    if math.isnan(seconds):
+        return None
+    return max(0.0, seconds)
+
+
+def backoff_delay(attempt: int, rng: random.Random, base: float = 0.5, cap: float = 30.0) -> float:
+    """Exponential backoff with jitter for the `attempt`-th retry (0-based): a uniform draw
+    in [d/2, d] with d = min(cap, base * 2**attempt), so clients that failed together do not
+    come back together."""
+    ceiling = min(cap, base * (2.0 ** attempt))
+    return ceiling / 2 + rng.uniform(0.0, ceiling / 2)
+
+
+def retry_delay(attempt: int, retry_after: float | None, rng: random.Random,
+                base: float = 0.5, cap: float = 30.0,
+                max_wait: float = MAX_RETRY_AFTER_SECONDS) -> float:
+    """How long to wait before the next attempt: the server's Retry-After when it sent one
+    (never less, plus up to 10% jitter; at most `max_wait`), else exponential backoff."""
+    if retry_after is not None:
+        wait = min(retry_after, max_wait)
+        return wait + rng.uniform(0.0, 0.1 * wait)
+    return backoff_delay(attempt, rng, base, cap)
+
+
+def is_retryable_status(status: int) -> bool:
+    return status in RETRYABLE_STATUSES or 500 <= status <= 599
+
+
+def is_permanent_status(status: int) -> bool:
+    return status in PERMANENT_STATUSES
+
+
+class RateLimiter:
+    """At most `requests_per_minute` request starts per minute, evenly spaced, plus a shared
+    pause (a 429 with Retry-After holds back every request, not only the one refused).
+
+    `reserve()` is the pure part: it books the next start slot and says how long to wait.
+    """
+
+    def __init__(self, requests_per_minute: float | None,
+                 clock: Callable[[], float] = time.monotonic):
+        self.interval = 60.0 / requests_per_minute if requests_per_minute else 0.0
+        self._clock = clock
+        self._next_slot = 0.0
+        self._paused_until = 0.0
+
+    def reserve(self) -> float:
+        now = self._clock()
+        start = max(now, self._paused_until, self._next_slot if self.interval else now)
+        if self.interval:
+            self._next_slot = start + self.interval
+        return start - now
+
+    def pause_for(self, seconds: float) -> None:
+        self._paused_until = max(self._paused_until, self._clock() + seconds)
+
+    async def acquire(self) -> None:
+        if not self.interval and self._paused_until <= 0.0:
+            return                       # the common case: no limit, never paused
+        delay = self.reserve()
+        while delay > 0:
+            await asyncio.sleep(delay)
+            # A pause may have been set while we slept.
+            delay = max(0.0, self._paused_until - self._clock())
+
+
+# ------------------------------------------------------------------------------ secrets
+
+
+def split_url_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
+    """(the URL without `user:password@`, (user, password) or None).
+
+    >>> split_url_credentials("http://me:pw@127.0.0.1:8000/v1")
+    ('http://127.0.0.1:8000/v1', ('me', 'pw'))
+    """
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, None
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    clean = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    return clean, (unquote(user), unquote(password))
+
+
+def mask_secrets(text: str, secrets: Sequence[str], min_piece: int = MIN_SECRET_PIECE) -> str:
+    """`text` with every secret, and every stretch of `min_piece` or more characters of
+    one, replaced by `***` (a secret shorter than `min_piece` is masked whole). Linear in
+    the text: each window of `min_piece` characters is looked up among the secrets' own."""
+    pieces: set[str] = set()
+    whole: list[str] = []
+    for secret in secrets:
+        if not secret:
+            continue
+        if len(secret) < min_piece:
+            whole.append(secret)
+        else:
+            pieces.update(secret[i:i + min_piece] for i in range(len(secret) - min_piece + 1))
+    for secret in whole:
+        text = text.replace(secret, "***")
+    if not pieces or len(text) < min_piece:
+        return text
+    masked = bytearray(len(text))
+    for start in range(len(text) - min_piece + 1):
+        if text[start:start + min_piece] in pieces:
+            masked[start:start + min_piece] = b"\x01" * min_piece
+    if not any(masked):
+        return text
+    out: list[str] = []
+    position = 0
+    while position < len(text):
+        if masked[position]:
+            end = position
+            while end < len(text) and masked[end]:
+                end += 1
+            out.append("***")
+            position = end
+        else:
+            end = masked.find(b"\x01", position)
+            end = len(text) if end < 0 else end
+            out.append(text[position:end])
+            position = end
+    return "".join(out)
+
+
+def excerpt(text: str, limit: int) -> str:
+    """At most `limit` characters of `text` (cut only after secrets were masked)."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+# ------------------------------------------------------------------------------ replies
+
+
+class TransportError(Exception):
+    """The connection failed or closed before a whole answer arrived."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One HTTP answer: status, headers (lower-case names) and the raw body."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    reason: str = ""
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def error_detail(reply: Reply) -> str:
+    """The server's error message, from OpenAI-style JSON when there is one; whole (the
+    caller masks secrets in it, then cuts it short)."""
+    try:
+        data = reply.json()
+        if isinstance(data, dict):
+            error = data.get("error", data.get("detail", data))
+            if isinstance(error, dict):
+                error = error.get("message", error)
+            return str(error)
+    except ValueError:
+        pass
+    return reply.text or reply.reason
+
+
+def permanent_hint(status: int, api_key_env: str, base_url: str, detail: str = "") -> str:
+    if status in (401, 403):
+        return (f"Check the API key in the environment variable {api_key_env} "
+                f"(set --api-key-env to use another variable).")
+    if status == 404 and "chat" in detail.lower() and "completions" in detail.lower():
+        return ("The model answers only the chat endpoint: use --api chat (generate, and rank "
+                "through chat top_logprobs, at most 20 on hosted APIs; loglikelihood needs a "
+                "completions endpoint with echo).")
+    if status == 404:
+        return (f"Check --base-url (it usually ends in /v1) and the model name; "
+                f"GET {base_url}/models lists the models the server has.")
+    return "The server refused the request itself; retrying would not help."
+
+
+# ------------------------------------------------------------------------------ connections
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection (plain or TLS), one request at a time. It opens
+    on first use and again after the server closed it; any failure closes it."""
+
+    def __init__(self, host: str, port: int, tls: ssl.SSLContext | None, head_prefix: bytes):
+        self._host, self._port, self._tls = host, port, tls
+        self._head_prefix = head_prefix
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+
+    @property
+    def usable(self) -> bool:
+        return (self._writer is not None and not self._writer.is_closing()
+                and self._reader is not None and not self._reader.at_eof())
+
+    async def post(self, path: str, body: bytes) -> Reply:
+        if not self.usable:
+            self.close()
+            try:
+                self._reader, self._writer = await asyncio.open_connection(
+                    self._host, self._port, ssl=self._tls, limit=MAX_HEAD_BYTES,
+                    server_hostname=self._host if self._tls else None)
+            except (OSError, ssl.SSLError) as error:
+                raise TransportError(f"{type(error).__name__}: {error}") from None
+        reader, writer = self._reader, self._writer
+        assert reader is not None and writer is not None
+        try:
+            writer.write(b"POST %s HTTP/1.1\r\n%sContent-Length: %d\r\n\r\n%s"
+                         % (path.encode("ascii"), self._head_prefix, len(body), body))
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                status, reason, headers = _parse_head(head)
+                if status >= 200:
+                    break                 # 1xx (100 Continue) heads precede the answer
+            payload = await _read_body(reader, headers)
+        except asyncio.IncompleteReadError as error:
+            self.close()
+            what = "closed the connection" if not error.partial else "closed mid-answer"
+            raise TransportError(f"the server {what}") from None
+        except (OSError, ssl.SSLError, asyncio.LimitOverrunError, ValueError) as error:
+            self.close()
+            raise TransportError(f"{type(error).__name__}: {error}") from None
+        except BaseException:
+            # Cancelled (timeout, the run stopping): the answer may still come, so this
+            # connection cannot carry another request.
+            self.close()
+            raise
+        if headers.get("connection", "").lower() == "close":
+            self.close()
+        return Reply(status, headers, payload, reason)
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        self._reader = self._writer = None
+
+
+def _parse_head(head: bytes) -> tuple[int, str, dict[str, str]]:
+    lines = head.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ", 2)
+    if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
+        raise ValueError(f"not an HTTP status line: {lines[0][:80]!r}")
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        if line:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+    if parts[0] == "HTTP/1.0" and headers.get("connection", "").lower() != "keep-alive":
+        headers["connection"] = "close"
+    return int(parts[1]), parts[2] if len(parts) > 2 else "", headers
+
+
+async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            size_line = await reader.readuntil(b"\r\n")
+            size = int(size_line.split(b";", 1)[0].strip(), 16)
+            if size == 0:
+                while await reader.readuntil(b"\r\n") != b"\r\n":
+                    pass                  # trailers
+                return b"".join(chunks)
+            total += size
+            if total > MAX_BODY_BYTES:
+                raise ValueError(f"answer longer than {MAX_BODY_BYTES} bytes")
+            chunks.append(await reader.readexactly(size))
+            await reader.readexactly(2)
+    length = headers.get("content-length")
+    if length is not None:
+        size = int(length)
+        if size > MAX_BODY_BYTES:
+            raise ValueError(f"answer longer than {MAX_BODY_BYTES} bytes")
+        return await reader.readexactly(size) if size else b""
+    headers["connection"] = "close"       # the body ends where the connection does
+    return await reader.read(MAX_BODY_BYTES)
+
+
+class _HttpxConnection:
+    """The same `post` through httpx, for URLs a proxy applies to."""
+
+    def __init__(self, client: Any, origin: str):
+        self._client, self._origin = client, origin
+        self.usable = True
+
+    async def post(self, path: str, body: bytes) -> Reply:
+        import httpx
+
+        try:
+            answer = await self._client.post(self._origin + path, content=body)
+        except httpx.TimeoutException:
+            raise TimeoutError() from None
+        except httpx.TransportError as error:
+            raise TransportError(f"{type(error).__name__}: {error}") from None
+        return Reply(answer.status_code, {k.lower(): v for k, v in answer.headers.items()},
+                     answer.content, answer.reason_phrase)
+
+    def close(self) -> None:
+        pass
+
+
+class ConnectionPool:
+    """Connections to one base URL: idle ones are reused, new ones opened on demand (the
+    caller bounds how many are in use at once). `path(endpoint)` is the request path."""
+
+    def __init__(self, base_url: str, *, api_key: str | None,
+                 url_credentials: tuple[str, str] | None, timeout: float,
+                 tls: ssl.SSLContext | None = None):
+        parts = urlsplit(base_url)
+        self.scheme = parts.scheme
+        self.host = parts.hostname or ""
+        self.port = parts.port or (443 if parts.scheme == "https" else 80)
+        self._prefix = parts.path.rstrip("/")
+        self._query = f"?{parts.query}" if parts.query else ""
+        self.timeout = timeout
+        host_header = f"[{self.host}]" if ":" in self.host else self.host
+        if parts.port:
+            host_header += f":{parts.port}"
+        headers = {"Host": host_header, "User-Agent": "lexbench",
+                   "Accept": "application/json", "Content-Type": "application/json"}
+        # Credentials given in the URL go as HTTP Basic (as httpx does with a URL's user
+        # info), so the URL itself, in logs and messages, never carries them.
+        if url_credentials is not None:
+            token = base64.b64encode(":".join(url_credentials).encode("utf-8")).decode("ascii")
+            headers["Authorization"] = f"Basic {token}"
+        elif api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        self._headers = headers
+        self._head_prefix = "".join(f"{k}: {v}\r\n" for k, v in headers.items()).encode("latin-1")
+        self._tls = tls
+        self._idle: list[Any] = []
+        self._all: list[Any] = []
+        self._httpx: Any = None
+        self.proxied = _proxy_applies(parts.scheme, self.host)
+
+    def path(self, endpoint: str) -> str:
+        return f"{self._prefix}/{endpoint}{self._query}"
+
+    def acquire(self) -> Any:
+        while self._idle:
+            connection = self._idle.pop()
+            if connection.usable:
+                return connection
+            connection.close()
+        if self.proxied:
+            return _HttpxConnection(self._httpx_client(), f"{self.scheme}://{self._netloc()}")
+        if self.scheme == "https" and self._tls is None:
+            # Built once: loading the CA bundle costs ~20 ms.
+            self._tls = tls_context()
+        connection = Connection(self.host, self.port, self._tls if self.scheme == "https" else None,
+                                self._head_prefix)
+        self._all.append(connection)
+        return connection
+
+    def release(self, connection: Any) -> None:
+        if connection.usable:
+            self._idle.append(connection)
+
+    def _netloc(self) -> str:
+        return self._headers["Host"]
+
+    def _httpx_client(self) -> Any:
+        if self._httpx is None:
+            import httpx
+
+            headers = {k: v for k, v in self._headers.items() if k != "Host"}
+            self._httpx = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(self.timeout),
+                                            trust_env=True)
+        return self._httpx
+
+    async def aclose(self) -> None:
+        for connection in self._all:
+            connection.close()
+        self._all.clear()
+        self._idle.clear()
+        if self._httpx is not None:
+            await self._httpx.aclose()
+            self._httpx = None
+
+
+def tls_context() -> ssl.SSLContext:
+    """Certificates as httpx finds them: SSL_CERT_FILE / SSL_CERT_DIR when set, else
+    certifi's bundle when installed, else the system's."""
+    if os.environ.get("SSL_CERT_FILE") or os.environ.get("SSL_CERT_DIR"):
+        return ssl.create_default_context(cafile=os.environ.get("SSL_CERT_FILE") or None,
+                                          capath=os.environ.get("SSL_CERT_DIR") or None)
+    try:
+        import certifi
+    except ImportError:
+        return ssl.create_default_context()
+    return ssl.create_default_context(cafile=certifi.where())
+
+
+def _proxy_applies(scheme: str, host: str) -> bool:
+    """Whether the environment names a proxy for this URL (HTTP(S)_PROXY, ALL_PROXY) that
+    NO_PROXY does not exempt: then httpx, which speaks to proxies, carries the requests."""
+    proxies = urllib.request.getproxies()
+    if not (proxies.get(scheme) or proxies.get("all")):
+        return False
+    return not urllib.request.proxy_bypass(host)
