@@ -1,10 +1,15 @@
-"""LAMBDA speed: generation time (cold and warm index) and evaluation throughput.
+"""LAMBDA speed: generation time (cold and warm index), scoring time and evaluation throughput.
 
-    .venv/bin/python benchmarks/lambda_speed.py [--items 192] [--skip-cold]
+    .venv/bin/python benchmarks/lambda_speed.py [--items 192] [--skip-cold] [--scoring-only]
 
 Prints:
 * cold: building the WordNet relation index from scratch (in a temporary cache) + 3,000 items;
 * warm: reading the cached index + 3,000 items (target: under 5 s);
+* scoring, in a fresh process: opening the drift finder (NLTK's import and WordNet reader;
+  GloVe is opened lazily, on the first cosine test) and the error taxonomy of 3,000 items
+  (the default dataset, one output each from the fake OpenAI server's reply function, as
+  benchmarks/openai_throughput.py answers them) (targets: under 3 s each), with the
+  verdict counts and the machine's load average;
 * evaluation: items/s of lexbench's batched path against the naive loop that calls
   `model.generate` once per prompt, on the same items, with identical greedy settings;
   the predictions of both are compared item by item.
@@ -32,6 +37,39 @@ def time_generation(cache_root: str | None) -> float:
         return time.perf_counter() - started
 
 
+# Run in a fresh process so that NLTK's import and the reader's start-up are counted.
+SCORING_DRIVER = r"""
+import json, os, sys, time
+from collections import Counter
+sys.path.insert(0, sys.argv[1])
+from fake_openai_server import default_reply, split_tokens
+from lexbench.benchmarks.lambda_ import LambdaConfig, generate_items, parse_and_score, prompt_text
+from lexbench.lexicon.wordnet import load_index
+index = load_index(progress=False)
+items = generate_items(index, LambdaConfig(per_relation=1000))
+outputs = ["".join(split_tokens(default_reply(prompt_text(item)))[:2]) for item in items]
+started = time.perf_counter()
+from lexbench.benchmarks.lambda_taxonomy import drift_finder
+drift = drift_finder(index)
+opened = time.perf_counter()
+verdicts = [parse_and_score(output, item, index, drift) for item, output in zip(items, outputs)]
+done = time.perf_counter()
+print(json.dumps({"items": len(items), "open": opened - started, "taxonomy": done - opened,
+                  "classes": Counter(v.error_class for v in verdicts),
+                  "load": os.getloadavg()[0]}))
+"""
+
+
+def time_scoring() -> dict:
+    """Drift-finder start-up and taxonomy seconds on 3,000 items, in a fresh process."""
+    tests = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests")
+    done = subprocess.run([sys.executable, "-c", SCORING_DRIVER, tests], check=True,
+                          capture_output=True, text=True)
+    import json
+
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def naive_loop(model, prompts: list[str], max_new_tokens: int) -> list[str]:
     """One prompt at a time through transformers' generate: what a quick script does."""
     import torch
@@ -51,7 +89,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=192, help="items for the throughput runs")
     parser.add_argument("--skip-cold", action="store_true", help="skip the index rebuild")
+    parser.add_argument("--scoring-only", action="store_true",
+                        help="only the scoring figures (no generation timing, no model)")
     args = parser.parse_args()
+
+    scoring = time_scoring()
+    print(f"scoring {scoring['items']:,} items (fresh process, load average "
+          f"{scoring['load']:.1f} on {os.cpu_count()} cores):")
+    print(f"  drift finder start-up (NLTK import + WordNet reader): {scoring['open']:.2f} s "
+          f"(target < 3 s)")
+    print(f"  error taxonomy: {scoring['taxonomy']:.2f} s, "
+          f"{1000 * scoring['taxonomy'] / scoring['items']:.2f} ms per item (target < 3 s; "
+          f"GloVe's lazy opening included)")
+    print(f"  verdicts: {dict(sorted(scoring['classes'].items()))}")
+    if args.scoring_only:
+        return
 
     from lexbench.benchmarks.lambda_ import LambdaConfig, decoding_for, generate_items, prompt_text
     from lexbench.lexicon.wordnet import load_index

@@ -70,32 +70,14 @@ def pytest_configure(config):
 # by tests/fixtures/make_tiny_wordnet.py. Unit tests that need *a* WordNet use it under a
 # temporary LEXBENCH_CACHE, so they never read or write the user's cache.
 TINY_WORDNET = Path(__file__).parent / "fixtures" / "wordnet_tiny"
-# In-process memos keyed without the WordNet's path (`wordnet=None`): set aside while the tiny
-# WordNet is active, so neither WordNet's answers leak into the other's tests.
-_WORDNET_MEMOS = (
-    ("lexbench.benchmarks.lambda_taxonomy", "open_drift_finder_resources"),
-    ("lexbench.benchmarks.setlexsem_sets", "load_hyponym_pools"),
-    ("lexbench.benchmarks.setlexsem_items", "load_hyponym_pools"),
-)
+# Every in-process memo of a WordNet (relation index, NLTK reader and drift resources,
+# SetLexSem's hyponym pools) is keyed by the prepared WordNet directory, under the cache root,
+# and its content: a cache root of its own is all a test needs to never share them.
 
 
 def _use_tiny_wordnet(patch: pytest.MonkeyPatch, cache: Path) -> None:
-    import importlib
-    from functools import lru_cache
-
-    from lexbench.lexicon import wordnet
-
     patch.setenv("LEXBENCH_CACHE", str(cache))
     patch.setenv("LEXBENCH_WORDNET", str(TINY_WORDNET))
-    patch.setattr(wordnet, "_LOADED", {})
-    fresh = {}
-    for module_name, name in _WORDNET_MEMOS:
-        module = importlib.import_module(module_name)
-        original = getattr(module, name)
-        if original not in fresh:
-            size = original.cache_parameters()["maxsize"]
-            fresh[original] = lru_cache(maxsize=size)(original.__wrapped__)
-        patch.setattr(module, name, fresh[original])
 
 
 @pytest.fixture(scope="session")

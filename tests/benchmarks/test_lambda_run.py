@@ -99,6 +99,14 @@ def test_smollm2_end_to_end_from_the_command_line(tmp_path):
     # Greedy, max_new_tokens=2: at most two tokens, and every verdict is a known class.
     assert all(s["generated_tokens"] <= 2 for s in samples)
     assert {s["error_class"] for s in samples} <= {"correct", *ERROR_CLASSES}
+    # A few real outputs of the packaged model (greedy, float32), pinned with their verdicts.
+    by_id = {s["id"]: s for s in samples}
+    assert [(by_id[i]["query"], by_id[i]["output"], by_id[i]["error_class"]) for i in (
+        "antonym-0003", "synonym-0000", "synonym-0001", "antonym-0001")] == [
+        ("forward", " backward\n", "correct"),
+        ("originator", " originator", "identity_echo"),
+        ("consequently", " as a", "format_failure"),
+        ("flexibleness", " flexibility\n", "surface_misfire")]
     second = subprocess.run(command, capture_output=True, text=True, check=True)
     assert "(12 from cache, 0 sent, 0 failed)" in second.stdout
     results = json.loads(open(f"{folder}/results.json").read())

@@ -94,6 +94,24 @@ def test_number_pools_have_exact_digit_counts():
     assert all(1000 <= x < 10_000 for x in a + b) and len(set(a)) == len(set(b)) == 16
 
 
+def test_independent_draws_leave_intersections_empty_at_the_exact_rate():
+    # Two independent m-subsets of an N-word pool are disjoint with probability
+    # C(N-m, m) / C(N, m): the reason the overlap sampler exists. 2,000 seeded draws land
+    # within 4 binomial standard errors of it (and the rate is far from 0 and from 1).
+    from math import comb, sqrt
+
+    from lexbench.lexicon.words import words_of_length
+
+    pool = words_of_length(2)
+    m, draws = 8, 2000
+    expected = comb(len(pool) - m, m) / comb(len(pool), m)
+    rng = random.Random(0)
+    empty = sum(1 for _ in range(draws)
+                if not ground_truth("intersection", *draw_independent(rng, pool, m))) / draws
+    assert abs(empty - expected) < 4 * sqrt(expected * (1 - expected) / draws)
+    assert 0.05 < expected < 0.95, (len(pool), expected)
+
+
 def test_overlap_sampler_shares_exactly_the_fraction():
     rng = random.Random(3)
     for m in (2, 4, 8, 16):

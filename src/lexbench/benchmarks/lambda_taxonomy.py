@@ -30,7 +30,7 @@ every wrong answer automatically, first match wins:
 7. `other`.
 
 tests/fixtures/lambda/taxonomy_labels.jsonl holds 288 wrong SmolLM2 answers labelled by
-hand; tests/test_lambda_taxonomy.py measures the agreement per class (docs/lambda.md).
+hand; tests/benchmarks/test_lambda_taxonomy.py measures the agreement per class (the README, LAMBDA).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ import re
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from lexbench.text import edit_distance, normalise, words
@@ -196,6 +197,44 @@ def is_format_failure(answer: str) -> bool:
 
 
 # ------------------------------------------------------------------------------ drift
+#
+# Scoring asks the same questions many times over (a run of 3,000 items reaches about 30,000
+# distinct index neighbours, and answers repeat), so every per-word and per-sense answer is
+# computed once and kept on the DriftFinder. The memos change no verdict: each stands for
+# exactly the expression it replaces (tests/benchmarks/test_lambda_speed_equivalence.py).
+
+
+class NormalForms(dict[str, str]):
+    """`forms[word]` is `normalise(word)`, computed once per distinct word: the index's
+    neighbourhoods share most of their words, and a dictionary hit costs no Python call."""
+
+    def __missing__(self, word: str) -> str:
+        # A lowercase ASCII letter string is its own normal form: skip the Unicode and regex
+        # work for it (most index words are such strings).
+        form = word if word.isalpha() and word.isascii() and word.islower() else normalise(word)
+        self[word] = form
+        return form
+
+
+@dataclass(frozen=True)
+class SenseFacts:
+    """What the WordNet signals read from a word's senses, gathered once per word."""
+
+    senses: frozenset[Any]
+    similar: frozenset[Any]           # similar-to and also-see senses of any sense
+    parents: frozenset[Any]           # direct (and instance) hypernyms of any sense
+    lemma_words: frozenset[str]       # one-word lemma names: the word and its synonyms
+    gloss_words: frozenset[str]       # the words of the senses' definitions
+
+    @classmethod
+    def of(cls, senses: Sequence[Any]) -> SenseFacts:
+        return cls(
+            senses=frozenset(senses),
+            similar=frozenset(t for s in senses for t in s.similar_tos() + s.also_sees()),
+            parents=frozenset(p for s in senses for p in s.hypernyms() + s.instance_hypernyms()),
+            lemma_words=frozenset(_lemma_words(senses)),
+            gloss_words=frozenset(w for s in senses
+                                  for w in _GLOSS_WORD.findall(s.definition().lower())))
 
 
 @dataclass
@@ -204,7 +243,8 @@ class DriftFinder:
 
     `related` are the relation index's tables (any relation, either direction); `reader`
     is NLTK's WordNet reader for similar-to, also-see, hypernyms and glosses (None: only
-    the index is used); `vectors` a `WordVectors` (None: no cosine test).
+    the index is used); `vectors` a `WordVectors` or `LazyPackagedGlove` (None: no cosine
+    test). Answers are memoised per word, per sense pair and per (answer, query).
     """
 
     related: Any                      # RelationIndex
@@ -212,6 +252,12 @@ class DriftFinder:
     vectors: Any = None
     cosine_threshold: float = GLOVE_DRIFT_COSINE
     _synsets: dict[str, tuple[Any, ...]] = field(default_factory=dict, repr=False)
+    _normal: NormalForms = field(default_factory=NormalForms, repr=False)
+    _neighbours: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+    _facts: dict[str, SenseFacts] = field(default_factory=dict, repr=False)
+    _wup: dict[tuple[Any, Any], float] = field(default_factory=dict, repr=False)
+    _paths: dict[tuple[Any, bool], dict[Any, int]] = field(default_factory=dict, repr=False)
+    _reasons: dict[tuple[str, str], str | None] = field(default_factory=dict, repr=False)
 
     @property
     def signals(self) -> list[str]:
@@ -224,12 +270,18 @@ class DriftFinder:
 
     def reason(self, answer: str, query: str) -> str | None:
         """Why the two are related ("wordnet:synonym", "similar_to", "glove:0.71"), or None."""
+        key = (answer, query)
+        if key not in self._reasons:
+            self._reasons[key] = self._reason(answer, query)
+        return self._reasons[key]
+
+    def _reason(self, answer: str, query: str) -> str | None:
         answer_n, query_n = normalise(answer), normalise(query)
-        if answer_n in {normalise(w) for w in self.related.all_related(query)}:
+        if answer_n in self.neighbourhood(query):
             return "wordnet-index"
-        if query_n in {normalise(w) for w in self.related.all_related(answer.replace(" ", "_"))}:
+        if query_n in self.neighbourhood(answer.replace(" ", "_")):
             return "wordnet-index"
-        if answer_n in self._two_hops(query):
+        if self._within_two_links(answer_n, query):
             return "wordnet-index-2-hops"
         if self.reader is not None:
             found = self._wordnet_reason(answer_n, query_n)
@@ -241,13 +293,20 @@ class DriftFinder:
                 return f"glove:{cosine:.2f}"
         return None
 
-    def _two_hops(self, word: str) -> set[str]:
-        """Words two indexed links from `word` (enclothe -> clothe -> conceal)."""
-        first = self.related.all_related(word)
-        out = {normalise(w) for w in first}
-        for neighbour in first:
-            out.update(normalise(w) for w in self.related.all_related(neighbour.replace(" ", "_")))
-        return out
+    def neighbourhood(self, word: str) -> frozenset[str]:
+        """The normalised words one indexed link from `word` (any relation, either way)."""
+        found = self._neighbours.get(word)
+        if found is None:
+            found = self._neighbours[word] = frozenset(
+                map(self._normal.__getitem__, self.related.all_related(word)))
+        return found
+
+    def _within_two_links(self, answer_n: str, word: str) -> bool:
+        """`answer_n` is two indexed links or fewer from `word` (enclothe -> clothe ->
+        conceal), tested neighbour by neighbour instead of building the whole union."""
+        return answer_n in self.neighbourhood(word) or any(
+            answer_n in self.neighbourhood(n.replace(" ", "_"))
+            for n in self.related.all_related(word))
 
     def cosine(self, a: str, b: str) -> float | None:
         if self.vectors is None or a not in self.vectors or b not in self.vectors:
@@ -259,29 +318,65 @@ class DriftFinder:
             self._synsets[word] = tuple(self.reader.synsets(word.replace(" ", "_")))
         return self._synsets[word]
 
+    def _sense_facts(self, word: str) -> SenseFacts:
+        if word not in self._facts:
+            self._facts[word] = SenseFacts.of(self._senses(word))
+        return self._facts[word]
+
+    def _wu_palmer(self, a: Any, b: Any) -> float:
+        """`a.wup_similarity(b) or 0.0`, once per sense pair."""
+        key = (a, b)
+        if key not in self._wup:
+            self._wup[key] = self._wup_similarity(a, b) or 0.0
+        return self._wup[key]
+
+    def _wup_similarity(self, a: Any, b: Any) -> float | None:
+        """NLTK 3.10's `Synset.wup_similarity` (simulate_root=True) step for step, with each
+        sense's shortest hypernym paths kept: NLTK walks them again for every pair, four
+        walks a pair, and they cost more than the rest of the measure together."""
+        need_root = a._needs_root() or b._needs_root()
+        subsumers = a.lowest_common_hypernyms(b, simulate_root=need_root, use_min_depth=True)
+        if not subsumers:
+            return None
+        subsumer = a if a in subsumers else subsumers[0]
+        depth = subsumer.max_depth() + 1
+        len1 = self._path_distance(a, subsumer, need_root)
+        len2 = self._path_distance(b, subsumer, need_root)
+        if len1 is None or len2 is None:
+            return None
+        return (2.0 * depth) / (len1 + depth + len2 + depth)
+
+    def _path_distance(self, a: Any, b: Any, simulate_root: bool) -> int | None:
+        """NLTK's `a.shortest_path_distance(b, simulate_root)` over the kept paths."""
+        if a == b:
+            return 0
+        from_a, from_b = self._hypernym_paths(a, simulate_root), self._hypernym_paths(b, simulate_root)
+        return min((steps + from_b[s] for s, steps in from_a.items() if s in from_b), default=None)
+
+    def _hypernym_paths(self, sense: Any, simulate_root: bool) -> dict[Any, int]:
+        key = (sense, simulate_root)
+        if key not in self._paths:
+            self._paths[key] = sense._shortest_hypernym_paths(simulate_root)
+        return self._paths[key]
+
     def _wordnet_reason(self, answer: str, query: str) -> str | None:
         answer_senses, query_senses = self._senses(answer), self._senses(query)
         if not answer_senses or not query_senses:
             return None
-        answer_set = set(answer_senses)
-        for sense in query_senses:
-            if answer_set & set(sense.similar_tos() + sense.also_sees()):
-                return "similar_to/also_see"
-        for sense in answer_senses:
-            if set(query_senses) & set(sense.similar_tos() + sense.also_sees()):
-                return "similar_to/also_see"
+        answer_facts, query_facts = self._sense_facts(answer), self._sense_facts(query)
+        if answer_facts.senses & query_facts.similar or query_facts.senses & answer_facts.similar:
+            return "similar_to/also_see"
         # Sister terms: a direct hypernym in common (doctor.v / nurse.v under treat.v.03).
-        parents = {p for s in query_senses for p in s.hypernyms() + s.instance_hypernyms()}
-        if parents & {p for s in answer_senses for p in s.hypernyms() + s.instance_hypernyms()}:
+        if query_facts.parents & answer_facts.parents:
             return "sister_term"
         # Close in the noun or verb hierarchy (Wu-Palmer): abbey / palace are both buildings.
-        best = max((a.wup_similarity(q) or 0.0 for a in answer_senses for q in query_senses
+        best = max((self._wu_palmer(a, q) for a in answer_senses for q in query_senses
                     if a.pos() == q.pos() and a.pos() in "nv"), default=0.0)
         if best >= WUP_DRIFT_SIMILARITY:
             return f"wu-palmer:{best:.2f}"
         # Glosses: a definition of one names the other or one of its synonyms.
-        if _gloss_names(query_senses, _lemma_words(answer_senses)) or \
-                _gloss_names(answer_senses, _lemma_words(query_senses)):
+        if query_facts.gloss_words & answer_facts.lemma_words or \
+                answer_facts.gloss_words & query_facts.lemma_words:
             return "gloss"
         return None
 
@@ -291,22 +386,29 @@ def _lemma_words(senses: Sequence[Any]) -> set[str]:
     return {name.lower() for s in senses for name in s.lemma_names() if "_" not in name}
 
 
-def _gloss_names(senses: Sequence[Any], targets: set[str]) -> bool:
-    return any(word in targets for s in senses for word in _GLOSS_WORD.findall(s.definition().lower()))
+def open_drift_finder_resources(wordnet: str | None, use_vectors: bool) -> tuple[Any, Any]:
+    """NLTK's WordNet reader and (when installed and asked for) the packaged GloVe vectors,
+    opened once per process for each prepared WordNet (its directory and content)."""
+    from lexbench.lexicon.wordnet import fingerprint, locate_wordnet
+
+    directory = locate_wordnet(wordnet, allow_install=False)
+    return _drift_resources(directory, fingerprint(directory), use_vectors)
 
 
 @lru_cache(maxsize=4)
-def open_drift_finder_resources(wordnet: str | None, use_vectors: bool) -> tuple[Any, Any]:
-    """NLTK's WordNet reader and (when installed and asked for) the packaged GloVe vectors."""
-    from lexbench.lexicon.wordnet import locate_wordnet, open_reader
+def _drift_resources(directory: Path, content: str, use_vectors: bool) -> tuple[Any, Any]:
+    """Keyed by the prepared directory and its content fingerprint: two WordNets in one
+    process (a test's tiny one beside the real one) never share a reader."""
+    from lexbench.lexicon.wordnet import open_reader
 
-    reader = open_reader(locate_wordnet(wordnet, allow_install=False))
+    reader = open_reader(directory)
     vectors = None
     if use_vectors:
-        from lexbench.lexicon.vectors import load_packaged_glove
+        from lexbench.lexicon.vectors import LazyPackagedGlove
 
         try:
-            vectors = load_packaged_glove()
+            # Read on the first cosine test, and then only the rows asked for.
+            vectors = LazyPackagedGlove()
         except FileNotFoundError:
             vectors = None      # the `vectors` extra is not installed: WordNet signals only
     return reader, vectors
@@ -320,10 +422,11 @@ def drift_finder(index: Any, *, wordnet: str | None = None, use_vectors: bool = 
     from lexbench.lexicon.wordnet import fingerprint, locate_wordnet
 
     directory = locate_wordnet(wordnet, allow_install=False)
-    if fingerprint(directory) != index.fingerprint:
+    content = fingerprint(directory)
+    if content != index.fingerprint:
         raise ValueError(f"the WordNet at {directory} is not the one the relation index was "
                          f"built from (fingerprints differ); pass the same --wordnet")
-    reader, vectors = open_drift_finder_resources(wordnet, use_vectors)
+    reader, vectors = _drift_resources(directory, content, use_vectors)
     return DriftFinder(related=index, reader=reader, vectors=vectors)
 
 

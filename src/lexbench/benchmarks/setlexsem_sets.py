@@ -324,20 +324,28 @@ def _pool_cache_path(fingerprint: str) -> Path:
                                      f"-{fingerprint[:16]}.json")
 
 
-@lru_cache(maxsize=4)
 def load_hyponym_pools(wordnet: str | None = None) -> tuple[HyponymPool, ...]:
     """The hyponym pools of the WordNet at `wordnet` (found automatically when None).
 
     Walking WordNet through NLTK takes about 20 s, so the pools are cached on disk, keyed by
-    the database's content fingerprint; later calls read them in milliseconds.
+    the database's content fingerprint; later calls read them in milliseconds. In memory
+    they are kept per prepared WordNet directory and content, so two WordNets in one
+    process (a test's tiny one beside the real one) never share pools.
     """
+    from lexbench.lexicon.wordnet import fingerprint, locate_wordnet
+
+    directory = locate_wordnet(wordnet)
+    return _hyponym_pools(directory, fingerprint(directory))
+
+
+@lru_cache(maxsize=4)
+def _hyponym_pools(directory: Path, content: str) -> tuple[HyponymPool, ...]:
     import os
     import tempfile
 
-    from lexbench.lexicon.wordnet import fingerprint, locate_wordnet, open_reader
+    from lexbench.lexicon.wordnet import open_reader
 
-    directory = locate_wordnet(wordnet)
-    path = _pool_cache_path(fingerprint(directory))
+    path = _pool_cache_path(content)
     if path.is_file():
         payload = json.loads(path.read_text(encoding="utf-8"))
         return tuple(HyponymPool(h, tuple(w)) for h, w in payload["pools"])

@@ -111,6 +111,69 @@ def load_packaged_glove() -> WordVectors:
     return _PACKAGED["glove"]
 
 
+class LazyPackagedGlove:
+    """The packaged GloVe for word-by-word lookups (`in`, `unit_vector`), opened on the first
+    lookup: the vocabulary is read then, the matrix is memory-mapped, and unit rows are made
+    only for the blocks of rows asked for.
+
+    A unit row is bit for bit the row of `load_packaged_glove().unit`: numpy's row norms
+    depend on how many rows one call reduces (a lone row is summed in another order), so
+    rows are normalised in aligned blocks of `BLOCK` rows, never one alone. When the full
+    vectors are already loaded in this process they are used as they are.
+    """
+
+    name = "glove-6b-50d"
+    BLOCK = 256
+
+    def __init__(self) -> None:
+        self._files = packaged_glove_files()
+        missing = [str(p) for p in self._files if not p.is_file()]
+        if missing:
+            raise FileNotFoundError(f"the packaged GloVe files are missing: {', '.join(missing)}")
+        self._index: dict[str, int] | None = None
+        self._matrix: np.ndarray | None = None
+        self._blocks: dict[int, np.ndarray] = {}
+        self._full: WordVectors | None = None
+
+    def _open(self) -> dict[str, int]:
+        if self._index is None:
+            if "glove" in _PACKAGED:
+                self._full = _PACKAGED["glove"]
+                self._index = self._full.index
+            else:
+                matrix_path, vocabulary_path = self._files
+                words = _read_parquet_vocabulary(vocabulary_path)
+                matrix = np.load(matrix_path, mmap_mode="r")
+                if matrix.ndim != 2 or matrix.shape[0] != len(words):
+                    raise ValueError(f"{matrix_path}: {len(words)} words but a matrix of "
+                                     f"shape {matrix.shape}")
+                # First occurrence wins, as in WordVectors.from_matrix.
+                self._index = dict(zip(reversed(words), range(len(words) - 1, -1, -1)))
+                self._matrix = matrix
+        return self._index
+
+    def __contains__(self, word: object) -> bool:
+        return word in self._open()
+
+    def unit_vector(self, word: str) -> np.ndarray:
+        index = self._open()
+        if word not in index:
+            raise KeyError(f"{word!r} is not in the vocabulary of {self.name}")
+        row = index[word]
+        if self._full is not None:
+            return self._full.unit[row]
+        assert self._matrix is not None
+        start = row - row % self.BLOCK
+        if start not in self._blocks:
+            # Never a block of one row (see the class doc): the last one borrows a neighbour.
+            begin = min(start, max(0, self._matrix.shape[0] - 2))
+            data = np.asarray(self._matrix[begin:start + self.BLOCK], dtype=np.float32)
+            norms = np.linalg.norm(data, axis=1, keepdims=True)
+            unit = np.divide(data, norms, out=np.zeros_like(data), where=norms > 0)
+            self._blocks[start] = unit[start - begin:]
+        return self._blocks[start][row - start]
+
+
 def _read_text_vectors(path: Path, name: str) -> WordVectors:
     words: list[str] = []
     rows: list[np.ndarray] = []
