@@ -132,11 +132,15 @@ def test_scan_google_and_pairs_through_an_openai_compatible_server(endpoint, tmp
 def test_run_all_leaderboard_and_rescore_from_the_command_line(tmp_path, capsys, monkeypatch):
     out = tmp_path / "runs"
     common = ["--out", str(out), "--no-cache", "--no-progress"]
+    # E-KAR's data is downloaded from the Hub: point it at a closed local port, as offline.
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setenv("LEXBENCH_CACHE", str(tmp_path / "cache"))
     assert main(["run", "all", "--model", "glove", "--limit", "3", "--only", "scan", "google",
-                 "setlexsem", *common]) == 0
+                 "setlexsem", "ekar", *common]) == 0
     printed = capsys.readouterr()
     assert "Leaderboard" in printed.out and "report:" in printed.out
-    assert "skipped setlexsem" in printed.out            # vectors cannot generate
+    assert "skipped setlexsem: setlexsem needs a model that answers generate" in printed.out
+    assert "skipped ekar: could not download E-KAR" in printed.out
     assert (out / "scan").is_dir() and (out / "google").is_dir()
     # The report's SCAN summary is MRR@10 with its clustered SE, not an accuracy column.
     report = (out / "suite" / "glove-6b-50d" / "report.md").read_text()

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lexbench.datasets.fetch import fetch, sha256_of
+from lexbench.datasets.fetch import DownloadError, fetch, sha256_of
 
 LANGUAGES = {"en": "english", "zh": "chinese"}
 SPLITS = ("train", "validation", "test")
@@ -459,7 +459,7 @@ def download_split(language: str, split: str, *, revision: str = "v1.1",
                          name=f"ekar/{LANGUAGES[language]}/{safe_ref}/{name}", timeout=timeout)
         except RuntimeError as error:
             errors.append(str(error))
-    raise RuntimeError(f"could not download E-KAR {language} {split} at revision {ref!r}: "
+    raise DownloadError(f"could not download E-KAR {language} {split} at revision {ref!r}: "
                        + " | ".join(errors) + " -- or pass a local folder of "
                        "train.json/validation.json/test.json with --data")
 

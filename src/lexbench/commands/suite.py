@@ -18,6 +18,7 @@ from lexbench.commands.common import (
     terminal_text,
 )
 
+
 # Errors that mean "this benchmark cannot run here" (no data offline, a model that cannot
 # answer its requests), reported as a skip with the reason; anything else stops the suite.
 def _skip_reason(error: BaseException) -> str | None:
