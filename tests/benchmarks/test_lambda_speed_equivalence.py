@@ -138,7 +138,7 @@ def test_reader_reads_as_nltks_own(drift):
     NLTK's own reader gives: index, exceptions, synsets by word and by offset, lemma counts."""
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    from lexbench.lexicon.wordnet import AsciiLines
+    from lexbench.lexicon.wordnet_reader import AsciiLines
 
     fast = drift.reader
     with warnings.catch_warnings():

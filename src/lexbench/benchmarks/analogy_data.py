@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lexbench.hashing import sha256_text
 from lexbench.text import WORD as _WORD
+
 
 @dataclass(frozen=True)
 class Analogy:
@@ -67,7 +69,7 @@ class Analogy:
 
 def dataset_sha256(items: Sequence[Analogy]) -> str:
     text = "".join(json.dumps(i.to_dict(), sort_keys=True, ensure_ascii=False) + "\n" for i in items)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_text(text)
 
 
 def check_unique_ids(items: Sequence[Analogy], source: str) -> None:

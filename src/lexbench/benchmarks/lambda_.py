@@ -44,6 +44,7 @@ from lexbench.benchmarks.lambda_taxonomy import (
     drift_finder,
     is_surface_variant,
 )
+from lexbench.hashing import sha256_text
 from lexbench.lexicon.wordnet import PAPER_RELATIONS, RelationIndex
 from lexbench.types import Decoding, Request, Response, Score
 
@@ -209,10 +210,7 @@ def manifest(items: Sequence[LambdaItem], config: LambdaConfig, index: RelationI
     }
 
 
-def _sha256(text: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+_sha256 = sha256_text
 
 
 def write_items(path: str | Path, items: Sequence[LambdaItem], config: LambdaConfig,

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lexbench.types import content_hash
+
 LINEAGE_FILE = "lexbench-lineage.json"
 LINEAGE_VERSION = 1
 LIBRARIES = ("lexbench", "torch", "transformers", "accelerate", "peft", "datasets", "numpy",
@@ -60,8 +62,7 @@ def path_sha256(path: str | Path) -> str:
 
 def json_sha256(value: Any) -> str:
     """sha256 of a JSON value in canonical form (sorted keys, no spaces)."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return content_hash(value, length=64)
 
 
 def build_lineage(*, experiment: str, base_model: Mapping[str, Any], data: Mapping[str, Any],

@@ -38,7 +38,6 @@ from lexbench.finetune.lineage import (
     write_lineage,
 )
 from lexbench.finetune.trainer import (
-    LoraSettings,
     TrainConfig,
     TrainingOutcome,
     merge_lora,
@@ -266,7 +265,3 @@ def finetune_scan_bats(model: str, *, data: str | Path | None = None, output: st
     backend.close()
     return ScanBatsResult(output=output, outcome=outcome, lineage=lineage)
 
-
-def lora_from_options(enabled: bool, r: int, alpha: int, dropout: float,
-                      targets: str) -> LoraSettings | None:
-    return LoraSettings(r=r, alpha=alpha, dropout=dropout, target_modules=targets) if enabled else None

@@ -77,10 +77,6 @@ def dequantised_cache(gguf_path: Path, dtype_name: str) -> tuple[Path, str]:
     return folder, file_hash
 
 
-# Written by `lexbench finetune` beside the weights: unique to each training run.
-LINEAGE_FILE = "lexbench-lineage.json"
-
-
 def _folder_weights_hash(folder: Path) -> str:
     """Hash of the weight files' names and sizes (cheap, and changes when weights change),
     and of a fine-tune's lineage file: a second fine-tune written to the same folder has
@@ -88,6 +84,8 @@ def _folder_weights_hash(folder: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
         digest.update(f"{path.name}:{path.stat().st_size}".encode())
+    from lexbench.finetune.lineage import LINEAGE_FILE   # unique to each training run
+
     lineage = folder / LINEAGE_FILE
     if lineage.is_file():
         digest.update(lineage.read_bytes())
