@@ -133,7 +133,7 @@ def test_glove_on_the_bats_fixture(bats_zip, tmp_path):
     from lexbench.models.registry import load_model
 
     run = api.run("bats", load_model("glove", {}), data=bats_zip, out=tmp_path / "runs",
-                  progress=False, use_cache=False)
+                  progress=False, use_cache=False, method="3cosadd")
     capitals = run.results["by_type"]["3_Encyclopedic_semantics"]
     assert capitals["n"] == 12 and capitals["scored"] == 12
     assert capitals["acc_at_1"]["estimate"] >= 0.75
@@ -258,3 +258,21 @@ def test_command_line_for_the_classic_sets(bats_zip, tmp_path, capsys):
     assert "| 3_Encyclopedic_semantics | 12 | 12 |" in capsys.readouterr().out
     assert main(["run", "pairs", "--data", str(tmp_path / "none.txt"), *common]) == 2
     assert "No such file or folder (data)" in capsys.readouterr().err   # before any model loads
+
+
+def test_bats_defaults_are_scans_so_the_papers_glove_comparison_is_one_command(bats_zip, tmp_path):
+    # The SCAN paper compares GloVe on BATS and on SCAN with one baseline: |b - a| + c with
+    # question words allowed, a missing item counted wrong. Google keeps gensim's rules.
+    from lexbench.models.registry import load_model
+
+    glove = load_model("glove", {})
+    bats = api.run("bats", glove, data=bats_zip, out=tmp_path / "runs", progress=False,
+                   use_cache=False)
+    scan = api.run("scan", glove, limit=10, out=tmp_path / "runs", progress=False, use_cache=False)
+    config_of = lambda run: json.loads(run.folder.config_path.read_text())["benchmark"]  # noqa: E731
+    assert {k: config_of(bats)[k] for k in ("method", "oov_policy")} == \
+        {k: config_of(scan)[k] for k in ("method", "oov_policy")} == \
+        {"method": "scan-paper", "oov_policy": "wrong"}
+    google = api.run("google", glove, limit_per_relation=1, out=tmp_path / "runs",
+                     progress=False, use_cache=False)
+    assert (config_of(google)["method"], config_of(google)["oov_policy"]) == ("3cosadd", "skip")

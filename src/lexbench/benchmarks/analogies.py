@@ -64,15 +64,25 @@ __all__ = [
 ]
 
 CLASSIC_SETS = ("google", "bats", "pairs")
+# (word-vector method, out-of-vocabulary policy) when not given. BATS follows SCAN: the SCAN
+# paper compares GloVe on both with one baseline (|b - a| + c, a missing item counted wrong),
+# so one command gives its BATS-vs-SCAN comparison. Google and pair files follow gensim's
+# `evaluate_word_analogies` (3CosAdd, items with unknown words left out).
+SET_DEFAULTS = {"bats": ("scan-paper", "wrong"), "google": ("3cosadd", "skip"),
+                "pairs": ("3cosadd", "skip")}
 
 
 def build_classic(name: str, model: Model, *, data: str | Path | None = None,
                   limit_per_relation: int | None = None, shots: int = 0, seed: int = 0,
-                  method: str | None = None, oov_policy: str = "skip") -> RankAnalogyBenchmark:
+                  method: str | None = None, oov_policy: str | None = None) -> RankAnalogyBenchmark:
     """Google, BATS or a pair file for `model` (an LM ranks next tokens, vectors answer
     analogy queries). `limit_per_relation` draws a seeded sample per section/relation."""
     items = load_dataset(name, data)
     chosen = limit_per_mapping(items, limit_per_relation, seed)
+    default_method, default_oov = SET_DEFAULTS[name]
+    oov_policy = oov_policy or default_oov
+    if model.supports("analogy") and method is None:
+        method = default_method
     kind, method = request_kind_for(model, method)
     config = {"set": name, "source": str(data) if data else "default",
               "limit_per_relation": limit_per_relation, "source_items": len(items)}

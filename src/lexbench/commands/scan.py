@@ -30,7 +30,8 @@ def add_ranking_arguments(parser: argparse.ArgumentParser, *, shots_nargs: str |
     group.add_argument("--method", default=None,
                        choices=["3cosadd", "3cosmul", "pairdiff", "scan-paper"],
                        help="word-vector models only: how to solve a : b :: c : ? "
-                            "(default: scan-paper on SCAN, 3cosadd elsewhere)")
+                            "(default: scan-paper on SCAN and BATS, as the SCAN paper; 3cosadd "
+                            "on Google and pair files)")
     group.add_argument("--restrict-vocab", type=positive_int, default=None, metavar="N",
                        help="word-vector models only: keep the N most frequent words "
                             "(as gensim's restrict_vocab)")
