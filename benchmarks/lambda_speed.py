@@ -5,8 +5,8 @@
 Prints:
 * cold: building the WordNet relation index from scratch (in a temporary cache) + 3,000 items;
 * warm: reading the cached index + 3,000 items (target: under 5 s);
-* scoring, in a fresh process: opening the drift finder (NLTK's import and WordNet reader;
-  GloVe is opened lazily, on the first cosine test) and the error taxonomy of 3,000 items
+* scoring, in a fresh process: opening the drift finder (reading the cached WordNet sense
+  table; GloVe is opened lazily, on the first cosine test) and the error taxonomy of 3,000 items
   (the default dataset, one output each from the fake OpenAI server's reply function, as
   benchmarks/openai_throughput.py answers them) (targets: under 3 s each), with the
   verdict counts and the machine's load average;
@@ -37,7 +37,7 @@ def time_generation(cache_root: str | None) -> float:
         return time.perf_counter() - started
 
 
-# Run in a fresh process so that NLTK's import and the reader's start-up are counted.
+# Run in a fresh process so that reading the sense table and GloVe's vocabulary are counted.
 SCORING_DRIVER = r"""
 import json, os, sys, time
 from collections import Counter
@@ -96,7 +96,7 @@ def main() -> None:
     scoring = time_scoring()
     print(f"scoring {scoring['items']:,} items (fresh process, load average "
           f"{scoring['load']:.1f} on {os.cpu_count()} cores):")
-    print(f"  drift finder start-up (NLTK import + WordNet reader): {scoring['open']:.2f} s "
+    print(f"  drift finder start-up (WordNet sense table): {scoring['open']:.2f} s "
           f"(target < 3 s)")
     print(f"  error taxonomy: {scoring['taxonomy']:.2f} s, "
           f"{1000 * scoring['taxonomy'] / scoring['items']:.2f} ms per item (target < 3 s; "

@@ -70,7 +70,7 @@ def pytest_configure(config):
 # by tests/fixtures/make_tiny_wordnet.py. Unit tests that need *a* WordNet use it under a
 # temporary LEXBENCH_CACHE, so they never read or write the user's cache.
 TINY_WORDNET = Path(__file__).parent / "fixtures" / "wordnet_tiny"
-# Every in-process memo of a WordNet (relation index, NLTK reader and drift resources,
+# Every in-process memo of a WordNet (relation index, sense table and drift resources,
 # SetLexSem's hyponym pools) is keyed by the prepared WordNet directory, under the cache root,
 # and its content: a cache root of its own is all a test needs to never share them.
 
@@ -82,13 +82,17 @@ def _use_tiny_wordnet(patch: pytest.MonkeyPatch, cache: Path) -> None:
 
 @pytest.fixture(scope="session")
 def tiny_wordnet_prepared(tmp_path_factory) -> Path:
-    """A cache root holding the tiny WordNet prepared and its relation index built, once."""
-    from lexbench.lexicon.wordnet import load_index
+    """A cache root holding the tiny WordNet prepared, its relation index and sense table
+    built, once."""
+    from lexbench.lexicon.wordnet import fingerprint, load_index, locate_wordnet
+    from lexbench.lexicon.wordnet_senses import load_sense_table
 
     cache = tmp_path_factory.mktemp("tiny-wordnet-cache")
     with pytest.MonkeyPatch.context() as patch:
         _use_tiny_wordnet(patch, cache)
         load_index(progress=False)
+        directory = locate_wordnet(allow_install=False)
+        load_sense_table(directory, fingerprint(directory))
     return cache
 
 

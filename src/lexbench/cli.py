@@ -84,6 +84,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     every request failed (3 and 4 become 0 with --allow-failures); 130 interrupted."""
     from lexbench.commands.common import IncompleteRun, terminal_text
 
+    if argv is None:
+        # A process of its own (`lexbench ...`), not a caller's: what it loads stays loaded
+        # until it exits, so the garbage collector may leave it alone (see paused_gc).
+        from lexbench.lexicon.wordnet_reader import FREEZE_LOADED
+
+        FREEZE_LOADED[0] = True
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)

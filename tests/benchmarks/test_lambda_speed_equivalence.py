@@ -121,15 +121,47 @@ def test_index_only_verdicts_are_the_full_finders_without_the_reader(pins, wordn
     assert _differences(cases, wordnet_index, finder) == []
 
 
-def test_kept_path_wu_palmer_is_nltks(drift, pins):
+def _nltk_reader():
+    from lexbench.lexicon.wordnet import locate_wordnet, open_reader
+
+    return open_reader(locate_wordnet(allow_install=False))
+
+
+def test_sense_table_answers_as_nltks_reader(drift, pins):
+    """The sense table the scorer reads instead of NLTK gives NLTK's answers on WordNet 3.0:
+    a word's senses through morphy (the pins' words, inflected too), each sense's facts, and
+    Wu-Palmer similarity for pairs of senses of one part of speech and of two."""
+    reader, table = _nltk_reader(), drift.senses
     rng = random.Random(7)
-    words = sorted({pin["answer"] for pin in pins if pin["answer"]} |
-                   {pin["query"] for pin in pins if "query" in pin})
-    senses = [s for word in rng.sample(words, 400) for s in drift._senses(word) if s.pos() in "nv"]
-    pairs = [(a, b) for a, b in zip(senses, rng.sample(senses, len(senses))) if a.pos() == b.pos()]
-    pairs += [(a, a) for a in senses[:50]] + [(b, a) for a, b in pairs[:200]]
-    assert len(pairs) > 500
-    mismatched = [(a, b) for a, b in pairs if drift._wup_similarity(a, b) != a.wup_similarity(b)]
+    pinned = sorted({pin["answer"] for pin in pins if pin["answer"]} |
+                    {pin["query"] for pin in pins if "query" in pin})
+    words = pinned + [w + ending for w in rng.sample(pinned, 300)
+                      for ending in ("s", "es", "ed", "ing", "er", "est", "ies", "men")]
+    words += ["geese", "better", "ran", "axes", "Dogs", "hot_dogs", "women", "best", "well", "qqq"]
+    for word in words:
+        assert [table.names[s] for s in table.synsets(word)] == [s.name() for s in reader.synsets(word)], word
+
+    def facts(synset):
+        return (synset.name(), synset.pos(), synset.lemma_names(), synset.definition(),
+                sorted(s.name() for s in synset.hypernyms() + synset.instance_hypernyms()),
+                sorted(s.name() for s in synset.similar_tos() + synset.also_sees()),
+                synset.min_depth(), synset.max_depth())
+
+    def table_facts(sense):
+        return (table.names[sense], table.pos(sense), list(table.lemmas[sense]),
+                table.definitions[sense], sorted(table.names[s] for s in table.hypernyms[sense]),
+                sorted(table.names[s] for s in table.similar[sense]),
+                table.min_depth[sense], table.max_depth[sense])
+
+    senses = [(synset, sense) for word in rng.sample(pinned, 500)
+              for synset, sense in zip(reader.synsets(word), table.synsets(word))]
+    assert [facts(a) for a, _ in senses] == [table_facts(b) for _, b in senses]
+    nouns_verbs = [pair for pair in senses if pair[0].pos() in "nv"]
+    pairs = list(zip(nouns_verbs, rng.sample(nouns_verbs, len(nouns_verbs))))
+    pairs += [(a, a) for a in nouns_verbs[:50]] + [(b, a) for a, b in pairs[:200]]
+    same_pos = sum(a.pos() == b.pos() for (a, _), (b, _) in pairs)
+    assert same_pos > 300 and len(pairs) - same_pos > 300
+    mismatched = [(a, b) for (a, x), (b, y) in pairs if a.wup_similarity(b) != table.wup_similarity(x, y)]
     assert mismatched == []
 
 
@@ -140,7 +172,7 @@ def test_reader_reads_as_nltks_own(drift):
 
     from lexbench.lexicon.wordnet_reader import AsciiLines
 
-    fast = drift.reader
+    fast = _nltk_reader()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         stock = WordNetCorpusReader(fast.root.path, None)
@@ -191,13 +223,13 @@ def test_lazy_glove_rows_are_the_full_rows(monkeypatch):
 
 
 def test_drift_resources_are_kept_per_wordnet(drift, tiny_wordnet_index):
-    """The real WordNet's reader (opened by the `drift` fixture) and the tiny one's are
-    different readers in one process, each kept for its own WordNet."""
-    tiny_reader, _ = open_drift_finder_resources(None, True)
-    assert tiny_reader is not drift.reader
-    assert len(list(tiny_reader.all_lemma_names())) < 2000 < len(list(drift.reader.all_lemma_names()))
-    assert drift_finder(tiny_wordnet_index).reader is tiny_reader
-    assert open_drift_finder_resources(None, True)[0] is tiny_reader
+    """The real WordNet's sense table (opened by the `drift` fixture) and the tiny one's
+    are different tables in one process, each kept for its own WordNet."""
+    tiny_senses, _ = open_drift_finder_resources(None, True)
+    assert tiny_senses is not drift.senses
+    assert len(tiny_senses) < 2000 < len(drift.senses) == 117659
+    assert drift_finder(tiny_wordnet_index).senses is tiny_senses
+    assert open_drift_finder_resources(None, True)[0] is tiny_senses
 
 
 def test_hyponym_pools_are_kept_per_wordnet_directory(tiny_wordnet_env, tmp_path, monkeypatch):

@@ -176,11 +176,10 @@ def test_ekar_easy_needs_the_hard_answer_first_and_hard_cannot_change(tmp_path):
 
 
 def test_definitions_are_dictionary_senses_without_related_words():
-    from lexbench.benchmarks.lambda_taxonomy import open_drift_finder_resources
     from lexbench.human.definitions import Dictionary
+    from lexbench.lexicon.wordnet import locate_wordnet, open_reader
 
-    # The reader the LAMBDA scorer opens anyway (cached): no second copy of WordNet in memory.
-    reader = open_drift_finder_resources(None, True)[0]
+    reader = open_reader(locate_wordnet(allow_install=False))
     dictionary = Dictionary(reader=reader)
     geese = dictionary.define("  geese ").to_dict()     # morphology finds "goose"
     assert geese["found"] and geese["word"] == "geese"

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from lexbench.models.base import Model
 from lexbench.run.cache import ResponseCache
 from lexbench.run.runner import RunStats, execute
+from lexbench.run.scoring import BackgroundScoring
 from lexbench.run.store import RunFolder, run_folder, write_run
 from lexbench.types import Request, Response, Score
 
@@ -55,6 +56,9 @@ class Benchmark(Protocol):
 
     # Optional: figures(self, results, folder: Path) -> list[Path] writes PNGs to
     # <run>/figures/. Not part of the Protocol so benchmarks without figures still conform.
+    # Optional: `scores_in_background = True` declares `score` safe on another thread and
+    # independent of the items' order: items are then scored while the model answers the
+    # rest (see lexbench.run.scoring).
 
 
 @dataclass(frozen=True)
@@ -95,17 +99,26 @@ def evaluate(benchmark: Benchmark, model: Model, *, out_root: str | Path = "runs
     # Claimed before asking the model: a second process running this configuration waits,
     # then finds every answer in the cache instead of sending each request again.
     folder = run_folder(out_root, benchmark.name, model.name, identity, claim=True)
-    responses, stats = execute(model, flat, cache=cache, progress=progress,
-                               chunk_size=chunk_size, description=benchmark.name)
-    scores: list[Score] = []
-    samples: list[dict[str, Any]] = []
+    background = (BackgroundScoring(benchmark.score, items, [len(r) for r in per_item])
+                  if getattr(benchmark, "scores_in_background", False) else None)
+    try:
+        responses, stats = execute(model, flat, cache=cache, progress=progress,
+                                   chunk_size=chunk_size, description=benchmark.name,
+                                   on_response=background.arrived if background else None)
+    except BaseException:
+        if background is not None:
+            background.cancel()
+        raise
+    answered_per_item: list[Sequence[Response]] = []
     position = 0
-    for item, requests in zip(items, per_item):
-        answered = responses[position:position + len(requests)]
+    for requests in per_item:
+        answered_per_item.append(responses[position:position + len(requests)])
         position += len(requests)
-        score = benchmark.score(item, answered)
-        scores.append(score)
-        samples.append(sample_line(benchmark, item, requests, answered, score))
+    scores: list[Score] = (background.scores() if background is not None else
+                           [benchmark.score(item, answered)
+                            for item, answered in zip(items, answered_per_item)])
+    samples = [sample_line(benchmark, item, requests, answered, score)
+               for item, requests, answered, score in zip(items, per_item, answered_per_item, scores)]
     results = benchmark.summarize(items, scores)
     results["run"] = stats.to_dict()
     config = {"benchmark": benchmark.config(), "model": model.describe(), "chat": chat,

@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from lexbench.benchmarks.lambda_taxonomy import (
     ERROR_CLASSES,
@@ -337,6 +337,8 @@ class LambdaBenchmark:
     `results["sampling"]` gives every sample's accuracy with their mean and SD.
     """
 
+    # The taxonomy's memos are order-independent and only this scorer touches them.
+    scores_in_background: ClassVar[bool] = True
     dataset: list[LambdaItem]
     index: RelationIndex | None
     protocol: str = "paper"

@@ -42,6 +42,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from lexbench.lexicon.wordnet_senses import SenseTable
 from lexbench.text import edit_distance, normalise, words
 
 ERROR_CLASSES = ("identity_echo", "surface_misfire", "semantic_drift", "format_failure",
@@ -220,49 +221,51 @@ class NormalForms(dict[str, str]):
 class SenseFacts:
     """What the WordNet signals read from a word's senses, gathered once per word."""
 
-    senses: frozenset[Any]
-    similar: frozenset[Any]           # similar-to and also-see senses of any sense
-    parents: frozenset[Any]           # direct (and instance) hypernyms of any sense
+    senses: frozenset[int]
+    similar: frozenset[int]           # similar-to and also-see senses of any sense
+    parents: frozenset[int]           # direct (and instance) hypernyms of any sense
     lemma_words: frozenset[str]       # one-word lemma names: the word and its synonyms
     gloss_words: frozenset[str]       # the words of the senses' definitions
 
     @classmethod
-    def of(cls, senses: Sequence[Any]) -> SenseFacts:
+    def of(cls, table: SenseTable, senses: Sequence[int]) -> SenseFacts:
         return cls(
             senses=frozenset(senses),
-            similar=frozenset(t for s in senses for t in s.similar_tos() + s.also_sees()),
-            parents=frozenset(p for s in senses for p in s.hypernyms() + s.instance_hypernyms()),
-            lemma_words=frozenset(_lemma_words(senses)),
+            similar=frozenset(t for s in senses for t in table.similar[s]),
+            parents=frozenset(p for s in senses for p in table.hypernyms[s]),
+            lemma_words=frozenset(name.lower() for s in senses for name in table.lemmas[s]
+                                  if "_" not in name),
             gloss_words=frozenset(w for s in senses
-                                  for w in _GLOSS_WORD.findall(s.definition().lower())))
+                                  for w in _GLOSS_WORD.findall(table.definitions[s].lower())))
 
 
 @dataclass
 class DriftFinder:
     """Tells whether two words are related in meaning, from WordNet and (optionally) GloVe.
 
-    `related` are the relation index's tables (any relation, either direction); `reader`
-    is NLTK's WordNet reader for similar-to, also-see, hypernyms and glosses (None: only
-    the index is used); `vectors` a `WordVectors` or `LazyPackagedGlove` (None: no cosine
-    test). Answers are memoised per word, per sense pair and per (answer, query).
+    `related` are the relation index's tables (any relation, either direction); `senses`
+    is the WordNet's sense table (`lexicon.wordnet_senses`) for similar-to, also-see,
+    hypernyms, Wu-Palmer and glosses (None: only the index is used); `vectors` a
+    `WordVectors` or `LazyPackagedGlove` (None: no cosine test). Answers are memoised per
+    word, per sense pair and per (answer, query).
     """
 
     related: Any                      # RelationIndex
-    reader: Any = None
+    senses: SenseTable | None = None
     vectors: Any = None
     cosine_threshold: float = GLOVE_DRIFT_COSINE
-    _synsets: dict[str, tuple[Any, ...]] = field(default_factory=dict, repr=False)
+    _synsets: dict[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
     _normal: NormalForms = field(default_factory=NormalForms, repr=False)
     _neighbours: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+    _searchable: dict[str, str] = field(default_factory=dict, repr=False)
     _facts: dict[str, SenseFacts] = field(default_factory=dict, repr=False)
-    _wup: dict[tuple[Any, Any], float] = field(default_factory=dict, repr=False)
-    _paths: dict[tuple[Any, bool], dict[Any, int]] = field(default_factory=dict, repr=False)
+    _wup: dict[tuple[int, int], float] = field(default_factory=dict, repr=False)
     _reasons: dict[tuple[str, str], str | None] = field(default_factory=dict, repr=False)
 
     @property
     def signals(self) -> list[str]:
         out = ["wordnet-index"]
-        if self.reader is not None:
+        if self.senses is not None:
             out.append(f"wordnet-similar-also-sister-wup>={WUP_DRIFT_SIMILARITY}-gloss")
         if self.vectors is not None:
             out.append(f"{self.vectors.name}-cosine>={self.cosine_threshold}")
@@ -283,7 +286,7 @@ class DriftFinder:
             return "wordnet-index"
         if self._within_two_links(answer_n, query):
             return "wordnet-index-2-hops"
-        if self.reader is not None:
+        if self.senses is not None:
             found = self._wordnet_reason(answer_n, query_n)
             if found:
                 return found
@@ -304,60 +307,54 @@ class DriftFinder:
     def _within_two_links(self, answer_n: str, word: str) -> bool:
         """`answer_n` is two indexed links or fewer from `word` (enclothe -> clothe ->
         conceal), tested neighbour by neighbour instead of building the whole union."""
-        return answer_n in self.neighbourhood(word) or any(
-            answer_n in self.neighbourhood(n.replace(" ", "_"))
-            for n in self.related.all_related(word))
+        if answer_n in self.neighbourhood(word):
+            return True
+        one_word = " " not in answer_n
+        for neighbour in self.related.all_related(word):
+            key = neighbour.replace(" ", "_")
+            if one_word and not self._may_name(answer_n, key):
+                continue
+            if answer_n in self.neighbourhood(key):
+                return True
+        return False
+
+    def _may_name(self, answer_n: str, word: str) -> bool:
+        """False only when no name linked to `word` can normalise to the one-word `answer_n`:
+        a name that does holds it as a substring once underscores are spaces and letters
+        lowercase (for ASCII names, `normalise` does nothing else but cut it into words), so
+        one search of the joined names spares normalising each (most neighbours fail it)."""
+        names = self._searchable.get(word)
+        if names is None:
+            joined = self.related.joined_related(word)
+            names = self._searchable[word] = joined.replace("_", " ").lower() if joined.isascii() else ""
+        return not names or answer_n in names
 
     def cosine(self, a: str, b: str) -> float | None:
         if self.vectors is None or a not in self.vectors or b not in self.vectors:
             return None
         return float(self.vectors.unit_vector(a) @ self.vectors.unit_vector(b))
 
-    def _senses(self, word: str) -> tuple[Any, ...]:
-        if word not in self._synsets:
-            self._synsets[word] = tuple(self.reader.synsets(word.replace(" ", "_")))
-        return self._synsets[word]
+    def _senses(self, word: str) -> tuple[int, ...]:
+        """`wn.synsets(word)` (phrases joined by underscores), as sense numbers."""
+        found = self._synsets.get(word)
+        if found is None:
+            assert self.senses is not None
+            found = self._synsets[word] = tuple(self.senses.synsets(word.replace(" ", "_")))
+        return found
 
     def _sense_facts(self, word: str) -> SenseFacts:
         if word not in self._facts:
-            self._facts[word] = SenseFacts.of(self._senses(word))
+            assert self.senses is not None
+            self._facts[word] = SenseFacts.of(self.senses, self._senses(word))
         return self._facts[word]
 
-    def _wu_palmer(self, a: Any, b: Any) -> float:
+    def _wu_palmer(self, a: int, b: int) -> float:
         """`a.wup_similarity(b) or 0.0`, once per sense pair."""
         key = (a, b)
         if key not in self._wup:
-            self._wup[key] = self._wup_similarity(a, b) or 0.0
+            assert self.senses is not None
+            self._wup[key] = self.senses.wup_similarity(a, b) or 0.0
         return self._wup[key]
-
-    def _wup_similarity(self, a: Any, b: Any) -> float | None:
-        """NLTK 3.10's `Synset.wup_similarity` (simulate_root=True) step for step, with each
-        sense's shortest hypernym paths kept: NLTK walks them again for every pair, four
-        walks a pair, and they cost more than the rest of the measure together."""
-        need_root = a._needs_root() or b._needs_root()
-        subsumers = a.lowest_common_hypernyms(b, simulate_root=need_root, use_min_depth=True)
-        if not subsumers:
-            return None
-        subsumer = a if a in subsumers else subsumers[0]
-        depth = subsumer.max_depth() + 1
-        len1 = self._path_distance(a, subsumer, need_root)
-        len2 = self._path_distance(b, subsumer, need_root)
-        if len1 is None or len2 is None:
-            return None
-        return (2.0 * depth) / (len1 + depth + len2 + depth)
-
-    def _path_distance(self, a: Any, b: Any, simulate_root: bool) -> int | None:
-        """NLTK's `a.shortest_path_distance(b, simulate_root)` over the kept paths."""
-        if a == b:
-            return 0
-        from_a, from_b = self._hypernym_paths(a, simulate_root), self._hypernym_paths(b, simulate_root)
-        return min((steps + from_b[s] for s, steps in from_a.items() if s in from_b), default=None)
-
-    def _hypernym_paths(self, sense: Any, simulate_root: bool) -> dict[Any, int]:
-        key = (sense, simulate_root)
-        if key not in self._paths:
-            self._paths[key] = sense._shortest_hypernym_paths(simulate_root)
-        return self._paths[key]
 
     def _wordnet_reason(self, answer: str, query: str) -> str | None:
         answer_senses, query_senses = self._senses(answer), self._senses(query)
@@ -370,8 +367,9 @@ class DriftFinder:
         if query_facts.parents & answer_facts.parents:
             return "sister_term"
         # Close in the noun or verb hierarchy (Wu-Palmer): abbey / palace are both buildings.
+        pos = self.senses.pos_letters  # type: ignore[union-attr]
         best = max((self._wu_palmer(a, q) for a in answer_senses for q in query_senses
-                    if a.pos() == q.pos() and a.pos() in "nv"), default=0.0)
+                    if pos[a] == pos[q] and pos[a] in "nv"), default=0.0)
         if best >= WUP_DRIFT_SIMILARITY:
             return f"wu-palmer:{best:.2f}"
         # Glosses: a definition of one names the other or one of its synonyms.
@@ -381,14 +379,9 @@ class DriftFinder:
         return None
 
 
-def _lemma_words(senses: Sequence[Any]) -> set[str]:
-    """The one-word lemma names of the senses (the word and its synonyms)."""
-    return {name.lower() for s in senses for name in s.lemma_names() if "_" not in name}
-
-
-def open_drift_finder_resources(wordnet: str | None, use_vectors: bool) -> tuple[Any, Any]:
-    """NLTK's WordNet reader and (when installed and asked for) the packaged GloVe vectors,
-    opened once per process for each prepared WordNet (its directory and content)."""
+def open_drift_finder_resources(wordnet: str | None, use_vectors: bool) -> tuple[SenseTable, Any]:
+    """The WordNet's sense table and (when installed and asked for) the packaged GloVe
+    vectors, opened once per process for each prepared WordNet (its directory and content)."""
     from lexbench.lexicon.wordnet import fingerprint, locate_wordnet
 
     directory = locate_wordnet(wordnet, allow_install=False)
@@ -396,12 +389,12 @@ def open_drift_finder_resources(wordnet: str | None, use_vectors: bool) -> tuple
 
 
 @lru_cache(maxsize=4)
-def _drift_resources(directory: Path, content: str, use_vectors: bool) -> tuple[Any, Any]:
+def _drift_resources(directory: Path, content: str, use_vectors: bool) -> tuple[SenseTable, Any]:
     """Keyed by the prepared directory and its content fingerprint: two WordNets in one
-    process (a test's tiny one beside the real one) never share a reader."""
-    from lexbench.lexicon.wordnet import open_reader
+    process (a test's tiny one beside the real one) never share a sense table."""
+    from lexbench.lexicon.wordnet_senses import load_sense_table
 
-    reader = open_reader(directory)
+    senses = load_sense_table(directory, content, progress=True)
     vectors = None
     if use_vectors:
         from lexbench.lexicon.vectors import LazyPackagedGlove
@@ -411,13 +404,13 @@ def _drift_resources(directory: Path, content: str, use_vectors: bool) -> tuple[
             vectors = LazyPackagedGlove()
         except FileNotFoundError:
             vectors = None      # the `vectors` extra is not installed: WordNet signals only
-    return reader, vectors
+    return senses, vectors
 
 
 def drift_finder(index: Any, *, wordnet: str | None = None, use_vectors: bool = True) -> DriftFinder:
-    """The full drift finder for a relation index: WordNet's reader, and GloVe if installed.
-
-    The reader must be the WordNet the index was built from; a mismatch is an error.
+    """The full drift finder for a relation index: WordNet's sense table, and GloVe if
+    installed. The sense table must come from the WordNet the index was built from; a
+    mismatch is an error.
     """
     from lexbench.lexicon.wordnet import fingerprint, locate_wordnet
 
@@ -426,8 +419,8 @@ def drift_finder(index: Any, *, wordnet: str | None = None, use_vectors: bool = 
     if content != index.fingerprint:
         raise ValueError(f"the WordNet at {directory} is not the one the relation index was "
                          f"built from (fingerprints differ); pass the same --wordnet")
-    reader, vectors = _drift_resources(directory, content, use_vectors)
-    return DriftFinder(related=index, reader=reader, vectors=vectors)
+    senses, vectors = _drift_resources(directory, content, use_vectors)
+    return DriftFinder(related=index, senses=senses, vectors=vectors)
 
 
 # ------------------------------------------------------------------------------ classify

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -82,8 +82,14 @@ def _plan_sends(pending: Sequence[int], keys: Sequence[str]) -> tuple[list[int],
 
 def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | None = None,
             chunk_size: int | None = None, progress: bool = True,
-            description: str = "requests") -> tuple[list[Response], RunStats]:
-    """Answer `requests` with `model`, reading and filling `cache`. Order is preserved."""
+            description: str = "requests",
+            on_response: Callable[[int, Response], None] | None = None,
+            ) -> tuple[list[Response], RunStats]:
+    """Answer `requests` with `model`, reading and filling `cache`. Order is preserved.
+
+    `on_response(index, response)` is called once for every request as its final response
+    is known (cached ones first), on the thread that runs the model's loop: keep it short
+    (`run.scoring.BackgroundScoring.arrived` hands the work to a thread of its own)."""
     duplicates = _duplicate_ids(requests)
     if duplicates:
         raise ValueError(f"request ids must be unique; repeated: {duplicates[:5]}")
@@ -104,6 +110,10 @@ def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | No
             responses.append(None)
             pending.append(index)
     stats.cached = len(requests) - len(pending)
+    if on_response is not None:
+        for index, response in enumerate(responses):
+            if response is not None:
+                on_response(index, response)
     to_send, followers = _plan_sends(pending, keys)
     if followers:
         stats.extra["deduplicated"] = sum(len(v) for v in followers.values())
@@ -128,10 +138,12 @@ def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | No
             cache.put_many([(keys[index], fingerprint, requests[index], answer)])
         group = [index, *followers.get(index, ())]
         for member in group:
-            responses[member] = answer if member == index else replace(
-                answer, request_id=requests[member].id)
+            final = answer if member == index else replace(answer, request_id=requests[member].id)
+            responses[member] = final
             # Failed requests, not a model's typed answer such as "out of vocabulary".
             stats.failed += answer.failure == Failure.REQUEST_FAILED
+            if on_response is not None:
+                on_response(member, final)
         stats.sent += 1
         if bar is not None:
             bar.update(len(group))
