@@ -63,7 +63,11 @@ class Decoding:
         return self.temperature <= 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "stop": list(self.stop)}
+        # Written out, not `asdict`: every generate request's cache key is made from it, and
+        # asdict's recursive copy was a third of the client's time for 10^5 prompts.
+        return {"max_new_tokens": self.max_new_tokens, "temperature": self.temperature,
+                "top_p": self.top_p, "top_k": self.top_k, "stop": list(self.stop),
+                "seed": self.seed, "stop_at_word_end": self.stop_at_word_end}
 
 
 def _check_method(method: str) -> None:

@@ -33,6 +33,34 @@ def test_key_ignores_the_id_but_not_the_model_or_decoding():
     assert request_key(fingerprint, a) != request_key(fingerprint, generate("a", "p", max_new_tokens=3))
 
 
+def test_keys_are_those_every_earlier_cache_was_written_with():
+    """The written-out Decoding.to_dict and the batched keys hash exactly what the
+    dataclasses.asdict version hashed: answers cached before stay found."""
+    import dataclasses
+    import hashlib
+
+    from lexbench.run.cache import request_keys
+    from lexbench.types import canonical_json
+
+    fingerprint = {"backend": "openai", "model": "m", "base_url": "http://127.0.0.1:1/v1"}
+    requests = [generate("a", "p"), generate("b", "p", max_new_tokens=3, stop=("\n", "</answer>")),
+                generate("c", "q\udcff", temperature=0.25, top_p=0.25, top_k=20, seed=7),
+                generate("d", "p", stop_at_word_end=True),
+                Request(id="e", kind="generate", prompt="", chat=True, messages=(("user", "hi"),))]
+
+    def earlier(request):
+        payload = {"kind": request.kind, "prompt": request.prompt}
+        if request.chat:
+            payload["chat"] = True
+            payload["messages"] = [list(m) for m in request.messages]
+        payload["decoding"] = {**dataclasses.asdict(request.decoding), "stop": list(request.decoding.stop)}
+        text = canonical_json(fingerprint) + "\n" + canonical_json(payload)
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    assert request_keys(fingerprint, requests) == [earlier(r) for r in requests]
+    assert [request_key(fingerprint, r) for r in requests] == [earlier(r) for r in requests]
+
+
 def test_sampling_is_cached_per_seed():
     fingerprint = {"backend": "x"}
     seeds = [generate(f"s{s}", "p", temperature=0.8, seed=s) for s in range(3)]

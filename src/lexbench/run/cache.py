@@ -72,8 +72,14 @@ def storable(text: str) -> str:
 
 
 def request_key(fingerprint: Mapping[str, Any], request: Request) -> str:
-    payload = canonical_json(dict(fingerprint)) + "\n" + canonical_json(request.cache_key_payload())
-    return hashlib.sha256(_utf8(payload)).hexdigest()
+    return request_keys(fingerprint, [request])[0]
+
+
+def request_keys(fingerprint: Mapping[str, Any], requests: Iterable[Request]) -> list[str]:
+    """`request_key` of each request, the model's part written once."""
+    model = canonical_json(dict(fingerprint)) + "\n"
+    return [hashlib.sha256(_utf8(model + canonical_json(r.cache_key_payload()))).hexdigest()
+            for r in requests]
 
 
 def default_cache_path() -> Path:
@@ -113,6 +119,7 @@ class ResponseCache:
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path else default_cache_path()
         self._lock = threading.Lock()
+        self._models: dict[int, tuple[Mapping[str, Any], str]] = {}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -158,7 +165,7 @@ class ResponseCache:
         for key, fingerprint, request, response in entries:
             if response.failure == Failure.REQUEST_FAILED:
                 continue  # asked again on a rerun; a model's own answer (OOV) is kept
-            rows.append((key, storable(canonical_json(dict(fingerprint))),
+            rows.append((key, self._model_json(fingerprint),
                          storable(canonical_json(request.cache_key_payload())),
                          storable(canonical_json(response.to_dict())), now))
         if not rows:
@@ -173,6 +180,16 @@ class ResponseCache:
                 self._db.rollback()
                 raise
         return len(rows)
+
+    def _model_json(self, fingerprint: Mapping[str, Any]) -> str:
+        """The fingerprint's JSON, written once per fingerprint object: a run stores every
+        answer under the same one (kept with the object, so its id is never reused)."""
+        kept = self._models.get(id(fingerprint))
+        if kept is None or kept[0] is not fingerprint:
+            if len(self._models) > 16:
+                self._models.clear()
+            kept = self._models[id(fingerprint)] = (fingerprint, storable(canonical_json(dict(fingerprint))))
+        return kept[1]
 
     def count(self) -> int:
         with self._lock, self._errors():

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lexbench.models.base import Model, PermanentModelError
-from lexbench.run.cache import ResponseCache, request_key
+from lexbench.run.cache import ResponseCache, request_keys
 from lexbench.types import Failure, Request, Response
 
 
@@ -97,7 +97,7 @@ def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | No
     stats = RunStats(requests=len(requests))
     retries_before = model.retry_counts()
     fingerprint = model.fingerprint()
-    keys = [request_key(fingerprint, r) for r in requests]
+    keys = request_keys(fingerprint, requests)
     found = cache.get_many(keys) if cache is not None else {}
     responses: list[Response | None] = []
     pending: list[int] = []
