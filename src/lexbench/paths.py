@@ -6,7 +6,9 @@ Everything lives under one cache root so a user can see (and delete) it in one p
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 from pathlib import Path
 
 
@@ -27,3 +29,20 @@ def cache_dir(*parts: str) -> Path:
     path = cache_root().joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write a cache file as one unit: `text` goes to a temporary file of its own beside
+    `path` (two processes or threads building the same cache never share one), is flushed to
+    disk, and is renamed over `path`; a reader sees no file or the whole file."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.partial")
+    try:
+        with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        raise

@@ -340,10 +340,8 @@ def load_hyponym_pools(wordnet: str | None = None) -> tuple[HyponymPool, ...]:
 
 @lru_cache(maxsize=4)
 def _hyponym_pools(directory: Path, content: str) -> tuple[HyponymPool, ...]:
-    import os
-    import tempfile
-
     from lexbench.lexicon.wordnet import open_reader
+    from lexbench.paths import write_atomically
 
     path = _pool_cache_path(content)
     if path.is_file():
@@ -352,14 +350,7 @@ def _hyponym_pools(directory: Path, content: str) -> tuple[HyponymPool, ...]:
     pools = build_hyponym_pools(open_reader(directory))
     payload = {"format": HYPONYM_POOL_FORMAT, "cap": MAX_POOL_WORDS,
                "pools": [[p.hypernym, list(p.words)] for p in pools]}
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".partial")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(json.dumps(payload, separators=(",", ":")))
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+    write_atomically(path, json.dumps(payload, separators=(",", ":")))
     return tuple(pools)
 
 

@@ -14,7 +14,6 @@ Formats read by `load_vectors(path)`:
 from __future__ import annotations
 
 import importlib.util
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -186,16 +185,14 @@ def _cached_parquet_vocabulary(path: Path) -> list[str]:
     file's SHA-256 after the first read: 0.05 s instead of 0.3 s for GloVe's 400,000 words,
     which a LAMBDA run reads to test an answer's cosine."""
     from lexbench.hashing import sha256_file
-    from lexbench.paths import cache_dir
+    from lexbench.paths import cache_dir, write_atomically
 
     cached = cache_dir("vectors") / f"vocabulary-{sha256_file(path)[:16]}.txt"
     if cached.is_file():
         return cached.read_text(encoding="utf-8").split("\n")
     words = _read_parquet_vocabulary(path)
     if words and not any("\n" in word for word in words):
-        temporary = cached.with_name(f".{cached.name}.{os.getpid()}.partial")
-        temporary.write_text("\n".join(words), encoding="utf-8")
-        temporary.replace(cached)       # atomic: never a half-written vocabulary
+        write_atomically(cached, "\n".join(words))
     return words
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.lexicon.wordnet_reader import AsciiLines, open_reader, paused_gc  # noqa: F401 - re-exported
-from lexbench.paths import cache_dir
+from lexbench.paths import cache_dir, write_atomically
 
 # The 45 lexicographer files of WordNet 3.0: number, name, syntactic category
 # (1 noun, 2 verb, 3 adjective, 4 adverb). From `man 5 lexnames`.
@@ -494,9 +494,8 @@ def save_index(index: RelationIndex, path: Path) -> None:
         "pos": dict(index.pos),
         "exceptions": {w: list(v) for w, v in index.exceptions.items()},
     }
-    temporary = path.with_suffix(".partial")
-    temporary.write_text(json.dumps(payload, separators=(",", ":")), encoding="utf-8")
-    temporary.replace(path)  # atomic: a killed build never leaves a half-written index
+    # As one unit: a killed build never leaves a half-written index.
+    write_atomically(path, json.dumps(payload, separators=(",", ":")))
 
 
 def read_index(path: Path) -> RelationIndex:

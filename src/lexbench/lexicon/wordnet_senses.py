@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.lexicon.wordnet_reader import paused_gc
-from lexbench.paths import cache_dir
+from lexbench.paths import cache_dir, write_atomically
 
 SENSE_FORMAT = 1
 # The parts of speech `wn.synsets(word)` searches, in its order (satellites are under "a").
@@ -272,10 +272,8 @@ def save_sense_table(table: SenseTable, path: Path) -> None:
                "max_depth": list(table.max_depth),
                "senses": {pos: _lemma_senses(by_lemma).to_json() for pos, by_lemma in table.senses.items()},
                "exceptions": table.exceptions}
-    temporary = path.with_name(f".{path.name}.partial")
-    temporary.write_text(json.dumps(payload, separators=(",", ":"), ensure_ascii=False),
-                         encoding="utf-8")
-    temporary.replace(path)     # atomic: a killed build never leaves a half-written table
+    # As one unit: a killed build never leaves a half-written table.
+    write_atomically(path, json.dumps(payload, separators=(",", ":"), ensure_ascii=False))
 
 
 def _lemma_senses(table: Mapping[str, Sequence[int]]) -> LemmaSenses:
