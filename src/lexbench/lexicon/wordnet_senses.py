@@ -323,8 +323,11 @@ def load_sense_table(directory: Path, fingerprint: str, progress: bool = False) 
             table = build_sense_table(reader, str(reader.get_version()), fingerprint)
         save_sense_table(table, path)
         if progress:
-            print(f"lexbench: WordNet sense table built in {time.perf_counter() - started:.1f}s"
-                  f" and cached at {path}", file=sys.stderr)
+            from tqdm import tqdm
+
+            # Through tqdm: built while a run's progress bar is showing, the line goes above it.
+            tqdm.write(f"lexbench: WordNet sense table built in {time.perf_counter() - started:.1f}s"
+                       f" and cached at {path}", file=sys.stderr)
     if table.fingerprint != fingerprint:
         raise ValueError(f"{path} was built from another WordNet (fingerprints differ); "
                          f"delete it and lexbench builds it again")
