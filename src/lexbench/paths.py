@@ -7,9 +7,12 @@ Everything lives under one cache root so a user can see (and delete) it in one p
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
+from collections.abc import Collection
 from pathlib import Path
+from typing import Any
 
 
 def cache_root() -> Path:
@@ -46,3 +49,17 @@ def write_atomically(path: Path, text: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             temporary.unlink()
         raise
+
+
+def read_cache_json(path: Path, what: str, formats: Collection[int]) -> dict[str, Any]:
+    """A JSON cache file lexbench wrote, of one of `formats`; otherwise a ValueError that
+    names the file, what is wrong and the way out (a cache is rebuilt once deleted)."""
+    way_out = "delete it and lexbench builds it again"
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{path}: the {what} cannot be read ({error}); {way_out}") from None
+    found = payload.get("format") if isinstance(payload, dict) else None
+    if found not in formats:
+        raise ValueError(f"{path} has {what} format {found}, expected {max(formats)}; {way_out}")
+    return payload

@@ -113,7 +113,7 @@ def test_a_damaged_or_foreign_table_is_named_with_the_way_out(tiny_wordnet_env):
     with pytest.raises(ValueError, match=rf"{path.name}.*cannot be read.*delete it"):
         load_sense_table(directory, content)
     path.write_text(json.dumps({**payload, "format": 99}))
-    with pytest.raises(ValueError, match="sense-table format 99, expected 1"):
+    with pytest.raises(ValueError, match="sense table format 99, expected 1; delete it"):
         load_sense_table(directory, content)
     path.write_text(json.dumps({**payload, "fingerprint": "0" * 64}))
     with pytest.raises(ValueError, match="another WordNet"):
@@ -179,7 +179,7 @@ def test_a_damaged_index_is_named_with_the_way_out(tmp_path):
     with pytest.raises(ValueError, match=r"relations-v2-x.json: the WordNet relation index cannot be read.*delete it"):
         wordnet.read_index(path)
     path.write_text('{"format": 7}')
-    with pytest.raises(ValueError, match="index format 7, expected 2"):
+    with pytest.raises(ValueError, match="relation index format 7, expected 2; delete it"):
         wordnet.read_index(path)
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.lexicon.wordnet_reader import AsciiLines, open_reader, paused_gc  # noqa: F401 - re-exported
-from lexbench.paths import cache_dir, write_atomically
+from lexbench.paths import cache_dir, read_cache_json, write_atomically
 
 # The 45 lexicographer files of WordNet 3.0: number, name, syntactic category
 # (1 noun, 2 verb, 3 adjective, 4 adverb). From `man 5 lexnames`.
@@ -501,15 +501,8 @@ def save_index(index: RelationIndex, path: Path) -> None:
 def read_index(path: Path) -> RelationIndex:
     """An index file of this format, or of format 1 (names as lists)."""
     with paused_gc():       # half a million strings and no cycles (see paused_gc)
-        try:
-            payload = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise ValueError(f"{path}: the WordNet relation index cannot be read ({error}); "
-                             f"delete it and lexbench builds it again") from None
-        found = payload.get("format") if isinstance(payload, dict) else None
-        if found not in (1, INDEX_FORMAT):
-            raise ValueError(f"{path} has index format {found}, expected {INDEX_FORMAT}; "
-                             f"delete it and lexbench builds it again")
+        payload = read_cache_json(path, "WordNet relation index", (1, INDEX_FORMAT))
+        found = payload["format"]
         related: dict[str, Mapping[str, tuple[str, ...]]] = {
             r: JoinedNames(t) if found == INDEX_FORMAT else {w: tuple(v) for w, v in t.items()}
             for r, t in payload["related"].items()}

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.lexicon.wordnet_reader import paused_gc
-from lexbench.paths import cache_dir, write_atomically
+from lexbench.paths import cache_dir, read_cache_json, write_atomically
 
 SENSE_FORMAT = 1
 # The parts of speech `wn.synsets(word)` searches, in its order (satellites are under "a").
@@ -282,15 +282,7 @@ def _lemma_senses(table: Mapping[str, Sequence[int]]) -> LemmaSenses:
 
 def read_sense_table(path: Path) -> SenseTable:
     with paused_gc():       # a million small objects and no cycles (see paused_gc)
-        try:
-            payload = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise ValueError(f"{path}: the WordNet sense table cannot be read ({error}); "
-                             f"delete it and lexbench builds it again") from None
-    if not isinstance(payload, dict) or payload.get("format") != SENSE_FORMAT:
-        found = payload.get("format") if isinstance(payload, dict) else None
-        raise ValueError(f"{path} has sense-table format {found}, expected {SENSE_FORMAT}; "
-                         f"delete it and lexbench builds it again")
+        payload = read_cache_json(path, "WordNet sense table", (SENSE_FORMAT,))
     del payload["format"]
     payload["senses"] = {pos: LemmaSenses.from_json(data) for pos, data in payload["senses"].items()}
     return SenseTable(**payload)
