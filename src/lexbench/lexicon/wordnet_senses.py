@@ -9,8 +9,8 @@ through NLTK costs about 3 s to import it, 2 s to open the reader and a file rea
 per sense; at LAMBDA's scale (3,000 items) that was most of a run's scoring time.
 
 `SenseTable` holds them as plain lists indexed by a sense number, built once per WordNet
-(walking every synset through NLTK's reader, about 10 s) and cached as JSON beside the
-relation index (about 0.1 s to read). Two pieces of NLTK are re-implemented on sense numbers,
+(walking every synset through NLTK's reader, 12-17 s here) and cached as JSON beside the
+relation index (about 0.3 s to read). Two pieces of NLTK are re-implemented on sense numbers,
 step for step, and checked against NLTK (tests/lexicon/test_wordnet_senses.py on the tiny
 WordNet, tests/benchmarks/test_lambda_speed_equivalence.py on WordNet 3.0):
 
