@@ -350,7 +350,7 @@ class LambdaBenchmark:
     top_p: float = 1.0
     sampling_seed: int = 0
     samples: int = 1
-    # None: built on first use from the index (WordNet reader, GloVe when installed).
+    # None: built on first use from the index (WordNet sense table, GloVe when installed).
     drift: DriftFinder | None = None
 
     def __post_init__(self) -> None:
