@@ -172,6 +172,79 @@ def test_ekar_easy_needs_the_hard_answer_first_and_hard_cannot_change(tmp_path):
     study.close()
 
 
+def _order_seen(study: Study, name: str) -> list[tuple[str, str]]:
+    """(item id, stage) of every step, in the order the annotator is served them."""
+    seen = []
+    task = task_for(study.benchmark)
+    study.join(name)
+    while (step := study.next_step(name)) is not None:
+        seen.append((step.item_id, step.stage))
+        study.record_view(name, step)
+        typed = "A" if study.benchmark == "ekar" else "zebra"
+        assert study.save_answer(name, step.token, step.stage, typed, task.output(step.stage, typed), None)
+    return seen
+
+
+def test_items_come_in_the_studys_order_unless_each_annotator_gets_their_own(tmp_path, lambda_items):
+    same = build_study(tmp_path / "same", "lambda", lambda_items, sample=4)
+    study_order = [item_id for item_id, _ in same.items()]
+    assert _order_seen(same, "ann") == _order_seen(same, "bob") == [(i, "answer") for i in study_order]
+    assert same.spec["order"] == "same"
+    same.close()
+
+    own = build_study(tmp_path / "own", "lambda", lambda_items, sample=4, order="per-annotator")
+    assert own.spec["order"] == "per-annotator"
+    ann_first = own.next_step("ann")
+    assert own.next_step("ann") == ann_first                  # a reload shows the same item
+    ann, bob = _order_seen(own, "ann"), _order_seen(own, "bob")
+    assert sorted(ann) == sorted(bob) == sorted((i, "answer") for i in study_order)
+    assert ann != bob and ann != [(i, "answer") for i in study_order]
+    assert ann[0][0] == ann_first.item_id
+    own.close()
+    again = Study(tmp_path / "own")                          # a restart keeps every order
+    assert [again.order_key("ann", t) for t in ("x", "y")] == [own.order_key("ann", t) for t in ("x", "y")]
+    again.close()
+    with pytest.raises(ValueError, match="unknown item order 'random'"):
+        build_study(tmp_path / "bad", "lambda", lambda_items, sample=1, order="random")
+
+
+def test_per_annotator_order_keeps_each_ekar_problem_hard_then_easy(tmp_path):
+    items = load_split("en", "validation", data=EKAR).items
+    study = build_study(tmp_path / "e", "ekar", items, sample=3, options={"language": "en"},
+                        order="per-annotator")
+    for name in ("ann", "bob", "cy"):
+        seen = _order_seen(study, name)
+        assert len(seen) == 6
+        assert [stage for _, stage in seen] == ["hard", "easy"] * 3
+        assert all(seen[k][0] == seen[k + 1][0] for k in range(0, 6, 2))
+    study.close()
+
+
+def test_a_study_resumes_only_with_its_own_order(tmp_path, lambda_items, monkeypatch):
+    from lexbench.human import sampling
+
+    monkeypatch.setattr(sampling, "load_items", lambda benchmark, options: (lambda_items, {}))
+    study, created = sampling.open_or_create(tmp_path / "s", "lambda", sample=1,
+                                             order="per-annotator")
+    assert created
+    study.close()
+    with pytest.raises(ValueError, match="order: study has 'per-annotator', asked 'same'"):
+        sampling.open_or_create(tmp_path / "s", "lambda", sample=1)
+    resumed, created = sampling.open_or_create(tmp_path / "s", "lambda", sample=1,
+                                               order="per-annotator")
+    assert not created
+    resumed.close()
+    # A study written before orders existed (no "order" in its spec) is the same order.
+    old = build_study(tmp_path / "old", "lambda", lambda_items, sample=1)
+    spec = {k: v for k, v in old.spec.items() if k != "order"}
+    old._db.execute("UPDATE meta SET value = ? WHERE key = 'spec'", (json.dumps(spec),))
+    old._db.commit()
+    old.close()
+    resumed, created = sampling.open_or_create(tmp_path / "old", "lambda", sample=1)
+    assert not created and resumed.next_step("ann") is not None
+    resumed.close()
+
+
 # ------------------------------------------------------------------------------ definitions
 
 

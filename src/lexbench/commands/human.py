@@ -61,7 +61,7 @@ def _serve(args: argparse.Namespace) -> int:
         options = {"items": args.items, "grid": args.grid, "wordnet": args.wordnet}
     study, created = open_or_create(study_dir, args.benchmark, sample=sample,
                                     sample_seed=args.sample_seed, options=options,
-                                    definitions=args.definitions)
+                                    definitions=args.definitions, order=args.order)
     done = {name: study.progress(name) for name in study.annotators()}
     state = "created" if created else "resumed"
     total = len(study.items())
@@ -129,6 +129,10 @@ def register(cli: Any) -> None:
                        help="paper (LAMBDA: 100 per relation; E-KAR: 100 problems) or N "
                             "(LAMBDA: N per relation; others: N items)")
     serve.add_argument("--sample-seed", type=int, default=0)
+    serve.add_argument("--order", choices=["same", "per-annotator"], default="same",
+                       help="the order items come in: the study's own for every annotator "
+                            "(default), or each annotator's own random order, the same again "
+                            "after a reload (set when the study is created)")
     serve.add_argument("--study", type=Path, default=None,
                        help="the study directory (default studies/BENCHMARK); an existing "
                             "study is resumed")

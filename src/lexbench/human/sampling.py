@@ -156,10 +156,13 @@ def build_study(directory: str | Path, benchmark: str, items: Sequence[Any], *,
                 sample: str | int = "paper", sample_seed: int = 0,
                 dataset: Mapping[str, Any] | None = None,
                 options: Mapping[str, Any] | None = None,
-                definitions: bool | None = None) -> Study:
+                definitions: bool | None = None, order: str = "same") -> Study:
     """Draw the sample from `items` and write the study to `directory`."""
     from lexbench import __version__
+    from lexbench.human.store import ORDERS
 
+    if order not in ORDERS:
+        raise ValueError(f"unknown item order {order!r}; choose from {', '.join(ORDERS)}")
     task = task_for(benchmark)
     chosen = draw(benchmark, items, sample, sample_seed)
     if benchmark == "ekar":
@@ -174,13 +177,13 @@ def build_study(directory: str | Path, benchmark: str, items: Sequence[Any], *,
             "options": {k: (str(v) if isinstance(v, Path) else v)
                         for k, v in (options or {}).items() if v is not None},
             "definitions": task.definitions if definitions is None else bool(definitions),
-            "lexbench_version": __version__}
+            "order": order, "lexbench_version": __version__}
     return create_study(directory, spec, study_items(benchmark, chosen, spec))
 
 
 def open_or_create(directory: str | Path, benchmark: str, *, sample: str | int = "paper",
                    sample_seed: int = 0, options: Mapping[str, Any] | None = None,
-                   definitions: bool | None = None) -> tuple[Study, bool]:
+                   definitions: bool | None = None, order: str = "same") -> tuple[Study, bool]:
     """(the study, whether it was created now). An existing study is resumed as it is; a
     different benchmark or sample asked of it is an error, never a silent switch."""
     directory = Path(directory)
@@ -188,8 +191,11 @@ def open_or_create(directory: str | Path, benchmark: str, *, sample: str | int =
 
     if (directory / DATABASE).is_file():
         study = Study(directory)
-        asked = {"benchmark": benchmark, "sample": sample, "sample_seed": sample_seed}
-        differing = {k: (study.spec.get(k), v) for k, v in asked.items() if study.spec.get(k) != v}
+        asked = {"benchmark": benchmark, "sample": sample, "sample_seed": sample_seed,
+                 "order": order}
+        # A study made before item orders existed has the same order for everyone.
+        kept = {**{"order": "same"}, **study.spec}
+        differing = {k: (kept.get(k), v) for k, v in asked.items() if kept.get(k) != v}
         if differing:
             study.close()
             listing = "; ".join(f"{k}: study has {old!r}, asked {new!r}"
@@ -199,4 +205,5 @@ def open_or_create(directory: str | Path, benchmark: str, *, sample: str | int =
         return study, False
     items, dataset = load_items(benchmark, options or {})
     return build_study(directory, benchmark, items, sample=sample, sample_seed=sample_seed,
-                       dataset=dataset, options=options, definitions=definitions), True
+                       dataset=dataset, options=options, definitions=definitions,
+                       order=order), True

@@ -18,6 +18,7 @@ transaction with `synchronous=FULL`, so killing the server loses no saved answer
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import secrets
@@ -30,6 +31,9 @@ from pathlib import Path
 from typing import Any
 
 DATABASE = "study.sqlite"
+# The order items come in: the study's own for every annotator (as a sheet would give them),
+# or each annotator's own random order (no item always comes first or last).
+ORDERS = ("same", "per-annotator")
 SCHEMA_VERSION = 1
 ANNOTATOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 # Names the results step uses for its own runs.
@@ -174,17 +178,29 @@ class Study:
         return [r[0] for r in rows]
 
     def next_step(self, annotator: str) -> Step | None:
-        """The first step, in study order, this annotator has not answered; None when done."""
+        """The first step this annotator has not answered, in study order (or, in a study
+        made with `order="per-annotator"`, in the annotator's own order); None when done."""
+        unanswered = ("SELECT i.position, s.token, i.item_id, i.item, s.stage, s.step "
+                      "FROM stages s JOIN items i USING (token) "
+                      "LEFT JOIN answers a ON a.annotator = ? AND a.token = s.token "
+                      "AND a.stage = s.stage WHERE a.token IS NULL ")
         with self._lock:
-            row = self._db.execute(
-                "SELECT i.position, s.token, i.item_id, i.item, s.stage, s.step "
-                "FROM stages s JOIN items i USING (token) "
-                "LEFT JOIN answers a ON a.annotator = ? AND a.token = s.token "
-                "AND a.stage = s.stage WHERE a.token IS NULL "
-                "ORDER BY i.position, s.step LIMIT 1", (annotator,)).fetchone()
+            if self.spec.get("order", "same") == "per-annotator":
+                rows = self._db.execute(unanswered, (annotator,)).fetchall()
+                row = min(rows, key=lambda r: (self.order_key(annotator, r[1]), r[5]), default=None)
+            else:
+                row = self._db.execute(unanswered + "ORDER BY i.position, s.step LIMIT 1",
+                                       (annotator,)).fetchone()
         if row is None:
             return None
         return Step(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5])
+
+    def order_key(self, annotator: str, token: str) -> str:
+        """Where an item comes in the annotator's own order: a hash of the study, the
+        annotator and the item's token, so each annotator's order is random, differs from
+        the others', and is the same again after a reload or a restart."""
+        text = f"{self.spec.get('study_id', '')}\0{annotator}\0{token}"
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def step(self, token: str, stage: str) -> Step:
         with self._lock:
