@@ -207,3 +207,24 @@ def test_a_garbled_json_file_is_named(lambda_folder, tmp_path, capsys, name, com
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert f"{lambda_folder / name}: {name} is not valid JSON" in err
+
+
+def test_samples_are_written_line_by_line_from_a_generator_with_the_same_bytes(tmp_path):
+    """write_samples takes the rows as a generator (evaluate makes each as it is written):
+    the file is byte for byte what joining the lines gave before, lone surrogates and all,
+    each row is asked for once, and no samples make an empty file."""
+    rows = [{"id": "a", "output": SURROGATE_ANSWER, "value": 1.0}, {"id": "b", "value": float("nan")}]
+    made = []
+
+    def one_at_a_time():
+        for row in rows:
+            made.append(row["id"])
+            yield row
+
+    write_samples(tmp_path / "samples.jsonl", one_at_a_time())
+    expected = ('{"id": "a", "output": " x\\udcffy", "value": 1.0}\n'
+                '{"id": "b", "value": null}\n')
+    assert (tmp_path / "samples.jsonl").read_bytes() == expected.encode("utf-8")
+    assert made == ["a", "b"]
+    write_samples(tmp_path / "empty.jsonl", iter(()))
+    assert (tmp_path / "empty.jsonl").read_bytes() == b""

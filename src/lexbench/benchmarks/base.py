@@ -117,8 +117,9 @@ def evaluate(benchmark: Benchmark, model: Model, *, out_root: str | Path = "runs
     scores: list[Score] = (background.scores() if background is not None else
                            [benchmark.score(item, answered)
                             for item, answered in zip(items, answered_per_item)])
-    samples = [sample_line(benchmark, item, requests, answered, score)
-               for item, requests, answered, score in zip(items, per_item, answered_per_item, scores)]
+    # Made one at a time as samples.jsonl is written (10^5 rows of SetLexSem are 150 MB).
+    samples = (sample_line(benchmark, item, requests, answered, score)
+               for item, requests, answered, score in zip(items, per_item, answered_per_item, scores))
     results = benchmark.summarize(items, scores)
     results["run"] = stats.to_dict()
     config = {"benchmark": benchmark.config(), "model": model.describe(), "chat": chat,

@@ -121,14 +121,16 @@ def run_folder(root: str | Path, benchmark: str, model_name: str,
 # ------------------------------------------------------------------------------ files
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    """Write `text` to a unique temporary file beside `path`, flush it to disk, rename it
-    over `path`: a reader sees the old file or the new one, and two writers never collide."""
+def _atomic_write(path: Path, text: str | Iterable[str]) -> None:
+    """Write `text` (or its pieces, one after another) to a unique temporary file beside
+    `path`, flush it to disk, rename it over `path`: a reader sees the old file or the new
+    one, and two writers never collide."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
         with open(temporary, "wb") as handle:
-            handle.write(encode_text(text))
+            for piece in [text] if isinstance(text, str) else text:
+                handle.write(encode_text(piece))
             handle.flush()
             os.fsync(handle.fileno())
         temporary.replace(path)
@@ -149,8 +151,10 @@ def write_json(path: Path, value: Any) -> None:
 
 
 def write_samples(path: Path, samples: Iterable[Mapping[str, Any]]) -> None:
-    lines = [dumps_strict(dict(s), ensure_ascii=False, sort_keys=True) for s in samples]
-    _atomic_write(path, "\n".join(lines) + ("\n" if lines else ""))
+    """One JSON line per sample, written as each is made: a run of 10^5 items never holds
+    all its lines (or, given a generator, all its sample rows) in memory at once."""
+    _atomic_write(path, (dumps_strict(dict(s), ensure_ascii=False, sort_keys=True) + "\n"
+                         for s in samples))
 
 
 def _load_json(path: Path, text: str, what: str) -> Any:
