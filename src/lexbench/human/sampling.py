@@ -185,7 +185,8 @@ def open_or_create(directory: str | Path, benchmark: str, *, sample: str | int =
                    sample_seed: int = 0, options: Mapping[str, Any] | None = None,
                    definitions: bool | None = None, order: str = "same") -> tuple[Study, bool]:
     """(the study, whether it was created now). An existing study is resumed as it is; a
-    different benchmark or sample asked of it is an error, never a silent switch."""
+    different benchmark, sample, seed or item order asked of it is an error, never a silent
+    switch."""
     directory = Path(directory)
     from lexbench.human.store import DATABASE
 
