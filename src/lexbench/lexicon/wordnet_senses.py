@@ -301,9 +301,8 @@ def load_sense_table(directory: Path, fingerprint: str, progress: bool = False) 
     `fingerprint`): read from the cache, or built through NLTK once and cached; kept in
     memory for the life of the process."""
     path = sense_table_path(fingerprint)
-    table = _LOADED.get(path)
-    if table is not None and table.fingerprint == fingerprint:
-        return table
+    if path in _LOADED:
+        return _LOADED[path]
     if path.is_file():
         table = read_sense_table(path)
     else:

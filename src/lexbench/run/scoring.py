@@ -61,7 +61,7 @@ class BackgroundScoring:
             self._submit(number)
 
     def _submit(self, number: int) -> None:
-        answers = tuple(a for a in self._answers[number] if a is not None)
+        answers = tuple(self._answers[number])      # all arrived: none is None any more
         self._futures[number] = self._worker.submit(self._score, self._items[number], answers)
 
     def scores(self) -> list[Score]:
