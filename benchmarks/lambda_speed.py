@@ -43,13 +43,13 @@ import json, os, sys, time
 from collections import Counter
 sys.path.insert(0, sys.argv[1])
 from fake_openai_server import default_reply, split_tokens
-from lexbench.benchmarks.lambda_ import LambdaConfig, generate_items, parse_and_score, prompt_text
+from lexbench.benchmarks.lambda_.benchmark import LambdaConfig, generate_items, parse_and_score, prompt_text
 from lexbench.lexicon.wordnet import load_index
 index = load_index(progress=False)
 items = generate_items(index, LambdaConfig(per_relation=1000))
 outputs = ["".join(split_tokens(default_reply(prompt_text(item)))[:2]) for item in items]
 started = time.perf_counter()
-from lexbench.benchmarks.lambda_taxonomy import drift_finder
+from lexbench.benchmarks.lambda_.taxonomy import drift_finder
 drift = drift_finder(index)
 opened = time.perf_counter()
 verdicts = [parse_and_score(output, item, index, drift) for item, output in zip(items, outputs)]
@@ -105,7 +105,8 @@ def main() -> None:
     if args.scoring_only:
         return
 
-    from lexbench.benchmarks.lambda_ import LambdaConfig, decoding_for, generate_items, prompt_text
+    from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items
+    from lexbench.benchmarks.lambda_.prompts import decoding_for, prompt_text
     from lexbench.lexicon.wordnet import load_index
     from lexbench.types import Request
 

@@ -48,8 +48,8 @@ def main() -> None:
     from lm_eval.tasks import TaskManager
 
     from lexbench import api
-    from lexbench.benchmarks.lambda_ import LambdaConfig, dumps_items, generate_items, manifest
-    from lexbench.export import LM_EVAL_TASK, write_lm_eval_lambda_task
+    from lexbench.benchmarks.lambda_.items import LambdaConfig, dumps_items, generate_items, manifest
+    from lexbench.benchmarks.lambda_.export import LM_EVAL_TASK, write_lm_eval_lambda_task
     from lexbench.lexicon.wordnet import load_index
     from lexbench.models.hf import HFOptions, dequantised_cache, packaged_smollm2_gguf
     from lexbench.run.store import read_run
@@ -74,7 +74,7 @@ def main() -> None:
         theirs = {s["doc"]["id"]: s["resps"][0][0] for s in harness["samples"][LM_EVAL_TASK]}
 
         started = time.perf_counter()
-        run = api.run_lambda("smollm2-135m", per_relation=args.per_relation,
+        run = api.run("lambda", "smollm2-135m", per_relation=args.per_relation,
                              prompt_style=args.prompt_style, use_cache=False,
                              model_options={"batch_size": args.lexbench_batch_size,
                                             "device": args.device},

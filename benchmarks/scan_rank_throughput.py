@@ -62,8 +62,8 @@ def main() -> None:
 
     import torch
 
-    from lexbench.benchmarks.analogies import choose_shots, query_prompt
-    from lexbench.benchmarks.scan import load_scan
+    from lexbench.benchmarks.analogies.sets import choose_shots, query_prompt
+    from lexbench.benchmarks.scan.benchmark import load_scan
     from lexbench.models.hf import HFCausalLM, HFOptions
     from lexbench.types import Request
 

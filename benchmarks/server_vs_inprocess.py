@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from fake_openai_server import LlamaServer  # noqa: E402
 
 from lexbench import api  # noqa: E402
-from lexbench.benchmarks.lambda_analysis import accuracy_table  # noqa: E402
+from lexbench.benchmarks.lambda_.analysis import accuracy_table  # noqa: E402
 from lexbench.models.hf import HFCausalLM, HFOptions, packaged_smollm2_gguf  # noqa: E402
 from lexbench.models.openai import OpenAIModel, OpenAIOptions  # noqa: E402
 from lexbench.run.store import read_jsonl  # noqa: E402
@@ -70,7 +70,7 @@ def main() -> int:
             served_model = OpenAIModel("smollm2-135m", OpenAIOptions(
                 base_url=server.url, max_concurrency=1, timeout=300))
             started = time.perf_counter()
-            served = api.run_lambda(served_model, per_relation=args.per_relation,
+            served = api.run("lambda", served_model, per_relation=args.per_relation,
                                     protocol=args.protocol, prompt_style=args.prompt_style,
                                     out=out / "server",
                                     use_cache=False, progress=False)
@@ -82,7 +82,7 @@ def main() -> int:
 
         local_model = HFCausalLM.from_spec("smollm2-135m", HFOptions(threads=args.threads))
         started = time.perf_counter()
-        local = api.run_lambda(local_model, per_relation=args.per_relation,
+        local = api.run("lambda", local_model, per_relation=args.per_relation,
                                protocol=args.protocol, prompt_style=args.prompt_style,
                                out=out / "inprocess",
                                use_cache=False, progress=False)

@@ -27,9 +27,9 @@ def main() -> int:
     args = parser.parse_args()
 
     started = time.perf_counter()
-    from lexbench.benchmarks.setlexsem import write_items
-    from lexbench.benchmarks.setlexsem_grid import resolve_grid
-    from lexbench.benchmarks.setlexsem_sets import load_hyponym_pools
+    from lexbench.benchmarks.setlexsem.benchmark import write_items
+    from lexbench.benchmarks.setlexsem.grid_read import resolve_grid
+    from lexbench.benchmarks.setlexsem.sets import load_hyponym_pools
     from lexbench.lexicon.words import web2_deciles, web2_words
 
     grid = resolve_grid(args.grid)

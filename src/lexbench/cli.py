@@ -2,7 +2,13 @@
 
 Top-level verbs group sub-commands by benchmark (`lexbench generate lambda`, `lexbench run
 scan`); flat commands stand alone (`lexbench rescore RUN`). Each module in
-`lexbench.commands` with a `register(cli)` function adds its own sub-commands.
+`lexbench.commands` with a `register(cli)` function adds its own commands, and every
+registered benchmark (`lexbench.plugins`) adds its own through `BenchmarkSpec.commands`;
+a benchmark without them gets `lexbench run NAME` and `lexbench export NAME` with the
+generic options (`lexbench.commands.generic`).
+
+`--include PATH` (anywhere on the line, repeatable) loads benchmarks from a module or
+package folder that is not installed before the parser is built, so their commands exist.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ VERBS = {
     "generate": "generate a benchmark's items deterministically",
     "run": "evaluate a model on a benchmark and write a run folder",
     "human": "human baselines: serve a study in the browser, turn answers into run folders, CSV sheets",
-    "export": "export a generated benchmark to other tools' formats",
+    "export": "export a benchmark to other tools' formats",
     "finetune": "fine-tune a model as the papers did (SCAN's BATS training, E-KAR's baselines)",
 }
 
@@ -34,11 +40,16 @@ class CommandLine:
             description="Generate, run, score and analyse lexical and analogical reasoning "
                         "benchmarks (LAMBDA, SCAN, SetLexSem, E-KAR, Google, BATS).")
         self.parser.add_argument("--version", action="version", version=f"lexbench {__version__}")
+        self.parser.add_argument("--include", action="append", default=[], metavar="PATH",
+                                 help="also load the benchmarks of this module file or package "
+                                      "folder (its BENCHMARKS or BENCHMARK); repeatable, and "
+                                      "accepted anywhere on the line; $LEXBENCH_INCLUDE too")
         self._top = self.parser.add_subparsers(dest="command", metavar="COMMAND")
-        self._verbs: dict[str, argparse._SubParsersAction] = {}
+        self._verbs: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]] = {}
 
     def benchmark_command(self, verb: str, benchmark: str, help: str,
-                          handler: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
+                          handler: Callable[[argparse.Namespace], int] | None
+                          ) -> argparse.ArgumentParser:
         """`lexbench VERB BENCHMARK ...`, e.g. verb "run", benchmark "lambda"."""
         if verb not in self._verbs:
             verb_parser = self._top.add_parser(verb, help=VERBS.get(verb, verb))
@@ -55,15 +66,60 @@ class CommandLine:
         parser.set_defaults(handler=handler)
         return parser
 
+    def has(self, verb: str, benchmark: str) -> bool:
+        """Whether `lexbench VERB BENCHMARK` exists already."""
+        return verb in self._verbs and benchmark in self._verbs[verb].choices
+
 
 def build_parser() -> argparse.ArgumentParser:
+    from lexbench import plugins
+    from lexbench.commands.generic import register_generic_export, register_generic_run
+
     cli = CommandLine()
     for module_info in sorted(pkgutil.iter_modules(lexbench.commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"lexbench.commands.{module_info.name}")
         register = getattr(module, "register", None)
         if register is not None:
             register(cli)
+    for spec in plugins.benchmarks():
+        try:
+            if spec.commands is not None:
+                spec.commands(cli)
+            if not cli.has("run", spec.name):
+                register_generic_run(cli, spec)
+            if not cli.has("export", spec.name):
+                register_generic_export(cli, spec)
+        except (argparse.ArgumentError, ValueError, ImportError, TypeError) as error:
+            # A plugin's broken command line must not take the others down with it.
+            print(f"lexbench: the commands of benchmark {spec.name!r} ({spec.source}) were not "
+                  f"added: {error}", file=sys.stderr)
     return cli.parser
+
+
+def pop_includes(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(the --include paths, the arguments without them): `--include P` and `--include=P`
+    anywhere on the line."""
+    paths: list[str] = []
+    rest: list[str] = []
+    items = list(argv)
+    position = 0
+    while position < len(items):
+        argument = items[position]
+        if argument == "--":
+            rest.extend(items[position:])
+            break
+        if argument == "--include":
+            if position + 1 >= len(items):
+                raise UserError("--include needs a path")
+            paths.append(items[position + 1])
+            position += 2
+            continue
+        if argument.startswith("--include="):
+            paths.append(argument.split("=", 1)[1])
+        else:
+            rest.append(argument)
+        position += 1
+    return paths, rest
 
 
 class UserError(Exception):
@@ -82,6 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Exit statuses: 0 done; 1 a failure of the environment (a server refusing for good, a
     damaged cache, a full disk); 2 bad input; 3 a run finished but some requests failed; 4
     every request failed (3 and 4 become 0 with --allow-failures); 130 interrupted."""
+    from lexbench import plugins
     from lexbench.commands.common import IncompleteRun, terminal_text
 
     if argv is None:
@@ -91,8 +148,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         FREEZE_LOADED[0] = True
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        includes, parse_argv = pop_includes(argv)
+    except UserError as error:
+        _say(error)
+        return 2
+    plugins.include_from_environment()
+    plugins.include(includes)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(parse_argv)
     args.argv = argv
     handler = getattr(args, "handler", None)
     if handler is None:

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from lexbench import api
-from lexbench.benchmarks.analogy_data import (
+from lexbench.benchmarks.analogies.data import (
     BATS_SHA1,
     GOOGLE_SHA256,
     Analogy,
@@ -22,7 +22,7 @@ from lexbench.benchmarks.analogy_data import (
     verify_bats,
     zip_bytes,
 )
-from lexbench.benchmarks.analogy_prompts import choose_shots
+from lexbench.benchmarks.analogies.prompts import choose_shots
 
 BATS_FIXTURE = {
     "BATS_3.0/3_Encyclopedic_semantics/E01 [country - capital].txt":
@@ -194,7 +194,7 @@ a
 
 
 def test_sat_style_files_and_vectors(tmp_path):
-    from lexbench.benchmarks.analogy_choice import read_choice_file
+    from lexbench.benchmarks.analogies.choice import read_choice_file
 
     text_file = tmp_path / "sat.txt"
     text_file.write_text(SAT_TEXT)

@@ -12,14 +12,13 @@ import numpy as np
 import pytest
 from mock_model import ScriptedModel
 
-from lexbench.benchmarks.base import evaluate
-from lexbench.benchmarks.ekar import (
-    EkarBenchmark, Extraction, best_index, candidate_continuations, choice_prompt,
-    extract_letter, load_benchmark, loglikelihood_context, normalised_scores, run_ekar,
-    summarize_qa,
-)
-from lexbench.benchmarks.ekar_data import find_split_file, read_split
-from lexbench.benchmarks.ekar_embedding import resolve_model
+from lexbench.run.evaluate import evaluate
+from lexbench.benchmarks.ekar.benchmark import EkarBenchmark, Extraction, best_index, extract_letter, load_benchmark, normalised_scores, run_ekar
+from lexbench.benchmarks.ekar.prompts import candidate_continuations, choice_prompt, loglikelihood_context
+from lexbench.benchmarks.ekar.tables import summarize_qa
+from lexbench.benchmarks.ekar.data import read_split
+from lexbench.benchmarks.ekar.splits import find_split_file
+from lexbench.benchmarks.ekar.embedding import resolve_model
 from lexbench.lexicon.vectors import WordVectors
 from lexbench.models.embeddings import WordVectorModel
 from lexbench.types import Failure, Request, Score, TupleChoiceQuery

@@ -14,9 +14,10 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from lexbench.benchmarks.ekar import run_ekar  # noqa: E402
-from lexbench.benchmarks.ekar_contextual import ContextualTupleModel  # noqa: E402
-from lexbench.benchmarks.ekar_data import find_split_file, read_split  # noqa: E402
+from lexbench.benchmarks.ekar.benchmark import run_ekar  # noqa: E402
+from lexbench.benchmarks.ekar.contextual import ContextualTupleModel  # noqa: E402
+from lexbench.benchmarks.ekar.data import read_split
+from lexbench.benchmarks.ekar.splits import find_split_file
 from lexbench.metrics.similarity import packaged_minilm_folder  # noqa: E402
 from lexbench.types import Request, TupleChoiceQuery  # noqa: E402
 

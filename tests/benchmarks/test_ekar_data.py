@@ -10,11 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.benchmarks.ekar_data import (
-    HUB_REPOSITORIES, META_RELATIONS, RELATION_NAMES, SUB_RELATIONS, download_split,
-    find_split_file, hub_url, is_blind_file, load_split, meta_relation, parse_row, read_rows,
-    read_split, relation_name, split_terms,
-)
+from lexbench.benchmarks.ekar.data import META_RELATIONS, RELATION_NAMES, SUB_RELATIONS, is_blind_file, meta_relation, parse_row, read_rows, read_split, relation_name, split_terms
+from lexbench.benchmarks.ekar.splits import HUB_REPOSITORIES, download_split, find_split_file, hub_url, load_split
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "ekar"
 FOLDERS = {"en": FIXTURES / "english", "zh": FIXTURES / "chinese"}

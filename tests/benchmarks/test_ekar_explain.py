@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from mock_model import ScriptedModel
 
-from lexbench.benchmarks.base import evaluate
-from lexbench.benchmarks.ekar_data import find_split_file, read_split
-from lexbench.benchmarks.ekar_explain import (
+from lexbench.run.evaluate import evaluate
+from lexbench.benchmarks.ekar.data import read_split
+from lexbench.benchmarks.ekar.splits import find_split_file
+from lexbench.benchmarks.ekar.explain import (
     ExplanationBenchmark, explanation_prompt, load_explanation_benchmark,
 )
 

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from lexbench.benchmarks.ekar_explain import first_line
-from lexbench.benchmarks.ekar_letters import Extraction, extract_letter
+from lexbench.benchmarks.ekar.explain import first_line
+from lexbench.benchmarks.ekar.letters import Extraction, extract_letter
 from lexbench.metrics.rouge import rouge_n
 
 HOWS = {"answer_phrase", "leading_letter", "option_phrase", "candidate_text",

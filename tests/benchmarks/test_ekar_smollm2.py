@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.benchmarks.base import evaluate
-from lexbench.benchmarks.ekar import load_benchmark
-from lexbench.benchmarks.ekar_explain import load_explanation_benchmark
+from lexbench.run.evaluate import evaluate
+from lexbench.benchmarks.ekar.benchmark import load_benchmark
+from lexbench.benchmarks.ekar.explain import load_explanation_benchmark
 
 pytestmark = pytest.mark.slow
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "ekar"

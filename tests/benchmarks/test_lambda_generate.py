@@ -8,16 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.benchmarks.lambda_ import (
-    LambdaConfig,
-    generate_items,
-    has_substring_clash,
-    in_listing_vocabulary,
-    in_strict_vocabulary,
-    read_items,
-    write_items,
-)
-from lexbench.benchmarks.lambda_analysis import dataset_statistics
+from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items, has_substring_clash, in_listing_vocabulary, in_strict_vocabulary, read_items, write_items
+from lexbench.benchmarks.lambda_.analysis import dataset_statistics
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +149,7 @@ def test_byte_identical_across_hash_seeds(tmp_path, profile, wordnet_index):
 def test_penn_treebank_table_two(listing_items):
     """Opt-in PTB tagging of the query words (spaCy en_core_web_sm), grouped as in Table 2."""
     pytest.importorskip("spacy")
-    from lexbench.benchmarks.lambda_pos import group_ptb, ptb_pos_by_relation, ptb_table
+    from lexbench.benchmarks.lambda_.pos import group_ptb, ptb_pos_by_relation, ptb_table
 
     assert [group_ptb(t) for t in ("NNS", "VBD", "JJR", "RB", "IN")] == \
         ["noun", "verb", "adj", "adv", "other"]

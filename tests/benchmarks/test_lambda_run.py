@@ -7,10 +7,11 @@ import sys
 import pytest
 from mock_model import ScriptedModel
 
-from lexbench.benchmarks.base import evaluate
-from lexbench.benchmarks.lambda_ import LambdaBenchmark, LambdaConfig, generate_items, rescore
-from lexbench.benchmarks.lambda_taxonomy import ERROR_CLASSES
-from lexbench.benchmarks.registry import limit_per_relation
+from lexbench.run.evaluate import evaluate
+from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark, rescore
+from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items
+from lexbench.benchmarks.lambda_.taxonomy import ERROR_CLASSES
+from lexbench.benchmarks.lambda_.benchmark import limit_per_relation
 from lexbench.run.store import read_run
 
 

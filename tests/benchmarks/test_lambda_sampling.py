@@ -4,15 +4,10 @@ request per seed, per-sample accuracy, mean and SD across samples."""
 import pytest
 from mock_model import ScriptedModel
 
-from lexbench.benchmarks.base import evaluate
-from lexbench.benchmarks.lambda_ import (
-    LambdaBenchmark,
-    LambdaConfig,
-    Sampling,
-    decoding_for,
-    generate_items,
-    rescore,
-)
+from lexbench.run.evaluate import evaluate
+from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark, rescore
+from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items
+from lexbench.benchmarks.lambda_.prompts import Sampling, decoding_for
 from lexbench.run.store import read_run
 
 

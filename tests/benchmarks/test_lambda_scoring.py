@@ -2,15 +2,11 @@
 
 import pytest
 
-from lexbench.benchmarks.lambda_ import (
-    LambdaItem,
-    decoding_for,
-    is_surface_variant,
-    parse_and_score,
-    prompt_text,
-)
+from lexbench.benchmarks.lambda_.benchmark import is_surface_variant, parse_and_score
+from lexbench.benchmarks.lambda_.items import LambdaItem
+from lexbench.benchmarks.lambda_.prompts import decoding_for, prompt_text
 from lexbench.lexicon.wordnet import RelationIndex
-from lexbench.models.hf import first_word_complete
+from lexbench.models.hf_decode import first_word_complete
 from lexbench.text import edit_distance, first_word, normalise
 
 ITEM = LambdaItem(id="antonym-0001", relation="antonym", support=(("happy", "sad"), ("early", "late")),

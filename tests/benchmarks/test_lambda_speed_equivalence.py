@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lexbench.benchmarks.lambda_ import LambdaConfig, LambdaItem, generate_items, parse_and_score
-from lexbench.benchmarks.lambda_taxonomy import DriftFinder, drift_finder, open_drift_finder_resources
+from lexbench.benchmarks.lambda_.benchmark import parse_and_score
+from lexbench.benchmarks.lambda_.items import LambdaConfig, LambdaItem, generate_items
+from lexbench.benchmarks.lambda_.drift import DriftFinder, drift_finder, open_drift_finder_resources
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lambda"
 PINS = FIXTURES / "taxonomy_pins.jsonl"
@@ -233,7 +234,8 @@ def test_drift_resources_are_kept_per_wordnet(drift, tiny_wordnet_index):
 
 
 def test_hyponym_pools_are_kept_per_wordnet_directory(tiny_wordnet_env, tmp_path, monkeypatch):
-    from lexbench.benchmarks import setlexsem_items, setlexsem_sets
+    from lexbench.benchmarks.setlexsem import items as setlexsem_items
+    from lexbench.benchmarks.setlexsem import sets as setlexsem_sets
 
     first = setlexsem_sets.load_hyponym_pools()
     assert setlexsem_items.load_hyponym_pools() is first          # one memo, both modules

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.benchmarks.lambda_ import LambdaItem, parse_and_score
-from lexbench.benchmarks.lambda_taxonomy import ERROR_CLASSES, drift_finder
+from lexbench.benchmarks.lambda_.benchmark import parse_and_score
+from lexbench.benchmarks.lambda_.items import LambdaItem
+from lexbench.benchmarks.lambda_.drift import drift_finder
+from lexbench.benchmarks.lambda_.taxonomy import ERROR_CLASSES
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "lambda" / "taxonomy_labels.jsonl"
 

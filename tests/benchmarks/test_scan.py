@@ -11,9 +11,9 @@ import pytest
 from mock_model import ScriptedModel
 
 from lexbench import api
-from lexbench.benchmarks.analogy_prompts import query_prompt
-from lexbench.benchmarks.analogy_rank import rank_outcome
-from lexbench.benchmarks.scan import (
+from lexbench.benchmarks.analogies.prompts import query_prompt
+from lexbench.benchmarks.analogies.rank import rank_outcome
+from lexbench.benchmarks.scan.benchmark import (
     SCAN_SHA256,
     ScanBenchmark,
     compare_scan,
@@ -66,7 +66,7 @@ def test_the_packaged_csv_is_the_pinned_public_file_and_runs_offline(scan_csv, t
     assert (packaged_scan().parent / "LICENSE").read_text().startswith("The SCAN dataset")
     monkeypatch.setenv("LEXBENCH_CACHE", str(tmp_path / "cache"))
     assert len(load_scan()) == 449          # no network, empty cache: the packaged copy
-    from lexbench.benchmarks.scan import locate_scan
+    from lexbench.benchmarks.scan.benchmark import locate_scan
     from lexbench.datasets.fetch import cached_path
 
     shutil.copy(scan_csv, cached_path("scan/SCAN_dataset.csv"))

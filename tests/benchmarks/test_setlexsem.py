@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.benchmarks.setlexsem import (
+from lexbench.benchmarks.setlexsem.benchmark import (
     SetLexSemBenchmark,
     generate_items,
     limit_per_config,
@@ -24,8 +24,8 @@ from lexbench.benchmarks.setlexsem import (
     run_setlexsem,
     write_items,
 )
-from lexbench.benchmarks.setlexsem_grid import grid_from_mapping
-from lexbench.benchmarks.setlexsem_sets import (
+from lexbench.benchmarks.setlexsem.grid_read import grid_from_mapping
+from lexbench.benchmarks.setlexsem.sets import (
     OPERATIONS,
     draw_independent,
     draw_overlapping,
@@ -257,7 +257,7 @@ def test_evaluate_on_scripted_model_writes_tables_and_figures(tmp_path, small_it
 
 
 def test_table_spread_is_the_sd_of_configuration_accuracies(small_items):
-    from lexbench.benchmarks.setlexsem_analysis import summarize
+    from lexbench.benchmarks.setlexsem.analysis import summarize
 
     items = [i for i in limit_per_config(small_items, 2) if i.token_type == "numbers"
              and i.overlap is None and i.operation == "union"]

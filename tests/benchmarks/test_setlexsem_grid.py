@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from lexbench.benchmarks.setlexsem import write_items
-from lexbench.benchmarks.setlexsem_grid import grid_from_mapping, read_grid_file, resolve_grid
+from lexbench.benchmarks.setlexsem.benchmark import write_items
+from lexbench.benchmarks.setlexsem.grid_read import grid_from_mapping, read_grid_file, resolve_grid
 from lexbench.cli import main
 
 STUDY = {"name": "s", "token_types": ["numbers"], "token_lengths": [2], "operand_sizes": [2]}
@@ -57,7 +57,7 @@ def test_skip_infeasible_leaves_cells_out_and_lists_them(tmp_path):
 
 
 def test_a_cell_failing_late_leaves_no_partial_file(tmp_path, monkeypatch):
-    import lexbench.benchmarks.setlexsem_items as items_module
+    import lexbench.benchmarks.setlexsem.items as items_module
 
     calls = {"n": 0}
     real = items_module.prompt_text
@@ -122,7 +122,7 @@ def test_toml_and_python_grid_files(tmp_path):
 
 
 def test_select_errors_are_clear():
-    from lexbench.benchmarks.setlexsem_files import parse_selection
+    from lexbench.benchmarks.setlexsem.files import parse_selection
 
     assert parse_selection(["m=2,4", "study=main"]) == {"m": ("2", "4"), "study": ("main",)}
     for bad in ("m", "colour=red", "m="):

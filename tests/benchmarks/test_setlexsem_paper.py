@@ -8,12 +8,12 @@ from collections import Counter
 
 import pytest
 
-from lexbench.benchmarks.setlexsem_analysis import decile_differences, paper_tables
-from lexbench.benchmarks.setlexsem_errors import error_row
-from lexbench.benchmarks.setlexsem_grid import builtin_grid
-from lexbench.benchmarks.setlexsem_items import ItemGenerator
-from lexbench.benchmarks.setlexsem_prompts import demonstration, prompt_text
-from lexbench.benchmarks.setlexsem_sets import (
+from lexbench.benchmarks.setlexsem.analysis import decile_differences, paper_tables
+from lexbench.benchmarks.setlexsem.errors import error_row
+from lexbench.benchmarks.setlexsem.grid_read import builtin_grid
+from lexbench.benchmarks.setlexsem.items import ItemGenerator
+from lexbench.benchmarks.setlexsem.prompts import demonstration, prompt_text
+from lexbench.benchmarks.setlexsem.sets import (
     MAX_POOL_WORDS,
     DeceptivePools,
     clean_lemma_names,

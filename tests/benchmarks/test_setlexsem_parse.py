@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lexbench.benchmarks.setlexsem_parse import (
+from lexbench.benchmarks.setlexsem.parse import (
     parse_answer,
     score_answer,
     words_to_number,
@@ -141,7 +141,7 @@ def test_scores_and_error_classes():
 
 
 def test_lenient_reading_takes_the_first_braced_set_only_when_the_tag_is_missing():
-    from lexbench.benchmarks.setlexsem_parse import lenient_parse
+    from lexbench.benchmarks.setlexsem.parse import lenient_parse
 
     assert lenient_parse("Output: {38, 58}\n\nOutput: {1}", numbers=True).members == frozenset({38, 58})
     assert lenient_parse("<answer>{1}</answer> {2}", numbers=True).members == frozenset({1})

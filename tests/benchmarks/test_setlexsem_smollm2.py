@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lexbench.benchmarks.setlexsem import run_setlexsem
+from lexbench.benchmarks.setlexsem.benchmark import run_setlexsem
 
 # One prompt in each study: union, size 2, k = 0, formal, the base prompt allowing the empty
 # set; main at token lengths 2 and 3, decile 5 at lengths 3 and 5, every deceptive condition.

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from lexbench.benchmarks.lambda_ import LambdaConfig, dumps_items, generate_items, manifest
-from lexbench.export import write_lambda_hf_dataset, write_lm_eval_lambda_task
+from lexbench.benchmarks.lambda_.items import LambdaConfig, dumps_items, generate_items, manifest
+from lexbench.benchmarks.lambda_.export import write_lambda_hf_dataset, write_lm_eval_lambda_task
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +57,8 @@ def test_exported_task_runs_in_lm_eval_with_lexbench_accuracy(exported_items, sm
     import lm_eval  # installed by `make test` (the `harness` extra)
     from lm_eval.tasks import TaskManager
 
-    from lexbench.benchmarks.base import evaluate
-    from lexbench.benchmarks.lambda_ import LambdaBenchmark
+    from lexbench.run.evaluate import evaluate
+    from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark
     from lexbench.models.hf import dequantised_cache, packaged_smollm2_gguf
     from lexbench.run.store import read_run
 
@@ -83,8 +83,8 @@ def test_exported_task_runs_in_lm_eval_with_lexbench_accuracy(exported_items, sm
 def test_setlexsem_export_loads_with_datasets(tmp_path):
     import datasets
 
-    from lexbench.benchmarks.setlexsem import read_items, write_items
-    from lexbench.export import write_setlexsem_hf_dataset
+    from lexbench.benchmarks.setlexsem.benchmark import read_items, write_items
+    from lexbench.benchmarks.setlexsem.export import write_setlexsem_hf_dataset
 
     meta = write_items(tmp_path / "items.jsonl", "small")
     items = read_items(tmp_path / "items.jsonl")

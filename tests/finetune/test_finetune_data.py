@@ -8,7 +8,7 @@ import zipfile
 import pytest
 from test_finetune_fixtures import BATS_MINI
 
-from lexbench.finetune.bats_split import (
+from lexbench.benchmarks.scan.bats_split import (
     paper_split,
     paper_split_positions,
     read_relations,
@@ -22,7 +22,7 @@ from lexbench.finetune.lineage import (
     read_lineage,
     write_lineage,
 )
-from lexbench.finetune.scan_bats import template_parts
+from lexbench.benchmarks.scan.finetune import template_parts
 from lexbench.finetune.trainer import TrainConfig, last_complete_checkpoint
 
 

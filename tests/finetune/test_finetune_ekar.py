@@ -14,13 +14,14 @@ from pathlib import Path
 import pytest
 from test_finetune_fixtures import EKAR_EN, build_tiny_causal, build_tiny_encoder
 
-from lexbench.finetune import ekar_generator, ekar_qa
+from lexbench.benchmarks.ekar import finetune_explain as ekar_generator
+from lexbench.benchmarks.ekar import finetune_qa as ekar_qa
 
 FAST = {"batch_size": 4, "logging_steps": 1, "device": "cpu"}
 
 
 def validation_size() -> int:
-    from lexbench.benchmarks.ekar_data import load_split
+    from lexbench.benchmarks.ekar.splits import load_split
 
     return len(load_split("en", "validation", data=EKAR_EN).items)
 
@@ -47,7 +48,7 @@ def minilm_classifier(tmp_path_factory) -> Path:
 
 def test_classifier_beats_chance_on_its_own_training_data(minilm_classifier, tmp_path):
     """Sanity check only: training data = evaluation data."""
-    from lexbench.benchmarks.ekar import run_ekar
+    from lexbench.benchmarks.ekar.benchmark import run_ekar
     from lexbench.models.registry import load_model
 
     with load_model(f"ekar-classifier:{minilm_classifier}") as model:
@@ -133,7 +134,7 @@ def test_accdelta_end_to_end(tmp_path):
 
 
 def ekar_accdelta_table(generator: Path, qa: Path, tmp_path: Path) -> dict:
-    from lexbench.finetune.ekar_accdelta import accdelta_table
+    from lexbench.benchmarks.ekar.finetune_accdelta import accdelta_table
 
     return accdelta_table(generator, qa, split="validation", data=EKAR_EN, max_new_tokens=6,
                           use_similarity=False, out=tmp_path / "runs")

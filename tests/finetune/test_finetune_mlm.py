@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from test_finetune_fixtures import BATS_MINI, build_tiny_bert_mlm, same_weights
 
-from lexbench.finetune.scan_bats import finetune_scan_bats, masked_example, paper_config
+from lexbench.benchmarks.scan.finetune import finetune_scan_bats, masked_example, paper_config
 
 SETTINGS = {"max_steps": 24, "eval_every": 4, "batch_size": 8, "learning_rate": 1e-3,
             "logging_steps": 2, "eval_batch_size": 16, "device": "cpu"}
@@ -44,7 +44,7 @@ def _train(model: Path, output: Path, **overrides):
 def test_masked_example_labels_the_mask_with_the_answers_first_token(tiny_mlm):
     from transformers import AutoTokenizer
 
-    from lexbench.benchmarks.analogies import Analogy
+    from lexbench.benchmarks.analogies.sets import Analogy
 
     tokenizer = AutoTokenizer.from_pretrained(str(tiny_mlm))
     item = Analogy(id="x", a="cat", b="cats", c="car", d="cars")
@@ -59,7 +59,7 @@ def test_masked_example_labels_the_mask_with_the_answers_first_token(tiny_mlm):
 
 
 def test_fine_tuned_folder_runs_as_mlm_with_its_lineage(tiny_mlm, tmp_path, shared_data):
-    from lexbench.finetune.scan_table import scan_bats_table
+    from lexbench.benchmarks.scan.finetune_table import scan_bats_table
     from lexbench.models.registry import load_model
 
     result = _train(tiny_mlm, tmp_path / "tuned")

@@ -10,7 +10,7 @@ import json
 import pytest
 from test_finetune_fixtures import BATS_MINI
 
-from lexbench.finetune.scan_bats import finetune_scan_bats, paper_config
+from lexbench.benchmarks.scan.finetune import finetune_scan_bats, paper_config
 from lexbench.finetune.trainer import LoraSettings
 
 pytestmark = pytest.mark.slow
@@ -26,7 +26,7 @@ def _leave_torch_as_found():
 
 
 def test_short_smollm2_fine_tune_lowers_loss_and_moves_bats_mrr(tmp_path, shared_data):
-    from lexbench.finetune.scan_table import scan_bats_table
+    from lexbench.benchmarks.scan.finetune_table import scan_bats_table
     from lexbench.models.registry import load_model
 
     output = tmp_path / "smollm2-bats"

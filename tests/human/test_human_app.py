@@ -36,7 +36,7 @@ def answer(client: TestClient, name: str, typed: str) -> str:
 
 @pytest.fixture
 def scan_study(tmp_path):
-    from lexbench.benchmarks.scan import load_scan
+    from lexbench.benchmarks.scan.benchmark import load_scan
 
     study = build_study(tmp_path / "scan", "scan", load_scan(), sample=3)
     yield study
@@ -82,7 +82,7 @@ def test_scan_answers_score_as_reciprocal_rank(scan_study):
 
 
 def test_setlexsem_prompt_view_and_answer_tags(tmp_path):
-    from lexbench.benchmarks.setlexsem import generate_items
+    from lexbench.benchmarks.setlexsem.benchmark import generate_items
 
     items = [i for i in generate_items("small") if i.token_type == "numbers"]
     study = build_study(tmp_path / "sls", "setlexsem", items, sample=2)

@@ -28,8 +28,8 @@ from typing import Any
 
 import pytest
 
-from lexbench.benchmarks.ekar_data import load_split
-from lexbench.benchmarks.lambda_ import LambdaConfig, LambdaItem, generate_items
+from lexbench.benchmarks.ekar.splits import load_split
+from lexbench.benchmarks.lambda_.items import LambdaConfig, LambdaItem, generate_items
 from lexbench.human.sampling import build_study
 from lexbench.human.store import Study
 from lexbench.report.browser import find_chromium
@@ -148,8 +148,8 @@ def samples_of(folder: Path) -> list[dict[str, Any]]:
 def test_annotator_answers_lambda_and_ekar_in_the_browser(browser, tmp_path, lambda_items):
     """Keyboard only: name, look-up (Alt+L, Escape), answers (Enter), reload, Back; E-KAR
     HARD then EASY with the HARD answer locked; then the run folders and a comparison."""
-    from lexbench.benchmarks.base import evaluate
-    from lexbench.benchmarks.lambda_ import LambdaBenchmark
+    from lexbench.run.evaluate import evaluate
+    from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark
     from lexbench.human.results import study_results
     from lexbench.report.compare import compare_runs
     from lexbench.report.runs import load_run

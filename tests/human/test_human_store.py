@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.benchmarks.ekar_data import load_split
-from lexbench.benchmarks.lambda_ import LambdaConfig, LambdaItem, generate_items
+from lexbench.benchmarks.ekar.splits import load_split
+from lexbench.benchmarks.lambda_.items import LambdaConfig, LambdaItem, generate_items
 from lexbench.human.agreement import cohen_kappa, fleiss_kappa, kappa
-from lexbench.human.sampling import build_study, draw, sample_lambda
+from lexbench.benchmarks.lambda_.human import sample_lambda
+from lexbench.human.sampling import build_study, draw
 from lexbench.human.store import Study, StudyError, check_annotator
 from lexbench.human.tasks import task_for
 from lexbench.models.human import HumanModel, prompt_key
@@ -341,7 +342,7 @@ def test_results_score_like_a_model_with_agreement_and_crowd(tmp_path, lambda_it
 
 
 def test_sheet_ids_are_opaque_and_a_filled_sheet_scores_into_a_run(tmp_path, lambda_items):
-    from lexbench.human.sheets import export_lambda_sheet, score_lambda_sheet
+    from lexbench.benchmarks.lambda_.sheets import export_lambda_sheet, score_lambda_sheet
 
     sheet, key, rows = export_lambda_sheet(lambda_items, tmp_path / "sheet.csv", per_relation=2)
     assert rows == 6

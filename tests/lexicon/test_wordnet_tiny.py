@@ -11,12 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import TINY_WORDNET
 
-from lexbench.benchmarks.lambda_ import (
-    LambdaConfig,
-    generate_items,
-    has_substring_clash,
-    in_strict_vocabulary,
-)
+from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items, has_substring_clash, in_strict_vocabulary
 from lexbench.lexicon.wordnet import (
     PAPER_RELATIONS,
     REQUIRED_FILES,

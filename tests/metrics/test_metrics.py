@@ -175,9 +175,9 @@ def test_explanation_runs_report_planned_learned_metrics(monkeypatch, tmp_path):
 
     from mock_model import ScriptedModel
 
-    from lexbench.benchmarks.base import evaluate
-    from lexbench.benchmarks.ekar_data import read_split
-    from lexbench.benchmarks.ekar_explain import ExplanationBenchmark
+    from lexbench.run.evaluate import evaluate
+    from lexbench.benchmarks.ekar.data import read_split
+    from lexbench.benchmarks.ekar.explain import ExplanationBenchmark
     from lexbench.metrics.learned import plan_bleurt
 
     class Scorer:

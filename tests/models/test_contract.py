@@ -18,7 +18,7 @@ from fake_openai_server import FakeOpenAIServer, split_tokens
 
 from lexbench import api
 from lexbench.cli import main
-from lexbench.models import registry
+from lexbench import plugins
 from lexbench.models.base import Model
 from lexbench.types import RankedToken, Request, Response
 
@@ -68,8 +68,16 @@ a
 """
 
 
+def register_wordlist(monkeypatch):
+    """What an entry point `wordlist = "<this module>"` in the `lexbench.models` group does."""
+    backends = plugins.backends()   # discovered first, so the test's entry stays
+    monkeypatch.setitem(plugins._REGISTRY.backends, "wordlist",
+                        plugins.Backend("wordlist", __name__, "test"))
+    assert "wordlist" not in backends
+
+
 def test_a_backend_is_one_file_plus_one_registry_line(monkeypatch, tmp_path, shared_data):
-    monkeypatch.setitem(registry.BACKENDS, "wordlist", __name__)   # the one line
+    register_wordlist(monkeypatch)   # what its entry point does
     scan = api.run("scan", "wordlist:toy", limit=12, out=tmp_path / "runs", use_cache=False,
                    progress=False)
     assert scan.results["overall"]["n"] == 12 and scan.results["request_kind"] == "rank"
@@ -87,7 +95,7 @@ def test_a_backend_is_one_file_plus_one_registry_line(monkeypatch, tmp_path, sha
 
 
 def test_a_benchmark_a_model_cannot_answer_is_refused_by_name(monkeypatch, tmp_path):
-    monkeypatch.setitem(registry.BACKENDS, "wordlist", __name__)
+    register_wordlist(monkeypatch)
     with pytest.raises(ValueError, match="word-vector models; wordlist-toy ranks next tokens"):
         api.run("scan", "wordlist:toy", method="3cosadd", limit=2, out=tmp_path, use_cache=False)
     from lexbench.models.base import UnsupportedRequest
@@ -156,7 +164,7 @@ def test_run_all_leaderboard_and_rescore_from_the_command_line(tmp_path, capsys,
     assert main(["rescore", str(scan_run)]) == 0
     assert "0 of 3 items changed" in capsys.readouterr().out
     # A scorer that changes changes the rescored verdicts, from the recorded responses alone.
-    from lexbench.benchmarks import analogy_rank
+    from lexbench.benchmarks.analogies import rank as analogy_rank
 
     monkeypatch.setattr(analogy_rank, "DEFAULT_TOP_K", 0)
     monkeypatch.setattr(analogy_rank, "rank_outcome",

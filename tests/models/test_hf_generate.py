@@ -6,8 +6,8 @@ import os
 import pytest
 import torch
 
-from lexbench.models.hf import (choose_next_tokens, dequantised_cache, sha256_file,
-                                shared_prefix_length)
+from lexbench.models.hf import dequantised_cache, sha256_file
+from lexbench.models.hf_decode import choose_next_tokens, shared_prefix_length
 from lexbench.types import Decoding, Request
 
 
@@ -96,7 +96,7 @@ def test_batched_prefix_cached_greedy_matches_generate(smollm2):
 def greedy_first_word(model, prompts, cap=8):
     """Independently: greedy text after k = 1..cap tokens; the first k at which a whole word
     is complete (else the cap) is where the word protocol must stop."""
-    from lexbench.models.hf import first_word_complete
+    from lexbench.models.hf_decode import first_word_complete
 
     done: dict[int, str] = {}
     for k in range(1, cap + 1):

@@ -99,7 +99,7 @@ def test_loglikelihood_by_echo_is_right_or_refused_clearly(llama_server):
 def test_lambda_run_through_the_server(llama_server, tmp_path, wordnet_index):
     from lexbench import api
 
-    run = api.run_lambda(model(llama_server), per_relation=2, out=tmp_path / "runs",
+    run = api.run("lambda", model(llama_server), per_relation=2, out=tmp_path / "runs",
                          cache=tmp_path / "cache.sqlite", progress=False)
     samples = [json.loads(line) for line in run.folder.samples_path.read_text().splitlines()]
     assert len(samples) == 6 and all(s["error"] is None for s in samples)

@@ -11,20 +11,9 @@ import pytest
 from fake_openai_server import FakeOpenAIServer
 
 from lexbench.models.base import UnsupportedRequest
-from lexbench.models.openai import (
-    OpenAIModel,
-    OpenAIOptions,
-    RateLimiter,
-    backoff_delay,
-    continuation_logprobs,
-    cut_after_first_word,
-    is_permanent_status,
-    is_retryable_status,
-    load,
-    parse_retry_after,
-    retry_delay,
-    split_context,
-)
+from lexbench.models.openai import OpenAIModel, OpenAIOptions, load
+from lexbench.models.openai_plan import continuation_logprobs, cut_after_first_word, split_context
+from lexbench.models.openai_retry import RateLimiter, backoff_delay, is_permanent_status, is_retryable_status, parse_retry_after, retry_delay
 from lexbench.models.registry import load_model
 from lexbench.types import Decoding, Request
 

@@ -187,7 +187,7 @@ def test_failed_items_are_recorded_in_the_run_folder(tmp_path, wordnet_index):
     with FakeOpenAIServer(faults=fail_two, lifetime=60) as server:
         model = OpenAIModel("fake-model", OpenAIOptions(base_url=server.url, max_retries=1,
                                                         max_concurrency=1))
-        run = api.run_lambda(model, limit=3, out=tmp_path / "runs",
+        run = api.run("lambda", model, limit=3, out=tmp_path / "runs",
                              cache=tmp_path / "c.sqlite", progress=False)
     samples = [json.loads(line) for line in run.folder.samples_path.read_text().splitlines()]
     failed = [s for s in samples if s["error"]]

@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 from mock_model import ScriptedModel
 
-from lexbench.benchmarks.base import evaluate
-from lexbench.benchmarks.ekar import EkarBenchmark
-from lexbench.benchmarks.ekar_data import find_split_file, read_split
-from lexbench.benchmarks.ekar_explain import ExplanationBenchmark
+from lexbench.run.evaluate import evaluate
+from lexbench.benchmarks.ekar.benchmark import EkarBenchmark
+from lexbench.benchmarks.ekar.data import read_split
+from lexbench.benchmarks.ekar.splits import find_split_file
+from lexbench.benchmarks.ekar.explain import ExplanationBenchmark
 from lexbench.report.build import build_report
-from lexbench.report.ekar_report import EkarExplanationReporter, EkarReporter
-from lexbench.report.registry import register_reporter, reporter_for
+from lexbench.benchmarks.ekar.report import EkarExplanationReporter, EkarReporter
+from lexbench.report.registry import reporter_for
 from lexbench.report.runs import load_runs
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "ekar"
@@ -42,8 +43,6 @@ def runs(tmp_path_factory):
 
 
 def test_summary_shows_accuracy_per_meta_relation_with_intervals(runs):
-    register_reporter(EkarReporter())
-    register_reporter(EkarExplanationReporter())
     qa = [r for r in runs if r.benchmark == "ekar"]
     reporter = reporter_for("ekar")
     assert isinstance(reporter, EkarReporter)
@@ -64,8 +63,6 @@ def test_summary_shows_accuracy_per_meta_relation_with_intervals(runs):
 
 
 def test_figures_and_the_whole_report(runs, tmp_path):
-    register_reporter(EkarReporter())
-    register_reporter(EkarExplanationReporter())
     qa = [r for r in runs if r.benchmark == "ekar"]
     figures = EkarReporter().figures(qa, tmp_path / "figures")
     assert [f.path.name for f in figures] == ["ekar-accuracy-by-meta-relation.png"]

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.benchmarks.base import evaluate
-from lexbench.benchmarks.lambda_ import LambdaBenchmark, LambdaItem
+from lexbench.run.evaluate import evaluate
+from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark
+from lexbench.benchmarks.lambda_.items import LambdaItem
 from lexbench.report.runs import discover, label_runs, load_run, load_runs
 from mock_model import ScriptedModel
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from lexbench.benchmarks.setlexsem import generate_items, run_setlexsem
+from lexbench.benchmarks.setlexsem.benchmark import generate_items, run_setlexsem
 from lexbench.report.build import build_report
-from lexbench.report.registry import register_reporter, reporter_for
+from lexbench.report.registry import reporter_for
 from lexbench.report.runs import load_runs
-from lexbench.report.setlexsem_report import SetLexSemReporter
+from lexbench.benchmarks.setlexsem.report import SetLexSemReporter
 from mock_model import ScriptedModel
 
 
@@ -39,7 +39,6 @@ def run_folders(tmp_path_factory):
 
 
 def test_summary_is_table_3_by_model_with_the_sd(run_folders):
-    register_reporter(SetLexSemReporter())
     runs = load_runs(run_folders)
     reporter = reporter_for("setlexsem")
     assert isinstance(reporter, SetLexSemReporter)
@@ -63,7 +62,6 @@ def test_summary_is_table_3_by_model_with_the_sd(run_folders):
 
 
 def test_the_html_report_has_figure_3_and_each_runs_paper_tables(run_folders, tmp_path):
-    register_reporter(SetLexSemReporter())
     files = build_report(run_folders, tmp_path / "report")
     markdown = files.markdown.read_text(encoding="utf-8")
     assert "Table 3: accuracy of each model" in markdown

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import pytest
 from mock_model import ScriptedModel
 
-from lexbench.benchmarks.base import evaluate
+from lexbench.run.evaluate import evaluate
 from lexbench.run.runner import execute
 from lexbench.run.scoring import BackgroundScoring
 from lexbench.run.store import read_run

@@ -83,7 +83,7 @@ def test_sigkill_then_resume_sends_nothing_cached(tmp_path, tiny_wordnet_env, ki
         try:
             model = OpenAIModel("fake-model", OpenAIOptions(
                 base_url=server.url, api_key_env="LEXBENCH_KILL_TEST_KEY", max_concurrency=2))
-            reference = api.run_lambda(model, per_relation=LIMIT, out=tmp_path / "reference",
+            reference = api.run("lambda", model, per_relation=LIMIT, out=tmp_path / "reference",
                                        cache=tmp_path / "reference.sqlite", progress=False)
         finally:
             del os.environ["LEXBENCH_KILL_TEST_KEY"]

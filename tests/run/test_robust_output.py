@@ -166,8 +166,8 @@ def scripted_lambda_run(root: Path, name: str = "model-a", items: list | None = 
     from mock_model import ScriptedModel
     from test_report_runs import lambda_items
 
-    from lexbench.benchmarks.base import evaluate
-    from lexbench.benchmarks.lambda_ import LambdaBenchmark
+    from lexbench.run.evaluate import evaluate
+    from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark
 
     dataset = items if items is not None else lambda_items(10)
     gold = {item.id: item.gold for item in dataset}

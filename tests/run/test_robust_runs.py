@@ -158,7 +158,7 @@ def test_two_writers_of_one_file_never_share_a_temporary_file(tmp_path, monkeypa
 TINY_RUN = """
 import sys
 from dataclasses import dataclass
-from lexbench.benchmarks.base import evaluate
+from lexbench.run.evaluate import evaluate
 from lexbench.models.openai import OpenAIModel, OpenAIOptions
 from lexbench.run.cache import ResponseCache
 from lexbench.types import Request, Score

@@ -1,34 +1,47 @@
-"""What every benchmark provides, and the one pipeline that runs any of them.
+"""What a benchmark is to lexbench: the four steps it defines (`Benchmark`) and the entry
+that registers it (`BenchmarkSpec`), with every optional part declared here with a default.
 
-    items -> requests -> (runner: model + cache) -> responses -> scores -> summary -> run folder
+A built-in benchmark and a plugin register the same way: an entry point in the
+`lexbench.benchmarks` group (or a module given with `--include PATH`) whose object is a
+`BenchmarkSpec` (or a list of them). Nothing else in lexbench knows a benchmark by name:
+the command line, `run all`, `report`, `leaderboard`, `compare`, `rescore`, `human` and
+`export` ask the spec.
 
-A benchmark is a plain object with the methods of `Benchmark`; it never calls a model and
-never touches the cache. `evaluate` is the only function that connects a benchmark to a
-model, so resuming, caching and the run-folder layout are the same for all of them.
+    >>> from lexbench.benchmarks.base import BenchmarkSpec
+    >>> spec = BenchmarkSpec("mine", "my analogy set", build=lambda model, **options: None)
+    >>> spec.run_names, spec.default_model, spec.in_suite
+    (('mine',), 'smollm2-135m', False)
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 
-from lexbench.models.base import Model
-from lexbench.run.cache import ResponseCache
-from lexbench.run.runner import RunStats, execute
-from lexbench.run.scoring import BackgroundScoring
-from lexbench.run.store import RunFolder, run_folder, write_run
-from lexbench.types import Request, Response, Score
+if TYPE_CHECKING:  # the layers below are imported only when a part is used
+    import argparse
 
+    from lexbench.models.base import Model
+    from lexbench.report.leaderboard import Row
+    from lexbench.report.registry import Reporter
+    from lexbench.report.runs import LoadedRun
+    from lexbench.types import Request, Response, Score
 
-class HasId(Protocol):
-    @property
-    def id(self) -> str: ...
+#: The model a benchmark runs on when none is named (the packaged SmolLM2-135M-Instruct).
+DEFAULT_MODEL = "smollm2-135m"
+#: The packaged GloVe vectors: the default of benchmarks only word vectors answer well.
+DEFAULT_VECTORS = "glove"
 
 
 class Benchmark(Protocol):
-    """The four steps a benchmark defines; see lexbench.benchmarks.lambda_ for one."""
+    """The steps a built benchmark defines; see `lexbench.benchmarks.lambda_` for one.
+
+    Optional, not part of the Protocol so that a benchmark without them still conforms:
+    `figures(results, folder) -> list[Path]` writes PNGs to `<run>/figures/`;
+    `scores_in_background = True` declares `score` safe on another thread and independent
+    of the items' order, so items are scored while the model answers the rest.
+    """
 
     name: str
 
@@ -36,7 +49,7 @@ class Benchmark(Protocol):
         """Everything that defines the run apart from the model (goes into config.json)."""
 
     def items(self) -> Sequence[Any]:
-        """The items to evaluate, deterministic for a given config."""
+        """The items to evaluate, deterministic for a given config; each has an `id`."""
 
     def requests(self, item: Any) -> list[Request]:
         """What to ask the model for one item (request ids unique across the run)."""
@@ -54,90 +67,88 @@ class Benchmark(Protocol):
     def report(self, results: Mapping[str, Any]) -> str:
         """Markdown for report.md and the terminal."""
 
-    # Optional: figures(self, results, folder: Path) -> list[Path] writes PNGs to
-    # <run>/figures/. Not part of the Protocol so benchmarks without figures still conform.
-    # Optional: `scores_in_background = True` declares `score` safe on another thread and
-    # independent of the items' order: items are then scored while the model answers the
-    # rest (see lexbench.run.scoring).
+
+@dataclass(frozen=True)
+class SuiteEntry:
+    """How a benchmark takes part in `lexbench run all`: in `order`, built with `options`."""
+
+    order: int
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
-class Evaluation:
-    folder: RunFolder
-    results: dict[str, Any]
-    report: str
-    stats: RunStats
+class FinetuneTables:
+    """How `lexbench finetune table FOLDER` turns a benchmark's fine-tuned folders into its
+    paper's tables: `experiments` are the names its folders' lineage files carry,
+    `add_arguments(parser)` adds the table's options (in a group of their own), and
+    `table(folder, experiment, args)` returns {"report": markdown, "folder": run folder}."""
+
+    experiments: tuple[str, ...]
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    table: Callable[..., Mapping[str, Any]]
 
 
-def apply_chat(requests: Sequence[Request], chat: bool) -> list[Request]:
-    """Mark generation requests for the model's chat format. Only `generate`: a ranked next
-    token or a continuation's log-probability is defined on the raw text, and a chat reply's
-    first token has no leading space, so rank and loglikelihood stay plain."""
-    if not chat:
-        return list(requests)
-    return [replace(r, chat=True) if r.kind == "generate" else r for r in requests]
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """One benchmark's entry: how to build it for a model, and the optional parts it brings.
 
+    Required: `name`, `description` and `build(model, **options) -> Benchmark` (the model
+    is opened; a benchmark asks it only `supports(kind)`). Every other field has a default
+    that works for any benchmark following the run-folder conventions:
 
-def evaluate(benchmark: Benchmark, model: Model, *, out_root: str | Path = "runs",
-             cache: ResponseCache | None = None, progress: bool = True,
-             chunk_size: int | None = None, chat: bool = False,
-             run_options: Mapping[str, Any] | None = None) -> Evaluation:
-    """Run `benchmark` on `model` and write its run folder.
+    * `needs_any`: request kinds of which the model must answer one (checked first);
+    * `chat_default`: wrap generation prompts in the chat format for chat models;
+    * `default_model`: the model spec the command line uses when none is given;
+    * `limit_option`: the builder option `--limit N` sets (None: the benchmark has none);
+    * `suite`: its place and options in `lexbench run all` (None: not in the suite);
+    * `run_names`: the benchmark names its run folders carry (default: its own name);
+    * `commands(cli)`: adds its own sub-commands (`run NAME`, `generate NAME`, ...); without
+      it `lexbench run NAME` gets the generic options (model, run, `--limit`, `--data`,
+      `--option KEY=VALUE`);
+    * `reporters()`: report sections for its runs (default: the generic one);
+    * `headline(run)`: its leaderboard row (default: accuracy with a Wilson interval);
+    * `human_task()`: its human-study task, if people can take it;
+    * `question_fields`: per run name, the sample fields that make up an item's question,
+      so `compare` pairs only items asked the same question (default: the prompt);
+    * `build_progress`: `build` takes `progress=` (building shows a bar of its own);
+    * `finetune_tables`: the tables `lexbench finetune table` makes of its fine-tuned models
+      (its `lexbench finetune NAME` commands come from `commands`).
+    """
 
-    `chat` wraps generation prompts in the model's chat format (part of the cache key and
-    of the run folder's hash). `run_options` are the options the benchmark was built with,
-    recorded in config.json so `lexbench rescore` can rebuild it. Every samples.jsonl line
-    carries the item id and the raw responses, so any run can be re-scored later."""
-    items = list(benchmark.items())
-    if not items:
-        raise ValueError(f"{benchmark.name}: no items to evaluate (check --limit and filters)")
-    per_item = [apply_chat(benchmark.requests(item), chat) for item in items]
-    flat = [request for requests in per_item for request in requests]
-    identity = {"benchmark": benchmark.config(), "model": model.fingerprint()}
-    if chat:
-        identity["chat"] = True
-    # Claimed before asking the model: a second process running this configuration waits,
-    # then finds every answer in the cache instead of sending each request again.
-    folder = run_folder(out_root, benchmark.name, model.name, identity, claim=True)
-    background = (BackgroundScoring(benchmark.score, items, [len(r) for r in per_item])
-                  if getattr(benchmark, "scores_in_background", False) else None)
-    try:
-        responses, stats = execute(model, flat, cache=cache, progress=progress,
-                                   chunk_size=chunk_size, description=benchmark.name,
-                                   on_response=background.arrived if background else None)
-    except BaseException:
-        if background is not None:
-            background.cancel()
-        raise
-    answered_per_item: list[Sequence[Response]] = []
-    position = 0
-    for requests in per_item:
-        answered_per_item.append(responses[position:position + len(requests)])
-        position += len(requests)
-    scores: list[Score] = (background.scores() if background is not None else
-                           [benchmark.score(item, answered)
-                            for item, answered in zip(items, answered_per_item)])
-    # Made one at a time as samples.jsonl is written (10^5 rows of SetLexSem are 150 MB).
-    samples = (sample_line(benchmark, item, requests, answered, score)
-               for item, requests, answered, score in zip(items, per_item, answered_per_item, scores))
-    results = benchmark.summarize(items, scores)
-    results["run"] = stats.to_dict()
-    config = {"benchmark": benchmark.config(), "model": model.describe(), "chat": chat,
-              "run_options": dict(run_options or {})}
-    report = benchmark.report(results)
-    make_figures = getattr(benchmark, "figures", None)
-    # The folder is written as one unit, figures included (optional hook: PNGs under
-    # <run>/figures/, embedded by `lexbench report`); this releases the claim.
-    folder = write_run(folder, config, samples, results, report, extra=None if make_figures is None
-                       else lambda path: make_figures(results, path))
-    return Evaluation(folder=folder, results=results, report=report, stats=stats)
+    name: str
+    description: str
+    build: Callable[..., Benchmark]
+    needs_any: tuple[str, ...] = ()
+    chat_default: bool = False
+    default_model: str = DEFAULT_MODEL
+    limit_option: str | None = "limit"
+    suite: SuiteEntry | None = None
+    run_names: tuple[str, ...] = ()
+    commands: Callable[[Any], None] | None = None
+    reporters: Callable[[], Sequence[Reporter]] | None = None
+    headline: Callable[[LoadedRun], Row | None] | None = None
+    human_task: Callable[[], Any] | None = None
+    finetune_tables: FinetuneTables | None = None
+    question_fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    build_progress: bool = False
+    #: Where it was registered from, filled in by `lexbench.plugins` ("built-in", a
+    #: distribution "name version", or "path FILE").
+    source: str = ""
 
+    def __post_init__(self) -> None:
+        if not self.name or any(c.isspace() or c in "/\\:" for c in self.name):
+            raise ValueError(f"benchmark name {self.name!r}: give a non-empty name without "
+                             "spaces, slashes or colons (it names run folders)")
+        if not self.run_names:
+            object.__setattr__(self, "run_names", (self.name,))
 
-def sample_line(benchmark: Benchmark, item: Any, requests: Sequence[Request],
-                responses: Sequence[Response], score: Score) -> dict[str, Any]:
-    """The benchmark's samples.jsonl line, with the item id and the raw responses added
-    (what `rescore` scores again)."""
-    line = benchmark.sample(item, requests, responses, score)
-    line.setdefault("id", item.id)
-    line["responses"] = [r.to_dict() for r in responses]
-    return line
+    @property
+    def in_suite(self) -> bool:
+        return self.suite is not None
+
+    def check(self, model: Model) -> None:
+        """Refuse, in one line, a model that answers none of the kinds this benchmark needs."""
+        if self.needs_any and not any(model.supports(kind) for kind in self.needs_any):
+            raise ValueError(f"{self.name} needs a model that answers "
+                             f"{' or '.join(self.needs_any)} requests; {model.name} answers "
+                             f"{', '.join(sorted(model.kinds)) or 'none'}")

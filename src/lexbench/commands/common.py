@@ -193,3 +193,8 @@ def run_and_report(args: argparse.Namespace, run: Callable[[Any], Any]) -> Any:
     print(f"run folder: {terminal_text(str(evaluation.folder.path))}")
     check_failures(args, evaluation)
     return evaluation
+
+
+def run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options every `lexbench run` passes to `api.run` (cache, output, chat)."""
+    return {"out": args.out, "progress": not args.no_progress, "chat": args.chat}

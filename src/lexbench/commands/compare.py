@@ -31,7 +31,7 @@ def output_format(requested: str | None, output: Path | None) -> str:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from lexbench.report import compare
+    from lexbench.report import compare, compare_format
     from lexbench.report.runs import load_runs
 
     fmt = output_format(args.format, args.output)
@@ -41,8 +41,8 @@ def _compare(args: argparse.Namespace) -> int:
     for warning in result.warnings:   # loud, whatever the output format
         print(f"lexbench: WARNING: {terminal_text(warning)}", file=sys.stderr)
     if fmt == "csv":
-        texts = {"comparisons": compare.comparisons_csv(result),
-                 "leaderboard": compare.leaderboard_csv(result)}
+        texts = {"comparisons": compare_format.comparisons_csv(result),
+                 "leaderboard": compare_format.leaderboard_csv(result)}
         if args.output is None:
             print(texts["comparisons"] + "\n" + texts["leaderboard"], end="")
             return 0
@@ -51,7 +51,7 @@ def _compare(args: argparse.Namespace) -> int:
         _write(leaderboard_path, texts["leaderboard"])
         print(f"wrote {args.output} (paired comparisons) and {leaderboard_path} (leaderboard)")
         return 0
-    text = {"text": compare.to_text, "markdown": compare.to_markdown, "latex": compare.to_latex,
+    text = {"text": compare_format.to_text, "markdown": compare_format.to_markdown, "latex": compare_format.to_latex,
             "json": lambda c: json.dumps(c.to_dict(), indent=2, sort_keys=True) + "\n"}[fmt](result)
     if args.output is None:
         print(text, end="" if text.endswith("\n") else "\n")

@@ -1,10 +1,12 @@
-"""`lexbench human ...`: human baselines, in the browser or on a CSV sheet.
+"""`lexbench human ...`: human baselines in the browser, for every benchmark with a study task.
 
     lexbench human serve lambda --sample paper --study studies/lambda [--port 8765]
     lexbench human serve ekar --data DIR --language en --study studies/ekar-en
     lexbench human results studies/lambda [--out runs]
-    lexbench human lambda-export -o sheet.csv          # offline: a sheet with opaque ids
-    lexbench human lambda-score sheet.csv --annotator alice
+
+A benchmark offers a study through its `BenchmarkSpec.human_task`; its task adds the options
+that say which items a study draws from (`lexbench human serve NAME --help`). Commands only
+one benchmark has (LAMBDA's CSV sheets) are registered by that benchmark.
 """
 
 from __future__ import annotations
@@ -13,54 +15,22 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.common import positive_int, terminal_text
-from lexbench.lexicon.wordnet import PAPER_RELATIONS, RELATIONS
-
-BENCHMARKS = ("lambda", "ekar", "scan", "setlexsem")
-
-
-def _add_lambda_dataset(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("LAMBDA dataset (the items a sample is drawn from)")
-    group.add_argument("--items", type=Path, default=None,
-                       help="a JSONL file from `lexbench generate lambda` (default: generate "
-                            "the paper's dataset now)")
-    group.add_argument("--profile", choices=["strict", "listing"], default="strict")
-    group.add_argument("--seed", type=int, default=42, help="generation seed (default 42)")
-    group.add_argument("--per-relation", type=positive_int, default=1000,
-                       help="items generated per relation (default 1000)")
-    group.add_argument("--relations", nargs="+", default=list(PAPER_RELATIONS), metavar="RELATION",
-                       choices=list(RELATIONS))
-    group.add_argument("--wordnet", default=None,
-                       help="a WordNet 3.0 database directory (default: found automatically)")
-
-
-# ------------------------------------------------------------------------------ serve
+from lexbench.commands.common import terminal_text
 
 
 def _serve(args: argparse.Namespace) -> int:
     from lexbench.human.app import serve
     from lexbench.human.sampling import open_or_create, parse_sample
-
     from lexbench.human.store import check_annotator
+    from lexbench.human.tasks import task_for
 
+    task = task_for(args.benchmark)
     sample = parse_sample(args.sample)
     for name in args.annotators or ():
         check_annotator(name)
     study_dir = args.study or Path("studies") / args.benchmark
-    options: dict[str, Any] = {}
-    if args.benchmark == "lambda":
-        options = {"items": args.items, "profile": args.profile, "seed": args.seed,
-                   "per_relation": args.per_relation, "relations": args.relations,
-                   "wordnet": args.wordnet}
-    elif args.benchmark == "ekar":
-        options = {"data": args.data, "language": args.language, "split": args.split,
-                   "revision": args.data_revision}
-    elif args.benchmark == "scan":
-        options = {"data": args.data}
-    else:
-        options = {"items": args.items, "grid": args.grid, "wordnet": args.wordnet}
     study, created = open_or_create(study_dir, args.benchmark, sample=sample,
-                                    sample_seed=args.sample_seed, options=options,
+                                    sample_seed=args.sample_seed, options=task.options(args),
                                     definitions=args.definitions, order=args.order)
     done = {name: study.progress(name) for name in study.annotators()}
     state = "created" if created else "resumed"
@@ -77,9 +47,6 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-# ------------------------------------------------------------------------------ results
-
-
 def _results(args: argparse.Namespace) -> int:
     from lexbench.human.results import study_results
 
@@ -90,67 +57,45 @@ def _results(args: argparse.Namespace) -> int:
     return 0
 
 
-# ------------------------------------------------------------------------------ sheets
-
-
-def _human_export(args: argparse.Namespace) -> int:
-    from lexbench.human.sampling import load_items
-    from lexbench.human.sheets import export_lambda_sheet
-
-    options = {"items": args.items, "profile": args.profile, "seed": args.seed,
-               "per_relation": args.per_relation, "relations": args.relations,
-               "wordnet": args.wordnet}
-    items, _ = load_items("lambda", options)
-    sheet, key, rows = export_lambda_sheet(items, args.output, per_relation=args.sample,
-                                           seed=args.sample_seed)
-    print(f"wrote {rows} items to {sheet} (fill the 'answer' column; a dictionary may be "
-          f"consulted, as in the paper) and the answer key to {key} -- keep the key away from "
-          f"the annotator")
-    return 0
-
-
-def _human_score(args: argparse.Namespace) -> int:
-    from lexbench.human.sheets import score_lambda_sheet
-
-    annotator = args.annotator or Path(args.sheet).stem
-    evaluation = score_lambda_sheet(args.sheet, annotator=annotator, key=args.key, out=args.out,
-                                    wordnet=args.wordnet)
-    print(terminal_text(evaluation.report))
-    print(f"run folder: {evaluation.folder.path}")
-    return 0
+def _add_serve_arguments(parser: argparse.ArgumentParser, task: Any) -> None:
+    paper = (f"the paper's sample ({task.paper_sample} {task.sample_unit})"
+             if task.paper_sample is not None else "none: the paper reports no human study")
+    parser.add_argument("--sample", default="paper",
+                        help=f"paper ({paper}) or N ({task.sample_unit})")
+    parser.add_argument("--sample-seed", type=int, default=0)
+    parser.add_argument("--order", choices=["same", "per-annotator"], default="same",
+                        help="the order items come in: the study's own for every annotator "
+                             "(default), or each annotator's own random order, the same again "
+                             "after a reload (set when the study is created)")
+    parser.add_argument("--study", type=Path, default=None,
+                        help="the study directory (default studies/BENCHMARK); an existing "
+                             "study is resumed")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--annotators", nargs="+", default=None, metavar="NAME",
+                        help="only these names may annotate (default: any name)")
+    parser.add_argument("--definitions", action=argparse.BooleanOptionalAction, default=None,
+                        help="offer the WordNet definitions panel (default: "
+                             f"{'yes' if task.definitions else 'no'} for this benchmark)")
+    parser.add_argument("--wordnet", default=None,
+                        help="a WordNet 3.0 database directory (default: found automatically)")
+    task.add_arguments(parser)
 
 
 def register(cli: Any) -> None:
+    from lexbench import plugins
+
     serve = cli.benchmark_command(
         "human", "serve", "run a human study in the browser (127.0.0.1), answers saved at once",
-        _serve)
-    serve.add_argument("benchmark", choices=BENCHMARKS)
-    serve.add_argument("--sample", default="paper",
-                       help="paper (LAMBDA: 100 per relation; E-KAR: 100 problems) or N "
-                            "(LAMBDA: N per relation; others: N items)")
-    serve.add_argument("--sample-seed", type=int, default=0)
-    serve.add_argument("--order", choices=["same", "per-annotator"], default="same",
-                       help="the order items come in: the study's own for every annotator "
-                            "(default), or each annotator's own random order, the same again "
-                            "after a reload (set when the study is created)")
-    serve.add_argument("--study", type=Path, default=None,
-                       help="the study directory (default studies/BENCHMARK); an existing "
-                            "study is resumed")
-    serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--annotators", nargs="+", default=None, metavar="NAME",
-                       help="only these names may annotate (default: any name)")
-    serve.add_argument("--definitions", action=argparse.BooleanOptionalAction, default=None,
-                       help="offer the WordNet definitions panel (default: LAMBDA and SCAN yes, "
-                            "E-KAR and SetLexSem no)")
-    _add_lambda_dataset(serve)
-    other = serve.add_argument_group("E-KAR, SCAN and SetLexSem data")
-    other.add_argument("--data", type=Path, default=None,
-                       help="E-KAR: a folder with train/validation/test.json; SCAN: the CSV")
-    other.add_argument("--language", choices=["en", "zh"], default="en", help="E-KAR language")
-    other.add_argument("--split", choices=["train", "validation", "test"], default="validation",
-                       help="E-KAR split (default validation)")
-    other.add_argument("--data-revision", default="v1.1", help="E-KAR Hub revision")
-    other.add_argument("--grid", default="small", help="SetLexSem grid (default small)")
+        None)
+    studies = serve.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
+    for spec in plugins.benchmarks():
+        if spec.human_task is None:
+            continue
+        task = spec.human_task()
+        parser = studies.add_parser(spec.name, help=f"a human study of {spec.description}",
+                                    description=f"A human study of {spec.description}.")
+        parser.set_defaults(handler=_serve)
+        _add_serve_arguments(parser, task)
 
     results = cli.benchmark_command(
         "human", "results",
@@ -161,20 +106,3 @@ def register(cli: Any) -> None:
                          help="root of the run folders (default ./runs)")
     results.add_argument("--wordnet", default=None)
     results.add_argument("--no-crowd", action="store_true", help="no majority-vote run")
-
-    export = cli.benchmark_command("human", "lambda-export",
-                                   "export a LAMBDA sheet for an offline study (opaque ids)",
-                                   _human_export)
-    _add_lambda_dataset(export)
-    export.add_argument("--sample", type=positive_int, default=100, help="items per relation")
-    export.add_argument("--sample-seed", type=int, default=0)
-    export.add_argument("-o", "--output", required=True, type=Path, help="CSV sheet to write")
-    score = cli.benchmark_command("human", "lambda-score",
-                                  "score a filled LAMBDA sheet into a run folder", _human_score)
-    score.add_argument("sheet", type=Path)
-    score.add_argument("--key", type=Path, default=None, help="answer key (default SHEET.key.jsonl)")
-    score.add_argument("--annotator", default=None,
-                       help="the annotator's name: the run's model is human:NAME (default: the "
-                            "sheet's file name)")
-    score.add_argument("--out", type=Path, default=Path("runs"))
-    score.add_argument("--wordnet", default=None)

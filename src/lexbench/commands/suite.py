@@ -35,17 +35,21 @@ def run_suite(model: str, *, model_opts: dict[str, Any], limit: int | None, out:
               only: list[str] | None = None) -> tuple[list[Any], list[tuple[str, str]]]:
     """Run every suite benchmark on one model (opened once); returns (evaluations, skips)."""
     from lexbench import api
-    from lexbench.benchmarks.registry import SUITE, entry
     from lexbench.models.registry import open_model
 
+    suite = [(spec, spec.suite) for spec in api.benchmarks() if spec.suite is not None]
+    unknown = sorted(set(only or ()) - {spec.name for spec, _ in suite})
+    if unknown:
+        raise ValueError(f"--only {' '.join(unknown)}: not in the suite; it holds "
+                         f"{', '.join(spec.name for spec, _ in suite)}")
     done: list[Any] = []
     skipped: list[tuple[str, str]] = []
     with open_model(model, model_opts) as backend:
-        for name, options in SUITE:
+        for chosen, entry in suite:
+            name = chosen.name
             if only and name not in only:
                 continue
-            chosen = entry(name)
-            options = dict(options)
+            options = dict(entry.options)
             if limit is not None and chosen.limit_option:
                 options[chosen.limit_option] = limit
             print(f"lexbench: {name} ...", file=sys.stderr)

@@ -4,7 +4,7 @@ a softmax over the candidates picks the answer (E-KAR §5.1).
 
 Saved as a folder: the encoder and its tokenizer (`save_pretrained`), the head
 (`choice_head.safetensors`) and `ekar-classifier.json` (sizes and how inputs were built).
-`lexbench.models.ekar_classifier` runs such a folder as a model kind.
+`lexbench.benchmarks.ekar.classifier` runs such a folder as a model kind.
 
 This module imports torch at import time; import it only where torch is wanted.
 """

@@ -42,10 +42,6 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
 }
 MAX_FORM_BYTES = 16_384
-TITLES = {"lambda": "LAMBDA: complete the word analogy",
-          "ekar": "E-KAR: choose the analogous pair",
-          "scan": "SCAN: complete the analogy",
-          "setlexsem": "SetLexSem: set operations"}
 
 
 def create_app(study: Study, *, dictionary: Dictionary | None = None,
@@ -107,14 +103,14 @@ def create_app(study: Study, *, dictionary: Dictionary | None = None,
 
     @app.get("/")
     async def start() -> Any:
-        return html(start_page(benchmark_title=TITLES.get(study.benchmark, "")))
+        return html(start_page(benchmark_title=task.page_title))
 
     @app.post("/start")
     async def begin(request: Request) -> Any:
         name = (await form(request)).get("name", "").strip()
         problem = check_name(name)
         if problem:
-            return html(start_page(error=problem, benchmark_title=TITLES.get(study.benchmark, "")),
+            return html(start_page(error=problem, benchmark_title=task.page_title),
                         400)
         return redirect(f"/a/{name}")
 

@@ -1,7 +1,7 @@
 """A study's answers as run folders, agreement between annotators, and a majority vote.
 
 For each annotator and each step (E-KAR: `hard` and `easy`, as two runs), the items they
-answered go through `lexbench.benchmarks.base.evaluate` with the model `human:NAME`
+answered go through `lexbench.run.evaluate.evaluate` with the model `human:NAME`
 (`lexbench.models.human`): the benchmark object, scorer, tables and run-folder layout are
 exactly a model run's, and the item ids are the dataset's own, so `lexbench compare` pairs a
 person's run with a model's on the items both answered.
@@ -71,7 +71,7 @@ def _label(row: Mapping[str, Any]) -> str:
 
 def _evaluate(study: Study, stage: str, annotator: str, item_ids: Sequence[str],
               items: Mapping[str, Any], *, model: Any, out: Path, index: Any) -> HumanRun:
-    from lexbench.benchmarks.base import evaluate
+    from lexbench.run.evaluate import evaluate
 
     task = task_for(study.benchmark)
     chosen = [items[i] for i in item_ids]
@@ -137,11 +137,7 @@ def study_results(directory: str | Path, *, out: str | Path = "runs",
         task = task_for(study.benchmark)
         items = {item_id: task.from_json(row) for item_id, row in study.items()}
         order = list(items)
-        index = None
-        if study.benchmark == "lambda":
-            from lexbench.lexicon.wordnet import load_index
-
-            index = load_index(wordnet, progress=False)   # the error taxonomy needs it
+        index = task.scoring_index(wordnet)
         answers = study.answers()
         names = sorted({a.annotator for a in answers})
         if not names:

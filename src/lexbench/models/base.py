@@ -24,7 +24,7 @@ Optional capabilities, with their defaults:
 
 Backends receive whole lists so they can sort by length, batch and share work; they return
 responses in the order of the requests. A backend is one module with `load(name, options)`
-plus one line in `lexbench.models.registry.BACKENDS`.
+registered by an entry point in the `lexbench.models` group (see `lexbench.plugins`).
 """
 
 from __future__ import annotations

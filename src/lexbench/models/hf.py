@@ -14,7 +14,6 @@ torch and transformers are imported inside this module only, never at package im
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,33 +35,7 @@ from lexbench.models.hf_files import (  # noqa: F401 - re-exported: callers impo
 from lexbench.models.targets import FirstTokenIds
 from lexbench.text import cut_at_stop
 from lexbench.types import RankedToken, Request, Response
-
-_WORD_CHAR = re.compile(r"[^\W_]", re.UNICODE)
-
-
-def first_word_complete(text: str) -> bool:
-    """True once `text` holds a whole word followed by a boundary.
-
-    Leading whitespace and punctuation are skipped; the word ends at the first character
-    that is neither a letter/digit nor an inner hyphen or apostrophe.
-
-    >>> first_word_complete(" lar"), first_word_complete(" large\\n"), first_word_complete(" x-ray ")
-    (False, True, True)
-    """
-    match = _WORD_CHAR.search(text)
-    if match is None:
-        return False
-    rest = text[match.start():]
-    for position, char in enumerate(rest):
-        if _WORD_CHAR.match(char):
-            continue
-        if char in "-'":
-            if position + 1 == len(rest):
-                return False  # "x-" may still become "x-ray" with the next token
-            if _WORD_CHAR.match(rest[position + 1]):
-                continue
-        return True
-    return False
+from lexbench.models.hf_decode import cache_tensors, choose_next_tokens, first_word_complete, shared_prefix_length
 
 
 @dataclass(frozen=True)
@@ -355,7 +328,7 @@ class HFCausalLM(Model):
                 output = self.model(input_ids=ids, attention_mask=mask, position_ids=positions,
                                     use_cache=True, logits_to_keep=1)
                 first_logprobs = torch.log_softmax(output.logits[:, -1, :].float(), dim=-1)
-            layers = _cache_tensors(output.past_key_values)
+            layers = cache_tensors(output.past_key_values)
             lengths = mask.sum(-1)
             # (row of the context batch, request index, choice index) per continuation.
             rows = [(row, r, c) for row, r in enumerate(batch) for c in range(len(tails[r]))]
@@ -420,49 +393,6 @@ class HFCausalLM(Model):
         for i, (_, r, c) in enumerate(chunk):
             out[(r, c)] = float(total[i])
         return out
-
-
-def _cache_tensors(cache: Any) -> list[tuple[Any, Any]]:
-    """(keys, values) per layer of a transformers KV cache (the Cache object of
-    transformers >= 4.56 with `.layers`, or the legacy tuple of tuples)."""
-    layers = getattr(cache, "layers", None)
-    if layers is not None:
-        return [(layer.keys, layer.values) for layer in layers]
-    return [(k, v) for k, v, *_ in cache]
-
-
-def shared_prefix_length(sequences: Sequence[Sequence[int]], minimum: int = 8) -> int:
-    """Length of the token prefix every sequence shares, leaving each at least one token
-    of its own; 0 when shorter than `minimum` (too short to be worth a cache copy)."""
-    if not sequences:
-        return 0
-    first = sequences[0]
-    limit = min(len(s) for s in sequences) - 1
-    length = 0
-    while length < limit and all(s[length] == first[length] for s in sequences):
-        length += 1
-    return length if length >= minimum else 0
-
-
-def choose_next_tokens(logits: Any, decoding: Any, generator: Any) -> Any:
-    """Greedy argmax, or a sample after temperature, top-k and top-p (nucleus) filtering."""
-    import torch
-
-    if decoding.greedy:
-        return logits.argmax(dim=-1)
-    scores = logits.float() / decoding.temperature
-    if decoding.top_k and decoding.top_k > 0:
-        kth = torch.topk(scores, min(decoding.top_k, scores.shape[-1]), dim=-1).values[:, -1:]
-        scores = scores.masked_fill(scores < kth, float("-inf"))
-    if 0.0 < decoding.top_p < 1.0:
-        ordered, order = torch.sort(scores, descending=True, dim=-1)
-        cumulative = torch.softmax(ordered, dim=-1).cumsum(dim=-1)
-        # Drop tokens once the mass before them already reaches top_p (keep at least one).
-        drop = (cumulative - torch.softmax(ordered, dim=-1)) >= decoding.top_p
-        ordered = ordered.masked_fill(drop, float("-inf"))
-        scores = torch.full_like(scores, float("-inf")).scatter(-1, order, ordered)
-    probabilities = torch.softmax(scores, dim=-1)
-    return torch.multinomial(probabilities, 1, generator=generator).squeeze(-1)
 
 
 def load(name: str, options: dict[str, Any]) -> HFCausalLM:

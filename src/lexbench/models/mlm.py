@@ -45,7 +45,7 @@ class MaskedLM(Model):
     >>> model = MaskedLM.from_spec("path/to/bert")        # doctest: +SKIP
     """
 
-    #: Benchmarks write this where the answer goes (see `lexbench.benchmarks.analogies`).
+    #: Benchmarks write this where the answer goes (see `lexbench.benchmarks.analogies.sets`).
     mask_placeholder = MASK_PLACEHOLDER
 
     def __init__(self, model_path: str, *, name: str, options: MLMOptions = MLMOptions(),

@@ -45,19 +45,8 @@ from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
 from lexbench.models.base import Model, RetryCounts, UnsupportedRequest
-from lexbench.models.openai_http import (  # noqa: F401  (the backend's public helpers)
-    MAX_RETRY_AFTER_SECONDS,
-    ConnectionPool,
-    RateLimiter,
-    backoff_delay,
-    excerpt,
-    is_permanent_status,
-    is_retryable_status,
-    mask_secrets,
-    parse_retry_after,
-    retry_delay,
-    split_url_credentials,
-)
+from lexbench.models.openai_http import ConnectionPool, excerpt, mask_secrets, split_url_credentials
+from lexbench.models.openai_retry import MAX_RETRY_AFTER_SECONDS, RateLimiter
 from lexbench.models.openai_plan import (  # noqa: F401
     COMPLETIONS,
     Call,

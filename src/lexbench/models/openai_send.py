@@ -32,17 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lexbench.models.base import PermanentModelError, UnsupportedRequest
-from lexbench.models.openai_http import (
-    ConnectionPool,
-    RateLimiter,
-    TransportError,
-    error_detail,
-    is_permanent_status,
-    is_retryable_status,
-    parse_retry_after,
-    permanent_hint,
-    retry_delay,
-)
+from lexbench.models.openai_http import ConnectionPool, TransportError, error_detail, permanent_hint
+from lexbench.models.openai_retry import RateLimiter, is_permanent_status, is_retryable_status, parse_retry_after, retry_delay
 from lexbench.models.openai_plan import (
     Adaptations,
     BatchShapeError,

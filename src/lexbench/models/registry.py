@@ -6,8 +6,10 @@
     vectors:NAME|PATH             static word vectors (GloVe, word2vec, fastText)
     mlm:PATH|HUB_ID               a masked LM (BERT-style)
 
-A backend is one module with a `load(name, options) -> Model` function plus one line in
-`BACKENDS`. Options a backend does not take are an error, never silently ignored.
+A backend is one module with a `load(name, options) -> Model` function, registered by an
+entry point in the `lexbench.models` group (`lexbench.plugins`): lexbench's own backends
+the same way as another package's. Options a backend does not take are an error, never
+silently ignored.
 """
 
 from __future__ import annotations
@@ -19,14 +21,6 @@ from typing import Any
 
 from lexbench.models.base import Model
 
-BACKENDS: dict[str, str] = {
-    "hf": "lexbench.models.hf",
-    "openai": "lexbench.models.openai",
-    "vectors": "lexbench.models.embeddings",
-    "mlm": "lexbench.models.mlm",
-    "human": "lexbench.models.human",
-    "ekar-classifier": "lexbench.models.ekar_classifier",
-}
 ALIASES: dict[str, str] = {
     "smollm2-135m": "hf:smollm2-135m",
     "smollm2": "hf:smollm2-135m",
@@ -36,16 +30,24 @@ ALIASES: dict[str, str] = {
 DEFAULT_MODEL = "smollm2-135m"
 
 
+def backend_modules() -> dict[str, str]:
+    """Each backend kind (the spec prefix) and the module that loads it."""
+    from lexbench import plugins
+
+    return {kind: backend.module for kind, backend in plugins.backends().items()}
+
+
 def split_spec(spec: str) -> tuple[str, str]:
     """("hf", "gpt2") from "hf:gpt2"; aliases expanded; a bare path means hf."""
     spec = ALIASES.get(spec, spec)
     kind, sep, name = spec.partition(":")
-    if sep and kind in BACKENDS:
+    backends = backend_modules()
+    if sep and kind in backends:
         if not name:
             raise ValueError(f"model spec {spec!r} names no model after '{kind}:'")
         return kind, name
     if sep and len(kind) > 1 and "/" not in kind:
-        raise ValueError(f"unknown backend {kind!r} in {spec!r}; known: {', '.join(BACKENDS)} "
+        raise ValueError(f"unknown backend {kind!r} in {spec!r}; known: {', '.join(backends)} "
                          f"(or an alias: {', '.join(ALIASES)})")
     return "hf", spec
 
@@ -53,7 +55,7 @@ def split_spec(spec: str) -> tuple[str, str]:
 def load_model(spec: str, options: Mapping[str, Any] | None = None) -> Model:
     """The backend for `spec`, with `options` (None values dropped) passed to it."""
     kind, name = split_spec(spec)
-    module = importlib.import_module(BACKENDS[kind])
+    module = importlib.import_module(backend_modules()[kind])
     clean = {k: v for k, v in (options or {}).items() if v is not None}
     return module.load(name, clean)
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from lexbench import __version__
 from lexbench.report import markdown as md
-from lexbench.report.compare import compare_runs, to_markdown
+from lexbench.report.compare import compare_runs
+from lexbench.report.compare_format import to_markdown
 from lexbench.report.leaderboard import leaderboards
 from lexbench.report.leaderboard import to_markdown as leaderboard_markdown
 from lexbench.report.page import BenchmarkBlock, FigureBlock, data_uri, render_page

@@ -2,13 +2,10 @@
 
 Runs are grouped by benchmark (a SCAN run never sits beside a LAMBDA run). Each row: the
 model, items scored, the benchmark's headline metric with its interval, and the figures
-that benchmark's paper reads first:
-
-* LAMBDA, E-KAR, SAT: accuracy with a Wilson interval (from the samples);
-* SCAN, Google, BATS, pair files: MRR@10 with the interval clustered by mapping (from
-  results.json, as the run's report gives it), acc@1 beside it;
-* SetLexSem: accuracy over all prompts (Wilson) and the paper's robustness figure, the SD of
-  per-configuration accuracy (lower is more robust).
+that benchmark's paper reads first. A benchmark says what its row is
+(`BenchmarkSpec.headline`: SCAN and the ranking sets give MRR@10 with the interval clustered
+by mapping, SetLexSem adds the SD of per-configuration accuracy); any other run gets
+accuracy over its scored samples with a Wilson interval.
 """
 
 from __future__ import annotations
@@ -24,9 +21,6 @@ from typing import Any
 from lexbench.report.runs import LoadedRun, load_runs
 from lexbench.stats import wilson_interval
 
-RANKING_SETS = frozenset({"scan", "google", "bats", "pairs"})
-
-
 @dataclass(frozen=True)
 class Row:
     benchmark: str
@@ -41,11 +35,11 @@ class Row:
 
     def cells(self) -> dict[str, str]:
         return {"model": self.model, "scored": str(self.scored),
-                self.metric: _fmt(self.estimate), "95% interval": f"[{_fmt(self.low)}, {_fmt(self.high)}]",
+                self.metric: fmt(self.estimate), "95% interval": f"[{fmt(self.low)}, {fmt(self.high)}]",
                 **self.extra, "run": self.run}
 
 
-def _fmt(value: float) -> str:
+def fmt(value: float) -> str:
     return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
 
 
@@ -55,39 +49,21 @@ def _accuracy(run: LoadedRun) -> tuple[int, Any]:
     return len(scored), wilson_interval(right, len(scored))
 
 
-def headline(run: LoadedRun) -> Row:
-    """The leaderboard row of one run."""
-    benchmark = run.benchmark
-    results = run.results
-    extra: dict[str, str] = {}
-    if benchmark in RANKING_SETS and isinstance(results.get("overall"), Mapping):
-        overall = results["overall"]
-        mrr = overall["mrr"]
-        extra["acc@1"] = _fmt(float(overall.get("acc_at_1", {}).get("estimate", math.nan)))
-        extra["SE (clustered)"] = _fmt(float(mrr.get("se", math.nan)))
-        return Row(benchmark, run.model_name, str(run.path), int(overall.get("scored", 0)),
-                   "MRR@10", float(mrr["estimate"]), float(mrr["low"]), float(mrr["high"]), extra)
+def accuracy_row(run: LoadedRun, extra: Mapping[str, str] | None = None) -> Row:
+    """The default row: accuracy over scored samples with a Wilson interval."""
     scored, interval = _accuracy(run)
-    if benchmark == "setlexsem":
-        extra["SD of accuracy"] = _fmt(setlexsem_sd(run))
-    return Row(benchmark, run.model_name, str(run.path), scored, "accuracy",
-               interval.estimate, interval.low, interval.high, extra)
+    return Row(run.benchmark, run.model_name, str(run.path), scored, "accuracy",
+               interval.estimate, interval.low, interval.high, dict(extra or {}))
 
 
-def setlexsem_sd(run: LoadedRun) -> float:
-    """SD across configurations of per-configuration accuracy (the SetLexSem paper's
-    robustness measure), from the samples: configurations are the `config_id` of each row."""
-    by_config: dict[str, list[bool]] = {}
-    for row in run.samples:
-        if row.get("correct") is None:
-            continue
-        key = str(row.get("config_id") or row.get("configuration") or row.get("config") or "")
-        by_config.setdefault(key, []).append(bool(row["correct"]))
-    accuracies = [sum(v) / len(v) for v in by_config.values() if v]
-    if len(accuracies) < 2:
-        return math.nan
-    mean = sum(accuracies) / len(accuracies)
-    return math.sqrt(sum((a - mean) ** 2 for a in accuracies) / (len(accuracies) - 1))
+def headline(run: LoadedRun) -> Row:
+    """The leaderboard row of one run: its benchmark's own (`BenchmarkSpec.headline`), or
+    accuracy with a Wilson interval."""
+    from lexbench import plugins
+
+    spec = plugins.spec_for_run(run.benchmark)
+    row = spec.headline(run) if spec is not None and spec.headline is not None else None
+    return row if row is not None else accuracy_row(run)
 
 
 def leaderboards(runs: Sequence[LoadedRun]) -> dict[str, list[Row]]:

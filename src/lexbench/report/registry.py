@@ -5,7 +5,8 @@ prints it, and a section per run) and figures (PNGs). `GenericReporter` works fo
 benchmark that follows the run-folder conventions: its table comes from samples.jsonl
 (accuracy with a Wilson interval, and the mean score when it is graded), each run's own
 report.md is shown as written, and the PNGs under `<run>/figures/` are embedded. A
-benchmark with a richer page registers its own reporter (see `lambda_report`).
+benchmark with a richer page declares its own reporter (`BenchmarkSpec.reporters`; see
+`lexbench.benchmarks.lambda_.report`).
 """
 
 from __future__ import annotations
@@ -73,8 +74,8 @@ class GenericReporter:
         return self.title or self.benchmark
 
     def summary_markdown(self, runs: Sequence[LoadedRun]) -> str:
-        from lexbench.report.compare import (format_ci, format_num, format_pct, is_graded,
-                                             leaderboard, markdown_table)
+        from lexbench.report.compare import is_graded, leaderboard
+        from lexbench.report.compare_format import format_ci, format_num, format_pct, markdown_table
 
         graded = is_graded(runs)
         rows = []
@@ -110,31 +111,14 @@ class GenericReporter:
         return out
 
 
-_REPORTERS: dict[str, Reporter] = {}
-_BUILTIN_LOADED: list[bool] = []
-
-
-def register_reporter(reporter: Reporter) -> None:
-    """Add (or replace) the reporter for `reporter.benchmark`."""
-    _REPORTERS[reporter.benchmark] = reporter
-
-
 def reporter_for(benchmark: str) -> Reporter:
-    """The registered reporter for `benchmark`, or the generic one."""
-    if not _BUILTIN_LOADED:
-        _BUILTIN_LOADED.append(True)
-        _register_builtin()
-    return _REPORTERS.get(benchmark) or GenericReporter(benchmark)
+    """The reporter its benchmark declares for runs named `benchmark`
+    (`BenchmarkSpec.reporters`), or the generic one."""
+    from lexbench import plugins
 
-
-def _register_builtin() -> None:
-    """Built-in reporters; imported on first use so `import lexbench.report` stays light.
-    A reporter registered before this keeps its place (setdefault)."""
-    from lexbench.report.analogy_report import analogy_reporters
-    from lexbench.report.ekar_report import EkarExplanationReporter, EkarReporter
-    from lexbench.report.lambda_report import LambdaReporter
-    from lexbench.report.setlexsem_report import SetLexSemReporter
-
-    for reporter in (LambdaReporter(), EkarReporter(), EkarExplanationReporter(),
-                     SetLexSemReporter(), *analogy_reporters()):
-        _REPORTERS.setdefault(reporter.benchmark, reporter)
+    spec = plugins.spec_for_run(benchmark)
+    if spec is not None and spec.reporters is not None:
+        for reporter in spec.reporters():
+            if reporter.benchmark == benchmark:
+                return reporter
+    return GenericReporter(benchmark)

@@ -33,26 +33,20 @@ from lexbench.types import content_hash
 
 REQUIRED_SAMPLE_FIELDS = ("id", "correct", "value")
 
-# The sample fields that make up an item's question (what the model is asked and what it
-# is scored against), per benchmark; settings that vary between conditions worth comparing
-# (shots, prompt style, decoding) are not among them.
-QUESTION_FIELDS: dict[str, tuple[str, ...]] = {
-    "lambda": ("relation", "support", "query"),
-    "scan": ("a", "b", "c", "d"),
-    "google": ("a", "b", "c", "d"),
-    "bats": ("a", "b", "c", "d"),
-    "pairs": ("a", "b", "c", "d"),
-    "sat": ("a", "b", "choices", "answer"),
-    "setlexsem": ("operation", "set_a", "set_b", "demonstrations"),
-    "ekar": ("language", "question", "choices", "gold"),
-    "ekar-explain": ("language", "question", "choices"),
-}
-# For a benchmark not listed: the prompt, when samples carry one.
+# For a benchmark that names no question fields: the prompt, when samples carry one.
 FALLBACK_QUESTION_FIELDS = ("prompt",)
 
 
 def question_fields(benchmark: str) -> tuple[str, ...]:
-    return QUESTION_FIELDS.get(benchmark, FALLBACK_QUESTION_FIELDS)
+    """The sample fields that make up an item's question (what the model is asked and what
+    it is scored against), as the benchmark declares them (`BenchmarkSpec.question_fields`);
+    settings that vary between conditions worth comparing (shots, prompt style, decoding)
+    are not among them."""
+    from lexbench import plugins
+
+    spec = plugins.spec_for_run(benchmark)
+    fields = spec.question_fields.get(benchmark) if spec is not None else None
+    return tuple(fields) if fields else FALLBACK_QUESTION_FIELDS
 
 
 def item_key(benchmark: str, row: Mapping[str, Any]) -> str:

@@ -1,0 +1,3 @@
+"""Running a benchmark: the pipeline (`evaluate`), the runner that batches, streams and
+resumes requests (`runner`, `scoring`), the SQLite response cache (`cache`), run folders
+written as one unit (`store`, `claims`, `jsonio`) and re-scoring a finished run (`rescore`)."""

@@ -42,8 +42,8 @@ class Rescored:
 def rescore_run(path: str | Path, *, write: bool = False) -> Rescored:
     """Score the run folder at `path` again; with `write`, replace its samples, results,
     report and figures (atomically, as a run does)."""
-    from lexbench.benchmarks.base import apply_chat, sample_line
-    from lexbench.benchmarks.registry import entry
+    from lexbench.run.evaluate import apply_chat, sample_line
+    from lexbench import plugins
     from lexbench.run.store import RunFolder, read_run, write_run
 
     folder = RunFolder(Path(path))
@@ -60,7 +60,10 @@ def rescore_run(path: str | Path, *, write: bool = False) -> Rescored:
     if missing:
         raise ValueError(f"{folder.samples_path}: line {missing[0]} has no raw responses "
                          f"({len(missing)} lines lack them): run the benchmark again")
-    benchmark = entry(name).build(RecordedModel(config.get("model") or {}), **options)
+    source = str(config.get("benchmark_source") or "")
+    if source.startswith("path "):
+        plugins.include([source[len("path "):]])   # a benchmark added by --include
+    benchmark = plugins.benchmark(name).build(RecordedModel(config.get("model") or {}), **options)
     by_id = {str(row["id"]): row for row in samples}
     items = list(benchmark.items())
     absent = [item.id for item in items if str(item.id) not in by_id]

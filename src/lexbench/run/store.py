@@ -39,11 +39,9 @@ import re
 import secrets
 import shutil
 import sys
-import threading
 import time
-import weakref
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -58,6 +56,7 @@ from lexbench.run.jsonio import (  # noqa: F401 - re-exported: readers import th
     strict_json_value,
 )
 from lexbench.types import content_hash
+from lexbench.run import claims
 
 T = TypeVar("T")
 
@@ -116,6 +115,12 @@ def run_folder(root: str | Path, benchmark: str, model_name: str,
     while another process holds it) until `write_run` writes it or the process ends."""
     folder = RunFolder(Path(root) / slug(benchmark) / slug(model_name) / content_hash(dict(config), 12))
     return claim_run_folder(folder) if claim else folder
+
+
+def claim_run_folder(folder: RunFolder, notify: Callable[[str], None] | None = claims.say) -> RunFolder:
+    """`folder`, claimed for this process: waits (saying so through `notify`) while another
+    process holds it. `write_run` releases the claim."""
+    return RunFolder(folder.path, claim=claims.claim(folder.path, notify))
 
 
 # ------------------------------------------------------------------------------ files
@@ -227,108 +232,6 @@ def read_manifest(items_path: str | Path, command: str) -> dict[str, Any]:
     return read_json_file(manifest_path, "the manifest")
 
 
-# ------------------------------------------------------------------------------ claims
-
-
-_claims_lock = threading.Lock()
-# Weak: a claim nobody holds any more (a run that raised) is collected, and its lock freed.
-_claims: weakref.WeakValueDictionary[Path, RunClaim] = weakref.WeakValueDictionary()
-
-
-def _lock_path(folder: Path) -> Path:
-    return folder.parent / f".{folder.name}.lock"
-
-
-class RunClaim:
-    """This process's exclusive claim on a run folder's configuration: an advisory lock
-    (flock) on `.<hash>.lock` beside the folder. Re-entrant within the process; released
-    by `release()`, by garbage collection, or by the system when the process dies (so a
-    kill -9 never leaves a stale claim)."""
-
-    def __init__(self, folder: Path, handle: Any):
-        self.folder = folder
-        self._handle = handle
-        self.depth = 1
-
-    def release(self) -> None:
-        with _claims_lock:
-            self.depth -= 1
-            if self.depth > 0:
-                return
-            if _claims.get(self.folder) is self:
-                del _claims[self.folder]
-            handle, self._handle = self._handle, None
-        if handle is not None:
-            handle.close()          # closing the file releases the flock
-
-    def release_all(self) -> None:
-        with _claims_lock:
-            self.depth = 1
-        self.release()
-
-    def __del__(self) -> None:
-        handle, self._handle = self._handle, None
-        if handle is not None:
-            handle.close()
-
-
-def _acquire(folder: Path, notify: Callable[[str], None] | None) -> RunClaim:
-    key = folder.absolute()
-    with _claims_lock:
-        held = _claims.get(key)
-        if held is not None and held._handle is not None:
-            held.depth += 1
-            return held
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(_lock_path(folder), "a+", encoding="utf-8")
-    try:
-        import fcntl
-    except ImportError:   # no flock (Windows): runs of one configuration are not serialised
-        return _register(key, handle)
-    try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read().strip() or "?"
-        if notify is not None:
-            notify(f"lexbench: another process (pid {holder}) is running this same "
-                   f"configuration into {folder}; waiting for it to finish, then its answers "
-                   f"are taken from the response cache (Ctrl-C to stop)")
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-    handle.seek(0)
-    handle.truncate()
-    handle.write(str(os.getpid()))
-    handle.flush()
-    return _register(key, handle)
-
-
-def _register(key: Path, handle: Any) -> RunClaim:
-    claim = RunClaim(key, handle)
-    with _claims_lock:
-        _claims[key] = claim
-    return claim
-
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def claim_run_folder(folder: RunFolder, notify: Callable[[str], None] | None = _stderr) -> RunFolder:
-    """`folder`, claimed for this process: waits (saying so through `notify`) while another
-    process holds it. `write_run` releases the claim."""
-    return RunFolder(folder.path, claim=_acquire(folder.path, notify))
-
-
-@contextlib.contextmanager
-def _claimed(folder: RunFolder) -> Iterator[None]:
-    """Hold the folder's claim (re-entrant: a folder this process claimed is not waited for)."""
-    claim = _acquire(folder.path, _stderr)
-    try:
-        yield
-    finally:
-        claim.release()
-
-
 # ------------------------------------------------------------------------------ run folders
 
 
@@ -384,7 +287,7 @@ def write_run(folder: RunFolder, config: Mapping[str, Any], samples: Iterable[Ma
     destination = folder.path
     destination.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with _claimed(folder):
+        with claims.held(folder.path):
             _remove_leftovers(destination)
             staging = destination.with_name(
                 f".{destination.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")

@@ -1,0 +1,82 @@
+"""The classic analogy sets SCAN compares against, in the same harness: the Google analogy
+set, BATS 3.0, any word-pair analogy file, and SAT-style multiple choice. A language model
+ranks next words (MRR@10, acc@1, recall@k, clustered by section or relation) or scores the
+choices; word vectors answer 3CosAdd, 3CosMul, pair-difference or the SCAN paper's method.
+
+The package: `data` (the analogy type and file formats), `sets` (Google, BATS, pair files,
+SAT: loading and building), `rank` and `choice` (the ranking and multiple-choice
+`Benchmark`s, which SCAN builds on), `prompts`, `tables`, `report` (its report section and
+the ranking leaderboard row) and `cli` (`lexbench run google|bats|pairs|sat`). This module
+registers the four sets (`BENCHMARKS`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from lexbench.benchmarks.base import DEFAULT_VECTORS, BenchmarkSpec, SuiteEntry
+
+RANK_QUESTION = ("a", "b", "c", "d")
+
+
+def _classic(name: str) -> Callable[..., Any]:
+    def build(model: Any, **options: Any) -> Any:
+        from lexbench.benchmarks.analogies.sets import build_classic
+
+        return build_classic(name, model, **options)
+
+    return build
+
+
+def _build_sat(model: Any, **options: Any) -> Any:
+    from lexbench.benchmarks.analogies.sets import build_sat
+
+    return build_sat(model, **options)
+
+
+def _set_commands(name: str) -> Callable[[Any], None]:
+    def commands(cli: Any) -> None:
+        from lexbench.benchmarks.analogies.cli import register_sat, register_set
+
+        if name == "sat":
+            register_sat(cli)
+        else:
+            register_set(cli, name)
+
+    return commands
+
+
+def _reporters(name: str) -> Callable[[], list[Any]]:
+    def reporters() -> list[Any]:
+        from lexbench.benchmarks.analogies.report import TITLES, AnalogyReporter
+
+        return [AnalogyReporter(name, TITLES[name])]
+
+    return reporters
+
+
+def _headline(run: Any) -> Any:
+    from lexbench.benchmarks.analogies.report import ranking_headline
+
+    return ranking_headline(run)
+
+
+def _ranking_set(name: str, description: str, suite: SuiteEntry | None) -> BenchmarkSpec:
+    return BenchmarkSpec(
+        name=name, description=description, build=_classic(name),
+        needs_any=("rank", "analogy"), default_model=DEFAULT_VECTORS,
+        limit_option="limit_per_relation", suite=suite, commands=_set_commands(name),
+        reporters=_reporters(name), headline=_headline, question_fields={name: RANK_QUESTION})
+
+
+BENCHMARKS = [
+    _ranking_set("google", "the Google analogy set", SuiteEntry(order=30)),
+    _ranking_set("bats", "BATS 3.0", SuiteEntry(order=40)),
+    _ranking_set("pairs", "a word-pair analogy file", None),
+    BenchmarkSpec(
+        name="sat", description="SAT-style multiple-choice analogies", build=_build_sat,
+        needs_any=("loglikelihood", "analogy"), default_model=DEFAULT_VECTORS,
+        commands=_set_commands("sat"), reporters=_reporters("sat"),
+        question_fields={"sat": ("a", "b", "choices", "answer")}),
+]

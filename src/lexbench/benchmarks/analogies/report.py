@@ -1,0 +1,74 @@
+"""The ranking analogy sets' report (SCAN, Google, BATS, pair files, SAT): each run's
+metrics as its paper reports them, MRR@10 first, with standard errors clustered by concept
+mapping (or section, relation, question), overall and per type. No "accuracy %" column: on
+these benchmarks acc@1 is one of the metrics, beside MRR@10 and recall@k.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lexbench.report.leaderboard import Row, fmt
+from lexbench.report.registry import GenericReporter
+from lexbench.report.runs import LoadedRun
+
+LABELS = {"mrr": "MRR@10", "acc_at_1": "acc@1", "recall_at_5": "recall@5",
+          "recall_at_10": "recall@10"}
+TITLES = {"scan": "SCAN", "google": "Google analogies", "bats": "BATS 3.0",
+          "pairs": "Word-pair analogies", "sat": "SAT-style multiple choice"}
+
+
+def _cell(block: Mapping[str, Any] | None) -> str:
+    if not block or not block.get("n") or block.get("estimate") is None \
+            or (isinstance(block["estimate"], float) and math.isnan(block["estimate"])):
+        return "–"
+    se = block.get("se")
+    se_text = "–" if se is None or (isinstance(se, float) and math.isnan(se)) else f"{se:.3f}"
+    return f"{block['estimate']:.3f} ± {se_text}"
+
+
+def _condition(run: LoadedRun) -> str:
+    results = run.results
+    if results.get("request_kind") == "analogy" or results.get("method"):
+        return str(results.get("method") or "vectors")
+    return f"{results.get('shots', 0)}-shot"
+
+
+@dataclass(frozen=True)
+class AnalogyReporter(GenericReporter):
+    """One row per run and group (overall, then each type): the metrics ± clustered SE."""
+
+    def summary_markdown(self, runs: Sequence[LoadedRun]) -> str:
+        metrics = list(runs[0].results.get("metrics") or LABELS)
+        header = ["run", "condition", "group", "n", "scored", *(LABELS.get(m, m) for m in metrics)]
+        lines = ["| " + " | ".join(header) + " |", "|---|---|---|" + "---:|" * (len(header) - 3)]
+        for run in runs:
+            results = run.results
+            groups = [("overall", results.get("overall") or {}),
+                      *sorted((results.get("by_type") or {}).items())]
+            for group, block in groups:
+                lines.append(" | ".join([f"| {run.label}", _condition(run), group,
+                                         str(block.get("n", "–")), str(block.get("scored", "–")),
+                                         *(_cell(block.get(m)) for m in metrics)]) + " |")
+        cluster = runs[0].results.get("cluster", "mapping")
+        return ("\n".join(lines) + f"\n\nEstimate ± standard error clustered by {cluster}; "
+                "metrics over scored items (an item the model cannot take is left out or "
+                "counted wrong, as the run's config says).")
+
+
+def ranking_headline(run: LoadedRun) -> Row | None:
+    """The leaderboard row of a ranking set (SCAN, Google, BATS, pair files): MRR@10 with the
+    interval clustered by mapping, as the run's report gives it, acc@1 and the SE beside it.
+    None for a run without the ranking results (the generic accuracy row then applies)."""
+    results = run.results
+    overall = results.get("overall")
+    if not isinstance(overall, Mapping) or "mrr" not in overall:
+        return None
+    mrr = overall["mrr"]
+    extra = {"acc@1": fmt(float(overall.get("acc_at_1", {}).get("estimate", math.nan))),
+             "SE (clustered)": fmt(float(mrr.get("se", math.nan)))}
+    return Row(run.benchmark, run.model_name, str(run.path), int(overall.get("scored", 0)),
+               "MRR@10", float(mrr["estimate"]), float(mrr["low"]), float(mrr["high"]), extra)

@@ -1,0 +1,249 @@
+"""Semantic drift for LAMBDA's error taxonomy: whether a wrong answer is related in meaning to the
+query (WordNet links, sister senses, Wu-Palmer similarity, definitions, GloVe cosine).
+
+Scoring asks the same questions many times over (a run of 3,000 items reaches about 30,000
+distinct index neighbours, and answers repeat), so every per-word and per-sense answer is
+computed once and kept on the DriftFinder. The memos change no verdict: each stands for
+exactly the expression it replaces (tests/benchmarks/test_lambda_speed_equivalence.py).
+"""
+
+from __future__ import annotations
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from lexbench.lexicon.wordnet_senses import SenseTable
+from lexbench.text import normalise
+
+
+# Cosine between GloVe 6B 50d vectors above which two words count as related in meaning:
+# 50-d GloVe puts look-alike and merely topical pairs up to about 0.58 (light / night), and
+# near-synonyms above 0.7 (hot / warm 0.75, big / huge 0.79, doctor / nurse 0.80).
+GLOVE_DRIFT_COSINE = 0.6
+
+
+# Wu-Palmer similarity (noun and verb hierarchies) above which two senses are close in meaning.
+WUP_DRIFT_SIMILARITY = 0.8
+
+
+_GLOSS_WORD = re.compile(r"[a-z]+(?:[-'][a-z]+)*")
+
+
+class NormalForms(dict[str, str]):
+    """`forms[word]` is `normalise(word)`, computed once per distinct word: the index's
+    neighbourhoods share most of their words, and a dictionary hit costs no Python call."""
+
+    def __missing__(self, word: str) -> str:
+        # A lowercase ASCII letter string is its own normal form: skip the Unicode and regex
+        # work for it (most index words are such strings).
+        form = word if word.isalpha() and word.isascii() and word.islower() else normalise(word)
+        self[word] = form
+        return form
+
+
+@dataclass(frozen=True)
+class SenseFacts:
+    """What the WordNet signals read from a word's senses, gathered once per word."""
+
+    senses: frozenset[int]
+    similar: frozenset[int]           # similar-to and also-see senses of any sense
+    parents: frozenset[int]           # direct (and instance) hypernyms of any sense
+    lemma_words: frozenset[str]       # one-word lemma names: the word and its synonyms
+    gloss_words: frozenset[str]       # the words of the senses' definitions
+
+    @classmethod
+    def of(cls, table: SenseTable, senses: Sequence[int]) -> SenseFacts:
+        return cls(
+            senses=frozenset(senses),
+            similar=frozenset(t for s in senses for t in table.similar[s]),
+            parents=frozenset(p for s in senses for p in table.hypernyms[s]),
+            lemma_words=frozenset(name.lower() for s in senses for name in table.lemmas[s]
+                                  if "_" not in name),
+            gloss_words=frozenset(w for s in senses
+                                  for w in _GLOSS_WORD.findall(table.definitions[s].lower())))
+
+
+@dataclass
+class DriftFinder:
+    """Tells whether two words are related in meaning, from WordNet and (optionally) GloVe.
+
+    `related` are the relation index's tables (any relation, either direction); `senses`
+    is the WordNet's sense table (`lexicon.wordnet_senses`) for similar-to, also-see,
+    hypernyms, Wu-Palmer and glosses (None: only the index is used); `vectors` a
+    `WordVectors` or `LazyPackagedGlove` (None: no cosine test). Answers are memoised per
+    word, per sense pair and per (answer, query).
+    """
+
+    related: Any                      # RelationIndex
+    senses: SenseTable | None = None
+    vectors: Any = None
+    cosine_threshold: float = GLOVE_DRIFT_COSINE
+    _synsets: dict[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
+    _normal: NormalForms = field(default_factory=NormalForms, repr=False)
+    _neighbours: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+    _searchable: dict[str, str] = field(default_factory=dict, repr=False)
+    _facts: dict[str, SenseFacts] = field(default_factory=dict, repr=False)
+    _wup: dict[tuple[int, int], float] = field(default_factory=dict, repr=False)
+    _reasons: dict[tuple[str, str], str | None] = field(default_factory=dict, repr=False)
+
+    @property
+    def signals(self) -> list[str]:
+        out = ["wordnet-index"]
+        if self.senses is not None:
+            out.append(f"wordnet-similar-also-sister-wup>={WUP_DRIFT_SIMILARITY}-gloss")
+        if self.vectors is not None:
+            out.append(f"{self.vectors.name}-cosine>={self.cosine_threshold}")
+        return out
+
+    def reason(self, answer: str, query: str) -> str | None:
+        """Why the two are related ("wordnet:synonym", "similar_to", "glove:0.71"), or None."""
+        key = (answer, query)
+        if key not in self._reasons:
+            self._reasons[key] = self._reason(answer, query)
+        return self._reasons[key]
+
+    def _reason(self, answer: str, query: str) -> str | None:
+        answer_n, query_n = normalise(answer), normalise(query)
+        if answer_n in self.neighbourhood(query):
+            return "wordnet-index"
+        if query_n in self.neighbourhood(answer.replace(" ", "_")):
+            return "wordnet-index"
+        if self._within_two_links(answer_n, query):
+            return "wordnet-index-2-hops"
+        if self.senses is not None:
+            found = self._wordnet_reason(answer_n, query_n)
+            if found:
+                return found
+        if self.vectors is not None:
+            cosine = self.cosine(answer_n, query_n)
+            if cosine is not None and cosine >= self.cosine_threshold:
+                return f"glove:{cosine:.2f}"
+        return None
+
+    def neighbourhood(self, word: str) -> frozenset[str]:
+        """The normalised words one indexed link from `word` (any relation, either way)."""
+        found = self._neighbours.get(word)
+        if found is None:
+            found = self._neighbours[word] = frozenset(
+                map(self._normal.__getitem__, self.related.all_related(word)))
+        return found
+
+    def _within_two_links(self, answer_n: str, word: str) -> bool:
+        """`answer_n` is two indexed links or fewer from `word` (enclothe -> clothe ->
+        conceal), tested neighbour by neighbour instead of building the whole union."""
+        if answer_n in self.neighbourhood(word):
+            return True
+        one_word = " " not in answer_n
+        for neighbour in self.related.all_related(word):
+            key = neighbour.replace(" ", "_")
+            if one_word and not self._may_name(answer_n, key):
+                continue
+            if answer_n in self.neighbourhood(key):
+                return True
+        return False
+
+    def _may_name(self, answer_n: str, word: str) -> bool:
+        """False only when no name linked to `word` can normalise to the one-word `answer_n`:
+        a name that does holds it as a substring once underscores are spaces and letters
+        lowercase (for ASCII names, `normalise` does nothing else but cut it into words), so
+        one search of the joined names spares normalising each (most neighbours fail it)."""
+        names = self._searchable.get(word)
+        if names is None:
+            joined = self.related.joined_related(word)
+            names = self._searchable[word] = joined.replace("_", " ").lower() if joined.isascii() else ""
+        return not names or answer_n in names
+
+    def cosine(self, a: str, b: str) -> float | None:
+        if self.vectors is None or a not in self.vectors or b not in self.vectors:
+            return None
+        return float(self.vectors.unit_vector(a) @ self.vectors.unit_vector(b))
+
+    def _senses(self, word: str) -> tuple[int, ...]:
+        """`wn.synsets(word)` (phrases joined by underscores), as sense numbers."""
+        found = self._synsets.get(word)
+        if found is None:
+            assert self.senses is not None
+            found = self._synsets[word] = tuple(self.senses.synsets(word.replace(" ", "_")))
+        return found
+
+    def _sense_facts(self, word: str) -> SenseFacts:
+        if word not in self._facts:
+            assert self.senses is not None
+            self._facts[word] = SenseFacts.of(self.senses, self._senses(word))
+        return self._facts[word]
+
+    def _wu_palmer(self, a: int, b: int) -> float:
+        """`a.wup_similarity(b) or 0.0`, once per sense pair."""
+        key = (a, b)
+        if key not in self._wup:
+            assert self.senses is not None
+            self._wup[key] = self.senses.wup_similarity(a, b) or 0.0
+        return self._wup[key]
+
+    def _wordnet_reason(self, answer: str, query: str) -> str | None:
+        answer_senses, query_senses = self._senses(answer), self._senses(query)
+        if not answer_senses or not query_senses:
+            return None
+        answer_facts, query_facts = self._sense_facts(answer), self._sense_facts(query)
+        if answer_facts.senses & query_facts.similar or query_facts.senses & answer_facts.similar:
+            return "similar_to/also_see"
+        # Sister terms: a direct hypernym in common (doctor.v / nurse.v under treat.v.03).
+        if query_facts.parents & answer_facts.parents:
+            return "sister_term"
+        # Close in the noun or verb hierarchy (Wu-Palmer): abbey / palace are both buildings.
+        pos = self.senses.pos_letters  # type: ignore[union-attr]
+        best = max((self._wu_palmer(a, q) for a in answer_senses for q in query_senses
+                    if pos[a] == pos[q] and pos[a] in "nv"), default=0.0)
+        if best >= WUP_DRIFT_SIMILARITY:
+            return f"wu-palmer:{best:.2f}"
+        # Glosses: a definition of one names the other or one of its synonyms.
+        if query_facts.gloss_words & answer_facts.lemma_words or \
+                answer_facts.gloss_words & query_facts.lemma_words:
+            return "gloss"
+        return None
+
+
+def open_drift_finder_resources(wordnet: str | None, use_vectors: bool) -> tuple[SenseTable, Any]:
+    """The WordNet's sense table and (when installed and asked for) the packaged GloVe
+    vectors, opened once per process for each prepared WordNet (its directory and content)."""
+    from lexbench.lexicon.wordnet import fingerprint, locate_wordnet
+
+    directory = locate_wordnet(wordnet, allow_install=False)
+    return _drift_resources(directory, fingerprint(directory), use_vectors)
+
+
+@lru_cache(maxsize=4)
+def _drift_resources(directory: Path, content: str, use_vectors: bool) -> tuple[SenseTable, Any]:
+    """Keyed by the prepared directory and its content fingerprint: two WordNets in one
+    process (a test's tiny one beside the real one) never share a sense table."""
+    from lexbench.lexicon.wordnet_senses import load_sense_table
+
+    senses = load_sense_table(directory, content, progress=True)
+    vectors = None
+    if use_vectors:
+        from lexbench.lexicon.vectors import LazyPackagedGlove
+
+        try:
+            # Read on the first cosine test, and then only the rows asked for.
+            vectors = LazyPackagedGlove()
+        except FileNotFoundError:
+            vectors = None      # the `vectors` extra is not installed: WordNet signals only
+    return senses, vectors
+
+
+def drift_finder(index: Any, *, wordnet: str | None = None, use_vectors: bool = True) -> DriftFinder:
+    """The full drift finder for a relation index: WordNet's sense table, and GloVe if
+    installed. The sense table must come from the WordNet the index was built from; a
+    mismatch is an error.
+    """
+    from lexbench.lexicon.wordnet import fingerprint, locate_wordnet
+
+    directory = locate_wordnet(wordnet, allow_install=False)
+    content = fingerprint(directory)
+    if content != index.fingerprint:
+        raise ValueError(f"the WordNet at {directory} is not the one the relation index was "
+                         f"built from (fingerprints differ); pass the same --wordnet")
+    senses, vectors = _drift_resources(directory, content, use_vectors)
+    return DriftFinder(related=index, senses=senses, vectors=vectors)

@@ -1,0 +1,73 @@
+"""SCAN (Scientific and Creative Analogies in Pretrained Language Models): 449 science and
+metaphor analogies in 65 concept mappings, scored by MRR@10 over the next-word ranking (or
+by word vectors, the paper's GloVe baseline), with standard errors clustered by mapping.
+
+The package: `benchmark` (the packaged CSV, its download and the `Benchmark`, built on the
+ranking machinery of `lexbench.benchmarks.analogies`), `cli` (`lexbench run scan`, several
+conditions and a baseline in one report, and `lexbench finetune scan-bats`), `human`,
+`finetune`, `finetune_table` and `bats_split` (the paper's BATS training, Table 4), and the
+data (`data/SCAN_dataset.csv`, MIT). This module registers it (`SPEC`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lexbench.benchmarks.base import BenchmarkSpec, FinetuneTables, SuiteEntry
+
+
+def _build(model: Any, **options: Any) -> Any:
+    from lexbench.benchmarks.scan.benchmark import build_scan
+
+    return build_scan(model, **options)
+
+
+def _commands(cli: Any) -> None:
+    from lexbench.benchmarks.scan.cli import register
+
+    register(cli)
+
+
+def _reporters() -> list[Any]:
+    from lexbench.benchmarks.analogies.report import TITLES, AnalogyReporter
+
+    return [AnalogyReporter("scan", TITLES["scan"])]
+
+
+def _headline(run: Any) -> Any:
+    from lexbench.benchmarks.analogies.report import ranking_headline
+
+    return ranking_headline(run)
+
+
+def _human_task() -> Any:
+    from lexbench.benchmarks.scan.human import ScanTask
+
+    return ScanTask()
+
+
+def _add_table_arguments(parser: Any) -> None:
+    from lexbench.benchmarks.scan.cli import add_table_arguments
+
+    add_table_arguments(parser)
+
+
+def _table(folder: Any, experiment: str, args: Any) -> Any:
+    from lexbench.benchmarks.scan.cli import finetune_table
+
+    return finetune_table(folder, experiment, args)
+
+
+SPEC = BenchmarkSpec(
+    name="scan",
+    description="SCAN: science and metaphor analogies (MRR@10)",
+    build=_build,
+    needs_any=("rank", "analogy"),
+    suite=SuiteEntry(order=20),
+    commands=_commands,
+    reporters=_reporters,
+    headline=_headline,
+    human_task=_human_task,
+    finetune_tables=FinetuneTables(("scan-bats",), _add_table_arguments, _table),
+    question_fields={"scan": ("a", "b", "c", "d")},
+)

@@ -1,0 +1,71 @@
+"""SetLexSem (set operations to evaluate lexical and semantic robustness): a model is asked
+for A ∪ B, A ∩ B, A ∖ B or A △ B where the members of A and B are controlled (numbers or
+words, their length, their corpus frequency, their meaning); the figure of merit is the
+spread of accuracy across these incidental variations.
+
+The package: `sets` (operations and samplers), `grid`, `grid_read`, `grid_values` and
+`builtin` (grids of configurations, the paper's among them), `prompts` (the paper's
+prompts, word for word), `items` and `files` (deterministic generation, item files,
+`--limit` and `--select`), `parse` (answer parsing and metrics), `analysis`, `errors`,
+`markdown` and `figures` (the paper's tables and figures), `benchmark` (the `Benchmark`),
+`report`, `cli` (`lexbench generate|run|export setlexsem`) and `human`. This module
+registers it (`SPEC`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lexbench.benchmarks.base import BenchmarkSpec, SuiteEntry
+
+
+def _build(model: Any, **options: Any) -> Any:
+    from lexbench.benchmarks.setlexsem.benchmark import build_benchmark
+
+    return build_benchmark(model.name, **options)
+
+
+def _commands(cli: Any) -> None:
+    from lexbench.benchmarks.setlexsem.cli import register
+
+    register(cli)
+
+
+def _reporters() -> list[Any]:
+    from lexbench.benchmarks.setlexsem.report import SetLexSemReporter
+
+    return [SetLexSemReporter()]
+
+
+def _headline(run: Any) -> Any:
+    from lexbench.benchmarks.setlexsem.report import setlexsem_headline
+
+    return setlexsem_headline(run)
+
+
+def _human_task() -> Any:
+    from lexbench.benchmarks.setlexsem.human import SetLexSemTask
+
+    return SetLexSemTask()
+
+
+SPEC = BenchmarkSpec(
+    name="setlexsem",
+    description="SetLexSem: set operations over controlled word and number sets",
+    build=_build,
+    needs_any=("generate",),
+    # Measured on the packaged SmolLM2-135M-Instruct: an instruct model answers SetLexSem's
+    # prompts only in its chat format (README, Models).
+    chat_default=True,
+    # The paper grid's Table 3 core (zero-shot, formal, the base prompt, operand size 2:
+    # numbers and words, every token length and operation): 32 configurations, so that
+    # `--limit N` stays N prompts per configuration of a slice a CPU finishes in minutes.
+    suite=SuiteEntry(order=50, options={
+        "grid": "paper",
+        "select": ["study=main", "k=0", "phrasing=formal", "method=baseline", "m=2"]}),
+    commands=_commands,
+    reporters=_reporters,
+    headline=_headline,
+    human_task=_human_task,
+    question_fields={"setlexsem": ("operation", "set_a", "set_b", "demonstrations")},
+)

@@ -1,0 +1,150 @@
+"""SetLexSem item files and item selection: write (validated, atomic), read, limit, select."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lexbench.benchmarks.setlexsem.grid import Grid
+from lexbench.benchmarks.setlexsem.grid_read import resolve_grid
+from lexbench.benchmarks.setlexsem.items import (
+    ItemGenerator,
+    SetLexSemItem,
+    SkippedCell,
+    matches_selection,
+)
+from lexbench.benchmarks.setlexsem.sets import HyponymPool
+
+def item_line(item: SetLexSemItem) -> str:
+    return json.dumps(item.to_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def _readable(path: str) -> None:
+    """Give a temporary file (mkstemp makes it 0600) the mode a plain `open` would."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(path, 0o666 & ~mask)
+
+
+def _atomic_text(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+        _readable(temporary)
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+
+
+def write_items(path: str | Path, grid: Grid | str | Path,
+                wordnet: str | None = None) -> dict[str, Any]:
+    """Write FILE (JSONL) and FILE.manifest.json; returns the manifest.
+
+    The whole grid is planned (and so validated) before anything is written; the JSONL is
+    streamed to a uniquely named temporary file beside FILE and renamed into place, so an
+    error or an interruption leaves neither a partial FILE nor a stray temporary file."""
+    path = Path(path)
+    grid = resolve_grid(grid)
+    generator = ItemGenerator(grid, wordnet)
+    _, skipped = generator.plan()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    counts: dict[str, dict[str, int]] = {s.name: {"configurations": 0, "prompts": 0}
+                                         for s in grid.studies}
+    configurations: set[str] = set()
+    total = 0
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            for item in generator.items():
+                line = item_line(item)
+                out.write(line)
+                digest.update(line.encode("utf-8"))
+                total += 1
+                configurations.add(item.config_id)
+                for study in item.studies:
+                    counts[study]["prompts"] += 1
+                    if item.prompt_index == 0:
+                        counts[study]["configurations"] += 1
+        meta = manifest(grid, total, len(configurations), counts, digest.hexdigest(),
+                        generator.pools, skipped)
+        _readable(temporary)
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+    _atomic_text(Path(f"{path}.manifest.json"), json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    return meta
+
+
+def manifest(grid: Grid, prompts: int, configurations: int, per_study: Mapping[str, Any],
+             sha256: str, pools: Sequence[HyponymPool] | None,
+             skipped: Sequence[SkippedCell] = ()) -> dict[str, Any]:
+    from lexbench import __version__
+    from lexbench.benchmarks.setlexsem.sets import hyponym_pools_fingerprint
+    from lexbench.lexicon.words import wordfreq_version
+
+    meta: dict[str, Any] = {
+        "benchmark": "setlexsem", "grid": grid.to_dict(), "prompts": prompts,
+        "configurations": configurations, "per_study": dict(per_study),
+        "skipped_cells": [s.to_dict() for s in skipped],
+        "content_sha256": sha256, "lexbench_version": __version__,
+        "wordfreq_version": wordfreq_version(),
+    }
+    if pools is not None:
+        meta["hyponym_pools_sha"] = hyponym_pools_fingerprint(pools)
+    return meta
+
+
+def read_items(path: str | Path) -> list[SetLexSemItem]:
+    from lexbench.run.store import read_item_file
+
+    return read_item_file(path, SetLexSemItem.from_dict)
+
+
+def limit_per_config(items: Sequence[SetLexSemItem], limit: int | None) -> list[SetLexSemItem]:
+    """The first `limit` prompts of every configuration."""
+    if limit is None:
+        return list(items)
+    return [i for i in items if i.prompt_index < limit]
+
+
+SELECTABLE = ("study", "token_type", "operation", "m", "token_length", "decile",
+              "deceptive_condition", "k", "method", "phrasing")
+
+
+def parse_selection(specs: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """`["m=2,4", "k=0"]` -> {"m": ("2", "4"), "k": ("0",)}; a bad spec is a ValueError."""
+    out: dict[str, tuple[str, ...]] = {}
+    for spec in specs:
+        field_name, sep, values = spec.partition("=")
+        field_name = field_name.strip()
+        if not sep or field_name not in SELECTABLE or not values.strip():
+            raise ValueError(f"--select {spec!r}: expected FIELD=V1,V2 with FIELD one of "
+                             f"{', '.join(SELECTABLE)}")
+        if field_name in out:
+            raise ValueError(f"--select names {field_name!r} twice; list the values once: "
+                             f"{field_name}=V1,V2")
+        out[field_name] = tuple(v.strip() for v in values.split(",") if v.strip())
+    return out
+
+
+def select_items(items: Sequence[SetLexSemItem], selection: Mapping[str, Sequence[str]]
+                 ) -> list[SetLexSemItem]:
+    """The items whose configuration matches `selection`. An empty result is an error."""
+    chosen = [i for i in items if matches_selection(selection, i.studies, i.to_dict())]
+    check_selection(selection, chosen)
+    return chosen
+
+
+def check_selection(selection: Mapping[str, Sequence[str]], chosen: Sequence[Any]) -> None:
+    if selection and not chosen:
+        shown = " ".join(f"{k}={','.join(v)}" for k, v in selection.items())
+        raise ValueError(f"--select {shown} matches no configuration of this grid")

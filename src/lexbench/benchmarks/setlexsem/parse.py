@@ -1,0 +1,361 @@
+"""Parse a model's SetLexSem answer and score it against the ground truth.
+
+The answer is the text inside the one `<answer>...</answer>` tag:
+
+* no tag, two or more opening tags, or an opening tag never closed is a format failure
+  (an opening tag cut off by a `</answer>` stop string counts as closed);
+* inside the tag, a bracketed group ({...}, [...], (...), set(...)) is taken if there is
+  one, so "A ∪ B = {1, 2}." reads as {1, 2}; otherwise the whole text;
+* members are split on commas, semicolons and line breaks (and on spaces when a piece holds
+  several bare numbers or words, since every member is a single token), stripped of quotes,
+  backticks, trailing periods and a leading "and";
+* for number sets, numerals become ints ("042" -> 42) and numbers written as words
+  ("forty-two", "one hundred and five") are converted; a numeral longer than
+  `MAX_NUMERAL_DIGITS` stays text (no gold number is that long, so it is simply wrong);
+* an explicit empty set is recognised: {}, set(), [], (), ∅, "empty", "the empty set",
+  "{} (the empty set)", and "none"/"nothing" unless that word is itself a member of A or B.
+
+Words are compared in one canonical form on both sides (`canonical_member`: lowercase, the
+same edge characters stripped), so "Bahai" in the gold set matches "bahai" in an answer.
+
+The parser never raises and is linear in its input: whatever it cannot read is a format
+failure for that item. Text it keeps (the answer text, the members) has lone surrogates
+replaced, so a hostile output cannot break the JSON written after it.
+
+Accuracy is exact set equality. Precision = |P ∩ G| / |P|, recall = |P ∩ G| / |G|,
+Jaccard = |P ∩ G| / |P ∪ G|; when a side is empty the ratio is 1 if both are empty, else 0.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lexbench.benchmarks.setlexsem.sets import Member, sort_members
+
+OPEN_TAG = re.compile(r"<\s*answer\s*>", re.IGNORECASE)
+CLOSE_TAG = re.compile(r"<\s*/\s*answer\s*>", re.IGNORECASE)
+MAX_NUMERAL_DIGITS = 30
+# Stored lists of made-up members are cut to this many (the count is always kept).
+MAX_LISTED = 50
+_EMPTY_PHRASES = {"", "empty", "empty set", "the empty set", "an empty set", "emptyset",
+                  "theemptyset", "∅", "ø", "{}", "set()", "[]", "()", "{ }", "set([])", "set({})",
+                  "frozenset()", "no members", "no elements"}
+_EMPTY_WITH_NOTE = re.compile(r"(\{\s*\}|\(\s*\)|set\(\s*\)|∅)\s*\(?(the )?empty set\)?")
+_SOFT_EMPTY = {"none", "nothing", "null"}
+_STRIP = " \t\r\n\"'`“”‘’*_"
+_OPENERS = "{[("
+_CLOSERS = "}])"
+_INTEGER = re.compile(r"[+-]?\d+")
+_INTEGER_POINT_ZERO = re.compile(r"([+-]?\d+)\.0+")
+
+_UNITS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * (i + 2) for i, w in enumerate(
+    "twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+
+
+def words_to_number(text: str) -> int | None:
+    """"forty-two" -> 42, "one hundred and five" -> 105; None if not one number in words.
+
+    A strict grammar, so a list such as "one two three" is not read as one number.
+
+    >>> words_to_number("three thousand four hundred and twelve")
+    3412
+    >>> words_to_number("one two") is None, words_to_number("cat") is None
+    (True, True)
+    """
+    tokens = [t for t in text.lower().replace("-", " ").split() if t != "and"]
+    if not tokens or len(tokens) > 12:   # no number below 10^7 needs more words
+        return None
+    if len(tokens) == 1:                 # the common case, without the grammar
+        single = _UNITS.get(tokens[0], _TENS.get(tokens[0]))
+        return single
+    if tokens == ["zero"]:
+        return 0
+    total = current = 0
+    last: str | None = None          # unit, teen, tens, hundred, scale
+    for token in tokens:
+        value = _UNITS.get(token)
+        if value is not None and 1 <= value <= 9:
+            if last not in (None, "tens", "hundred", "scale"):
+                return None
+            current += value
+            last = "unit"
+        elif value is not None and value >= 10:
+            if last not in (None, "hundred", "scale"):
+                return None
+            current += value
+            last = "teen"
+        elif token in _TENS:
+            if last not in (None, "hundred", "scale"):
+                return None
+            current += _TENS[token]
+            last = "tens"
+        elif token == "hundred":
+            if last not in ("unit", "teen") or current >= 100:
+                return None
+            current *= 100
+            last = "hundred"
+        elif token in _SCALES:
+            if last in (None, "scale") or current == 0:
+                return None
+            total += current * _SCALES[token]
+            current = 0
+            last = "scale"
+        else:
+            return None
+    return total + current
+
+
+def safe_text(text: str) -> str:
+    """`text` with lone surrogates (legal in JSON, not in UTF-8) replaced by '?'."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def canonical_member(member: Member) -> Member:
+    """The form gold members and answer members are compared in: ints as they are, words
+    lowercased with quotes, backticks, emphasis marks and trailing periods stripped."""
+    if isinstance(member, int):
+        return member
+    return _clean_piece(safe_text(member)).lower()
+
+
+def canonical_set(members: Iterable[Member]) -> frozenset[Member]:
+    return frozenset(canonical_member(m) for m in members)
+
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    """What the parser made of one output. `members` is None on a format failure."""
+
+    members: frozenset[Member] | None
+    format_error: str | None          # no_answer_tag | multiple_answer_tags | unclosed_answer_tag
+    raw: str | None                   # the text inside the tag
+    explicit_empty: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.members is not None
+
+
+def answer_text(output: str, closed_by_stop: bool = False) -> tuple[str | None, str | None]:
+    """(text inside the single answer tag, format error). Two regex scans, both linear."""
+    opens = OPEN_TAG.finditer(output)
+    first = next(opens, None)
+    if first is None:
+        return None, "no_answer_tag"
+    if next(opens, None) is not None:
+        return None, "multiple_answer_tags"
+    close = CLOSE_TAG.search(output, first.end())
+    if close is None:
+        if closed_by_stop:
+            return output[first.end():], None
+        return None, "unclosed_answer_tag"
+    return output[first.end():close.start()], None
+
+
+def _matching_closers(text: str, start: int) -> dict[int, int]:
+    """Opening position -> closing position for the bracket groups from `start` until the
+    first group closes, in one pass with a stack (any closer closes the latest opener)."""
+    matches: dict[int, int] = {}
+    stack: list[int] = []
+    for position in range(start, len(text)):
+        char = text[position]
+        if char in _OPENERS:
+            stack.append(position)
+        elif char in _CLOSERS and stack:
+            matches[stack.pop()] = position
+            if not stack:
+                break
+    return matches
+
+
+def _bracketed(text: str) -> str | None:
+    """The contents of the first bracket group, unwrapping groups that fill it wholly
+    (set([1, 2]) -> "1, 2"), or None when there is no bracket. Unbalanced: the rest."""
+    start = next((i for i, c in enumerate(text) if c in _OPENERS), None)
+    if start is None:
+        return None
+    matches = _matching_closers(text, start)
+    if start not in matches:
+        return text[start + 1:].strip()
+    left, right = start, matches[start]
+    while True:
+        inner_left, inner_right = left + 1, right - 1
+        while inner_left <= inner_right and text[inner_left].isspace():
+            inner_left += 1
+        while inner_right >= inner_left and text[inner_right].isspace():
+            inner_right -= 1
+        if (inner_left < inner_right and text[inner_left] in _OPENERS
+                and matches.get(inner_left) == inner_right):
+            left, right = inner_left, inner_right
+            continue
+        return text[left + 1:right].strip()
+
+
+def _clean_piece(piece: str) -> str:
+    piece = piece.strip(_STRIP)
+    if piece[:2].lower() in ("an", "or"):  # the regex only for the pieces it can change
+        piece = re.sub(r"^(?:and|or)\s+", "", piece, flags=re.IGNORECASE)
+    return piece.strip(_STRIP).rstrip(".!;:").strip(_STRIP)
+
+
+def _member(piece: str, numbers: bool) -> Member:
+    if numbers:
+        compact = piece.replace(",", "").replace("_", "")
+        if len(compact) <= MAX_NUMERAL_DIGITS + 2:
+            if _INTEGER.fullmatch(compact):
+                return int(compact)
+            point_zero = _INTEGER_POINT_ZERO.fullmatch(compact)
+            if point_zero:
+                return int(point_zero.group(1))
+        if not piece[:1].isdigit():
+            spelled = words_to_number(piece)
+            if spelled is not None:
+                return spelled
+    return piece.lower()
+
+
+def split_members(body: str, numbers: bool) -> list[Member]:
+    """The members listed in `body` (already stripped of brackets)."""
+    out: list[Member] = []
+    for chunk in re.split(r"[,;\n]+", body):
+        piece = _clean_piece(chunk)
+        if not piece:
+            continue
+        spelled = words_to_number(piece) if numbers else None
+        if spelled is not None:
+            out.append(spelled)
+            continue
+        tokens = piece.split()
+        if len(tokens) > 1:
+            # Members are single tokens; "1 2 3" or "cat dog" lists several.
+            for token in tokens:
+                cleaned = _clean_piece(token)
+                if cleaned:
+                    out.append(_member(cleaned, numbers))
+        else:
+            out.append(_member(piece, numbers))
+    return out
+
+
+def parse_answer(output: str, *, numbers: bool, known_members: Collection[Member] = (),
+                 closed_by_stop: bool = False) -> ParsedAnswer:
+    """Parse one output. `known_members` (A ∪ B) keeps a member named "none" from being read
+    as the empty set. Never raises; linear in `len(output)`."""
+    if not isinstance(output, str):
+        return ParsedAnswer(None, "no_answer_tag", None)
+    raw, error = answer_text(output, closed_by_stop)
+    if raw is None:
+        return ParsedAnswer(None, error, None)
+    raw = safe_text(raw)
+    text = raw.strip().strip(_STRIP).rstrip(".").strip()
+    lowered = " ".join(text.lower().split())
+    if lowered in _EMPTY_PHRASES or _EMPTY_WITH_NOTE.fullmatch(lowered):
+        return ParsedAnswer(frozenset(), None, raw, explicit_empty=True)
+    if lowered in _SOFT_EMPTY and lowered not in {str(m).lower() for m in known_members}:
+        return ParsedAnswer(frozenset(), None, raw, explicit_empty=True)
+    body = _bracketed(text)
+    if body is None:
+        body = text
+    elif " ".join(body.lower().split()).strip(_STRIP) in _EMPTY_PHRASES:
+        return ParsedAnswer(frozenset(), None, raw, explicit_empty=True)
+    # split_members already yields canonical members (cleaned, lowercased).
+    return ParsedAnswer(frozenset(split_members(body, numbers)), None, raw, explicit_empty=False)
+
+
+def lenient_parse(output: str, *, numbers: bool, known_members: Collection[Member] = (),
+                  closed_by_stop: bool = False) -> ParsedAnswer:
+    """A secondary, forgiving reading for models that ignore the answer tag: the strict
+    parse when it succeeds, else the first {...} group anywhere in the output. It never
+    replaces the strict verdict; it shows how much of a score is lost to format alone."""
+    strict = parse_answer(output, numbers=numbers, known_members=known_members,
+                          closed_by_stop=closed_by_stop)
+    if strict.ok or not isinstance(output, str):
+        return strict
+    start = output.find("{")
+    if start == -1:
+        return strict
+    end = output.find("}", start)
+    body = safe_text(output[start + 1:] if end == -1 else output[start + 1:end])
+    if not body.strip():
+        return ParsedAnswer(frozenset(), None, body, explicit_empty=True)
+    return ParsedAnswer(frozenset(split_members(body, numbers)), None, body)
+
+
+def _ratio(numerator: int, denominator: int, both_empty: bool) -> float:
+    if denominator == 0:
+        return 1.0 if both_empty else 0.0
+    return numerator / denominator
+
+
+@dataclass(frozen=True)
+class SetScore:
+    correct: bool
+    precision: float
+    recall: float
+    jaccard: float
+    error_class: str
+    answer: list[Member] | None
+    answer_size: int | None
+    hallucinated: list[Member] = field(default_factory=list)
+    format_error: str | None = None
+    hallucinated_count: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"correct": self.correct, "precision": self.precision, "recall": self.recall,
+                "jaccard": self.jaccard, "error_class": self.error_class,
+                "parsed_answer": self.answer, "answer_size": self.answer_size,
+                "hallucinated": self.hallucinated, "hallucinated_count": self.hallucinated_count,
+                "format_error": self.format_error}
+
+
+ERROR_CLASSES = ("format_failure", "empty_but_nonempty", "nonempty_but_empty", "hallucinated",
+                 "missing_members", "extra_members", "wrong_members")
+
+
+def score_answer(parsed: ParsedAnswer, truth: Collection[Member], a: Sequence[Member],
+                 b: Sequence[Member]) -> SetScore:
+    """Exact-set verdict, overlap metrics and the error class (first match wins):
+    format_failure; empty_but_nonempty (answered the empty set, truth is not empty);
+    nonempty_but_empty (truth is empty); hallucinated (a member in neither A nor B);
+    missing_members (a strict subset); extra_members (a strict superset); wrong_members.
+    Gold, A and B are put in the parser's canonical form first, so case never decides."""
+    if parsed.members is None:
+        return SetScore(False, 0.0, 0.0, 0.0, "format_failure", None, None,
+                        format_error=parsed.format_error)
+    predicted = set(canonical_set(parsed.members))
+    gold = set(canonical_set(truth))
+    hit = len(predicted & gold)
+    both_empty = not predicted and not gold
+    precision = _ratio(hit, len(predicted), both_empty)
+    recall = _ratio(hit, len(gold), both_empty)
+    jaccard = _ratio(hit, len(predicted | gold), both_empty)
+    universe = canonical_set(a) | canonical_set(b)
+    made_up = sort_members(m for m in predicted if m not in universe)
+    answer = sort_members(predicted)
+    if predicted == gold:
+        error_class = "correct"
+    elif not predicted:
+        error_class = "empty_but_nonempty"
+    elif not gold:
+        error_class = "nonempty_but_empty"
+    elif made_up:
+        error_class = "hallucinated"
+    elif predicted < gold:
+        error_class = "missing_members"
+    elif predicted > gold:
+        error_class = "extra_members"
+    else:
+        error_class = "wrong_members"
+    return SetScore(predicted == gold, precision, recall, jaccard, error_class, answer,
+                    len(predicted), made_up[:MAX_LISTED], hallucinated_count=len(made_up))

@@ -1,0 +1,91 @@
+"""Decoding helpers of the transformers backend: where a first whole word ends, the prefix
+prompts share (computed once), the KV cache's tensors, and the next-token choice (greedy,
+or sampled with temperature, top-k and top-p from a seeded generator)."""
+
+from __future__ import annotations
+import re
+from collections.abc import Sequence
+from typing import Any
+from lexbench.hashing import sha256_file  # noqa: F401 - re-exported for callers
+from lexbench.models.hf_files import (  # noqa: F401 - re-exported: callers import them from here
+    SMOLLM2_FILE,
+    SMOLLM2_HUB_ID,
+    SMOLLM2_PACKAGE,
+    _check_hub_reachable,
+    _folder_weights_hash,
+    dequantised_cache,
+    hub_reachable,
+    load_pretrained,
+    packaged_smollm2_gguf,
+)
+
+
+_WORD_CHAR = re.compile(r"[^\W_]", re.UNICODE)
+
+
+def first_word_complete(text: str) -> bool:
+    """True once `text` holds a whole word followed by a boundary.
+
+    Leading whitespace and punctuation are skipped; the word ends at the first character
+    that is neither a letter/digit nor an inner hyphen or apostrophe.
+
+    >>> first_word_complete(" lar"), first_word_complete(" large\\n"), first_word_complete(" x-ray ")
+    (False, True, True)
+    """
+    match = _WORD_CHAR.search(text)
+    if match is None:
+        return False
+    rest = text[match.start():]
+    for position, char in enumerate(rest):
+        if _WORD_CHAR.match(char):
+            continue
+        if char in "-'":
+            if position + 1 == len(rest):
+                return False  # "x-" may still become "x-ray" with the next token
+            if _WORD_CHAR.match(rest[position + 1]):
+                continue
+        return True
+    return False
+
+
+def cache_tensors(cache: Any) -> list[tuple[Any, Any]]:
+    """(keys, values) per layer of a transformers KV cache (the Cache object of
+    transformers >= 4.56 with `.layers`, or the legacy tuple of tuples)."""
+    layers = getattr(cache, "layers", None)
+    if layers is not None:
+        return [(layer.keys, layer.values) for layer in layers]
+    return [(k, v) for k, v, *_ in cache]
+
+
+def shared_prefix_length(sequences: Sequence[Sequence[int]], minimum: int = 8) -> int:
+    """Length of the token prefix every sequence shares, leaving each at least one token
+    of its own; 0 when shorter than `minimum` (too short to be worth a cache copy)."""
+    if not sequences:
+        return 0
+    first = sequences[0]
+    limit = min(len(s) for s in sequences) - 1
+    length = 0
+    while length < limit and all(s[length] == first[length] for s in sequences):
+        length += 1
+    return length if length >= minimum else 0
+
+
+def choose_next_tokens(logits: Any, decoding: Any, generator: Any) -> Any:
+    """Greedy argmax, or a sample after temperature, top-k and top-p (nucleus) filtering."""
+    import torch
+
+    if decoding.greedy:
+        return logits.argmax(dim=-1)
+    scores = logits.float() / decoding.temperature
+    if decoding.top_k and decoding.top_k > 0:
+        kth = torch.topk(scores, min(decoding.top_k, scores.shape[-1]), dim=-1).values[:, -1:]
+        scores = scores.masked_fill(scores < kth, float("-inf"))
+    if 0.0 < decoding.top_p < 1.0:
+        ordered, order = torch.sort(scores, descending=True, dim=-1)
+        cumulative = torch.softmax(ordered, dim=-1).cumsum(dim=-1)
+        # Drop tokens once the mass before them already reaches top_p (keep at least one).
+        drop = (cumulative - torch.softmax(ordered, dim=-1)) >= decoding.top_p
+        ordered = ordered.masked_fill(drop, float("-inf"))
+        scores = torch.full_like(scores, float("-inf")).scatter(-1, order, ordered)
+    probabilities = torch.softmax(scores, dim=-1)
+    return torch.multinomial(probabilities, 1, generator=generator).squeeze(-1)
