@@ -9,7 +9,7 @@ TEST_STAMP := $(VENV)/.lexbench-test-extras
 # CUDA build. 2.13.0 is the CPU wheel this machine image carries.
 TORCH_SPEC ?= torch==2.13.0
 
-.PHONY: setup setup-test demo test wordnet clean-venv
+.PHONY: setup setup-test demo test lint wordnet clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,10 +33,12 @@ setup: wordnet $(STAMP)
 
 # Extra pieces only the tests need: a real OpenAI-compatible server (llama-cpp-python,
 # compiled from source once, then cached by pip), lm-evaluation-harness for the export
-# tests, and Chromium for the HTML report test.
-$(TEST_STAMP): $(STAMP)
+# tests, ruff and mypy, the example plugin, and Chromium for the HTML report test.
+$(TEST_STAMP): $(STAMP) examples/lexbench-hypernyms/pyproject.toml
 	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/pip install -q "llama-cpp-python[server]"
-	$(BIN)/pip install -q -e ".[all,harness]"
+	$(BIN)/pip install -q -e ".[all,harness,dev]"
+	# The example plugin, installed as a user would: the tests run it from outside lexbench.
+	$(BIN)/pip install -q -e examples/lexbench-hypernyms
 	@if ! command -v chromium >/dev/null && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null \
 		|| (apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null); fi
@@ -47,7 +49,13 @@ setup-test: setup $(TEST_STAMP)
 demo: setup
 	$(BIN)/lexbench run lambda --model smollm2-135m --prompt-style completion
 
-test: setup-test
+# ruff (lint and format) and mypy on src/, as CI runs them; the import-graph check is a test.
+lint: setup-test
+	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff format --check src tests benchmarks examples
+	$(BIN)/mypy
+
+test: lint
 	$(BIN)/python -m pytest -q
 
 clean-venv:

@@ -32,8 +32,20 @@ def time_generation(cache_root: str | None) -> float:
         env["LEXBENCH_CACHE"] = cache_root
     with tempfile.TemporaryDirectory() as out:
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "lexbench.cli", "generate", "lambda", "-o",
-                        f"{out}/items.jsonl"], check=True, env=env, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "lexbench.cli",
+                "generate",
+                "lambda",
+                "-o",
+                f"{out}/items.jsonl",
+            ],
+            check=True,
+            env=env,
+            capture_output=True,
+        )
         return time.perf_counter() - started
 
 
@@ -63,8 +75,9 @@ print(json.dumps({"items": len(items), "open": opened - started, "taxonomy": don
 def time_scoring() -> dict:
     """Drift-finder start-up and taxonomy seconds on 3,000 items, in a fresh process."""
     tests = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests")
-    done = subprocess.run([sys.executable, "-c", SCORING_DRIVER, tests], check=True,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", SCORING_DRIVER, tests], check=True, capture_output=True, text=True
+    )
     import json
 
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -78,10 +91,17 @@ def naive_loop(model, prompts: list[str], max_new_tokens: int) -> list[str]:
     for prompt in prompts:
         ids = model.tokenizer(prompt, return_tensors="pt")
         with torch.inference_mode():
-            generated = model.model.generate(**ids, max_new_tokens=max_new_tokens, do_sample=False,
-                                             pad_token_id=model.tokenizer.pad_token_id)
-        outputs.append(model.tokenizer.decode(generated[0, ids["input_ids"].shape[1]:],
-                                              skip_special_tokens=True))
+            generated = model.model.generate(
+                **ids,
+                max_new_tokens=max_new_tokens,
+                do_sample=False,
+                pad_token_id=model.tokenizer.pad_token_id,
+            )
+        outputs.append(
+            model.tokenizer.decode(
+                generated[0, ids["input_ids"].shape[1] :], skip_special_tokens=True
+            )
+        )
     return outputs
 
 
@@ -89,18 +109,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=192, help="items for the throughput runs")
     parser.add_argument("--skip-cold", action="store_true", help="skip the index rebuild")
-    parser.add_argument("--scoring-only", action="store_true",
-                        help="only the scoring figures (no generation timing, no model)")
+    parser.add_argument(
+        "--scoring-only",
+        action="store_true",
+        help="only the scoring figures (no generation timing, no model)",
+    )
     args = parser.parse_args()
 
     scoring = time_scoring()
-    print(f"scoring {scoring['items']:,} items (fresh process, load average "
-          f"{scoring['load']:.1f} on {os.cpu_count()} cores):")
-    print(f"  drift finder start-up (WordNet sense table): {scoring['open']:.2f} s "
-          f"(target < 3 s)")
-    print(f"  error taxonomy: {scoring['taxonomy']:.2f} s, "
-          f"{1000 * scoring['taxonomy'] / scoring['items']:.2f} ms per item (target < 3 s; "
-          f"GloVe's lazy opening included)")
+    print(
+        f"scoring {scoring['items']:,} items (fresh process, load average "
+        f"{scoring['load']:.1f} on {os.cpu_count()} cores):"
+    )
+    print(f"  drift finder start-up (WordNet sense table): {scoring['open']:.2f} s (target < 3 s)")
+    print(
+        f"  error taxonomy: {scoring['taxonomy']:.2f} s, "
+        f"{1000 * scoring['taxonomy'] / scoring['items']:.2f} ms per item (target < 3 s; "
+        f"GloVe's lazy opening included)"
+    )
     print(f"  verdicts: {dict(sorted(scoring['classes'].items()))}")
     if args.scoring_only:
         return
@@ -117,8 +143,10 @@ def main() -> None:
             cold = time_generation(cold_root)
         print(f"generation, cold index (WordNet copied + index built): {cold:.1f} s")
     warm = time_generation(None)
-    print(f"generation, warm index, 3,000 items (process start included): {warm:.2f} s  "
-          f"(target < 5 s)")
+    print(
+        f"generation, warm index, 3,000 items (process start included): {warm:.2f} s  "
+        f"(target < 5 s)"
+    )
 
     from lexbench.models.hf import HFCausalLM
 
@@ -128,8 +156,10 @@ def main() -> None:
     items = generate_items(index, LambdaConfig(per_relation=per_relation))
     prompts = [prompt_text(item, "completion") for item in items]
     decoding = decoding_for("paper")
-    requests = [Request(id=item.id, kind="generate", prompt=p, decoding=decoding)
-                for item, p in zip(items, prompts)]
+    requests = [
+        Request(id=item.id, kind="generate", prompt=p, decoding=decoding)
+        for item, p in zip(items, prompts)
+    ]
     model.generate(requests[:8])  # warm-up: first-call allocations are not throughput
 
     started = time.perf_counter()
@@ -141,7 +171,9 @@ def main() -> None:
 
     agree = sum(1 for a, b in zip(batched, naive) if a.strip() == b.strip())
     print(f"evaluation on {len(items)} items (paper protocol, greedy, 2 new tokens):")
-    print(f"  lexbench batched : {len(items) / batched_seconds:7.1f} items/s ({batched_seconds:.1f} s)")
+    print(
+        f"  lexbench batched : {len(items) / batched_seconds:7.1f} items/s ({batched_seconds:.1f} s)"
+    )
     print(f"  naive loop       : {len(items) / naive_seconds:7.1f} items/s ({naive_seconds:.1f} s)")
     print(f"  speed-up         : {naive_seconds / batched_seconds:.1f}x")
     print(f"  same outputs     : {agree}/{len(items)}")

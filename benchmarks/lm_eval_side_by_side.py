@@ -35,12 +35,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-relation", type=int, default=1000)
     parser.add_argument("--prompt-style", choices=["paper", "completion"], default="paper")
-    parser.add_argument("--harness-batch-size", default="64",
-                        help="lm_eval's batch size (its own default is 1; 64 matches lexbench's)")
-    parser.add_argument("--lexbench-batch-size", type=int, default=64,
-                        help="lexbench's batch size (its default, 64)")
-    parser.add_argument("--device", default="cpu",
-                        help="torch device for both sides: cpu (default) or cuda")
+    parser.add_argument(
+        "--harness-batch-size",
+        default="64",
+        help="lm_eval's batch size (its own default is 1; 64 matches lexbench's)",
+    )
+    parser.add_argument(
+        "--lexbench-batch-size",
+        type=int,
+        default=64,
+        help="lexbench's batch size (its default, 64)",
+    )
+    parser.add_argument(
+        "--device", default="cpu", help="torch device for both sides: cpu (default) or cuda"
+    )
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -48,8 +56,13 @@ def main() -> None:
     from lm_eval.tasks import TaskManager
 
     from lexbench import api
-    from lexbench.benchmarks.lambda_.items import LambdaConfig, dumps_items, generate_items, manifest
     from lexbench.benchmarks.lambda_.export import LM_EVAL_TASK, write_lm_eval_lambda_task
+    from lexbench.benchmarks.lambda_.items import (
+        LambdaConfig,
+        dumps_items,
+        generate_items,
+        manifest,
+    )
     from lexbench.lexicon.wordnet import load_index
     from lexbench.models.hf import HFOptions, dequantised_cache, packaged_smollm2_gguf
     from lexbench.run.store import read_run
@@ -59,26 +72,43 @@ def main() -> None:
     config = LambdaConfig(per_relation=args.per_relation)
     items = generate_items(index, config)
     weights, _ = dequantised_cache(packaged_smollm2_gguf(), "float32")
-    batch = int(args.harness_batch_size) if args.harness_batch_size.isdigit() else args.harness_batch_size
+    batch = (
+        int(args.harness_batch_size)
+        if args.harness_batch_size.isdigit()
+        else args.harness_batch_size
+    )
 
     with tempfile.TemporaryDirectory() as work:
-        task = write_lm_eval_lambda_task(f"{work}/task", items,
-                                         manifest(items, config, index, dumps_items(items)),
-                                         prompt_style=args.prompt_style)
+        task = write_lm_eval_lambda_task(
+            f"{work}/task",
+            items,
+            manifest(items, config, index, dumps_items(items)),
+            prompt_style=args.prompt_style,
+        )
         started = time.perf_counter()
         harness = lm_eval.simple_evaluate(
-            model="hf", model_args=f"pretrained={weights},dtype=float32", tasks=[LM_EVAL_TASK],
-            task_manager=TaskManager(include_path=str(task)), batch_size=batch, device=args.device,
-            log_samples=True)
+            model="hf",
+            model_args=f"pretrained={weights},dtype=float32",
+            tasks=[LM_EVAL_TASK],
+            task_manager=TaskManager(include_path=str(task)),
+            batch_size=batch,
+            device=args.device,
+            log_samples=True,
+        )
         harness_seconds = time.perf_counter() - started
         theirs = {s["doc"]["id"]: s["resps"][0][0] for s in harness["samples"][LM_EVAL_TASK]}
 
         started = time.perf_counter()
-        run = api.run("lambda", "smollm2-135m", per_relation=args.per_relation,
-                             prompt_style=args.prompt_style, use_cache=False,
-                             model_options={"batch_size": args.lexbench_batch_size,
-                                            "device": args.device},
-                             out=f"{work}/runs", progress=False)
+        run = api.run(
+            "lambda",
+            "smollm2-135m",
+            per_relation=args.per_relation,
+            prompt_style=args.prompt_style,
+            use_cache=False,
+            model_options={"batch_size": args.lexbench_batch_size, "device": args.device},
+            out=f"{work}/runs",
+            progress=False,
+        )
         lexbench_seconds = time.perf_counter() - started
         _, samples, _ = read_run(run.folder.path)
 
@@ -86,16 +116,25 @@ def main() -> None:
     prompts = {s["id"]: s["prompt"] for s in samples}
     same_text = sum(1 for k in ours if ours[k] == theirs.get(k))
     same_answer = sum(1 for k in ours if first_word(ours[k]) == first_word(theirs.get(k, "")))
-    print(f"items: {len(ours)} (prompt style {args.prompt_style}, greedy, 2 new tokens, float32, "
-          f"device {args.device})")
-    print(f"lm-evaluation-harness {lm_eval.__version__ if hasattr(lm_eval, '__version__') else ''}"
-          f" (hf backend, batch size {args.harness_batch_size}): {harness_seconds:7.1f} s, "
-          f"accuracy {harness['results'][LM_EVAL_TASK]['acc,none']:.4f}")
-    print(f"lexbench (hf backend, batch size {args.lexbench_batch_size})                 : {lexbench_seconds:7.1f} s, "
-          f"accuracy {run.results['overall']['accuracy']:.4f}")
+    print(
+        f"items: {len(ours)} (prompt style {args.prompt_style}, greedy, 2 new tokens, float32, "
+        f"device {args.device})"
+    )
+    print(
+        f"lm-evaluation-harness {lm_eval.__version__ if hasattr(lm_eval, '__version__') else ''}"
+        f" (hf backend, batch size {args.harness_batch_size}): {harness_seconds:7.1f} s, "
+        f"accuracy {harness['results'][LM_EVAL_TASK]['acc,none']:.4f}"
+    )
+    print(
+        f"lexbench (hf backend, batch size {args.lexbench_batch_size})"
+        f"                 : {lexbench_seconds:7.1f} s, "
+        f"accuracy {run.results['overall']['accuracy']:.4f}"
+    )
     print(f"speed-up (lm_eval time / lexbench time): {harness_seconds / lexbench_seconds:.2f}x")
-    print(f"identical raw outputs: {same_text}/{len(ours)}; identical parsed answers: "
-          f"{same_answer}/{len(ours)}")
+    print(
+        f"identical raw outputs: {same_text}/{len(ours)}; identical parsed answers: "
+        f"{same_answer}/{len(ours)}"
+    )
     differing = [k for k in ours if ours[k] != theirs.get(k)]
     if differing:
         from lexbench.models.hf import HFCausalLM
@@ -103,11 +142,15 @@ def main() -> None:
         model = HFCausalLM.from_spec("smollm2-135m", HFOptions(device=args.device))
         for key in differing:
             a, b = ours[key], theirs.get(key, "")
-            common = os.path.commonprefix([a, b])
-            prefix = model.tokenizer(common, add_special_tokens=False)["input_ids"] if common else []
+            common = os.path.commonprefix([a, b])  # noqa: RUF071 - strings, char by char
+            prefix = (
+                model.tokenizer(common, add_special_tokens=False)["input_ids"] if common else []
+            )
             gap = top2_gap(model, prompts[key], prefix)
-            print(f"  {key}: lexbench {a!r} vs lm_eval {b!r}; top-2 logit gap at the split "
-                  f"{gap:.4f} (a near-tie flips under different padding/batch arithmetic)")
+            print(
+                f"  {key}: lexbench {a!r} vs lm_eval {b!r}; top-2 logit gap at the split "
+                f"{gap:.4f} (a near-tie flips under different padding/batch arithmetic)"
+            )
 
 
 if __name__ == "__main__":

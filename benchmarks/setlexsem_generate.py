@@ -22,8 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 def main() -> int:
     parser = argparse.ArgumentParser(description="Time SetLexSem grid generation.")
     parser.add_argument("--grid", default="paper", help="paper (default), small or a grid file")
-    parser.add_argument("--output", type=Path, default=None,
-                        help="where to write the JSONL (default: a temporary file, deleted)")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="where to write the JSONL (default: a temporary file, deleted)",
+    )
     args = parser.parse_args()
 
     started = time.perf_counter()
@@ -48,15 +52,21 @@ def main() -> int:
         written = time.perf_counter()
         size = output.stat().st_size
 
-    print(f"grid {args.grid}: {meta['prompts']} prompts, {meta['configurations']} configurations "
-          f"x {grid.prompts_per_config}; {size / 1e6:.1f} MB; sha256 {meta['content_sha256'][:16]}")
+    print(
+        f"grid {args.grid}: {meta['prompts']} prompts, {meta['configurations']} configurations "
+        f"x {grid.prompts_per_config}; {size / 1e6:.1f} MB; sha256 {meta['content_sha256'][:16]}"
+    )
     for study, counts in meta["per_study"].items():
         left_out = sum(1 for cell in meta["skipped_cells"] if cell["study"] == study)
-        print(f"  {study}: {counts['configurations']} configurations, {counts['prompts']} prompts, "
-              f"{left_out} cells left out")
+        print(
+            f"  {study}: {counts['configurations']} configurations, {counts['prompts']} prompts, "
+            f"{left_out} cells left out"
+        )
     print(f"load resources: {loaded - started:.2f} s")
-    print(f"generate + write: {written - loaded:.2f} s "
-          f"({meta['prompts'] / max(written - loaded, 1e-9):,.0f} prompts/s)")
+    print(
+        f"generate + write: {written - loaded:.2f} s "
+        f"({meta['prompts'] / max(written - loaded, 1e-9):,.0f} prompts/s)"
+    )
     print(f"total: {written - started:.2f} s (target < 60 s)")
     return 0
 

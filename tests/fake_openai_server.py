@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import json
 import sys
@@ -57,10 +58,32 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
-           429: "Too Many Requests", 500: "Internal Server Error"}
-VOCABULARY = ("apple", "river", "stone", "happy", "large", "quick", "green", "light",
-              "north", "small", "ancient", "bright", "silent", "warm", "open", "young")
+REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+}
+VOCABULARY = (
+    "apple",
+    "river",
+    "stone",
+    "happy",
+    "large",
+    "quick",
+    "green",
+    "light",
+    "north",
+    "small",
+    "ancient",
+    "bright",
+    "silent",
+    "warm",
+    "open",
+    "young",
+)
 
 
 @dataclass(frozen=True)
@@ -69,7 +92,7 @@ class LogEntry:
     path: str
     prompt: str
     attempt: int
-    outcome: str            # "ok" or the fault injected
+    outcome: str  # "ok" or the fault injected
 
 
 def default_reply(prompt: str) -> str:
@@ -101,16 +124,27 @@ class FakeOpenAIServer:
     """Start with `start()` (a background thread with its own event loop) or as a context
     manager; `url` is the base URL ending in /v1."""
 
-    def __init__(self, *, latency: float = 0.0,
-                 faults: Callable[[str, int], str | None] | None = None,
-                 reply: Callable[[str], str] = default_reply, retry_after: str = "1",
-                 slow_seconds: float = 3.0, require_key: str | None = None,
-                 echo_supported: bool = True, echo_misaligned: bool = False,
-                 model: str = "fake-model", error_message: str | None = None,
-                 malformed_body: bytes | None = None, batch_refusal: int | None = None,
-                 refuse: dict[str, str] | None = None, max_logprobs: int | None = None,
-                 chat_only: bool = False,
-                 lifetime: float = 300.0, log_path: str | Path | None = None):
+    def __init__(
+        self,
+        *,
+        latency: float = 0.0,
+        faults: Callable[[str, int], str | None] | None = None,
+        reply: Callable[[str], str] = default_reply,
+        retry_after: str = "1",
+        slow_seconds: float = 3.0,
+        require_key: str | None = None,
+        echo_supported: bool = True,
+        echo_misaligned: bool = False,
+        model: str = "fake-model",
+        error_message: str | None = None,
+        malformed_body: bytes | None = None,
+        batch_refusal: int | None = None,
+        refuse: dict[str, str] | None = None,
+        max_logprobs: int | None = None,
+        chat_only: bool = False,
+        lifetime: float = 300.0,
+        log_path: str | Path | None = None,
+    ):
         self.latency = latency
         self.faults = faults
         self.reply = reply
@@ -132,7 +166,9 @@ class FakeOpenAIServer:
         self.lifetime = lifetime
         self.log: list[LogEntry] = []
         self.headers_seen: list[dict[str, str]] = []
-        self._log_file = open(log_path, "a", encoding="utf-8") if log_path else None
+        self._log_file = (
+            open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
+        )
         self._attempts: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -163,10 +199,8 @@ class FakeOpenAIServer:
             self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0, backlog=512)
             self.port = self._server.sockets[0].getsockname()[1]
             ready.set()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._until_stopped(), timeout=self.lifetime)
-            except TimeoutError:
-                pass
             self._server.close()
             # Finish the connections still open (a slow answer asleep) before the loop goes.
             others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
@@ -237,31 +271,60 @@ class FakeOpenAIServer:
         finally:
             writer.close()
 
-    async def _write(self, writer: asyncio.StreamWriter, status: int, payload: bytes,
-                     extra: dict[str, str] | None = None) -> None:
-        head = [f"HTTP/1.1 {status} {REASONS.get(status, 'Status')}",
-                "Content-Type: application/json", f"Content-Length: {len(payload)}",
-                "Connection: keep-alive"]
+    async def _write(
+        self,
+        writer: asyncio.StreamWriter,
+        status: int,
+        payload: bytes,
+        extra: dict[str, str] | None = None,
+    ) -> None:
+        head = [
+            f"HTTP/1.1 {status} {REASONS.get(status, 'Status')}",
+            "Content-Type: application/json",
+            f"Content-Length: {len(payload)}",
+            "Connection: keep-alive",
+        ]
         head += [f"{k}: {v}" for k, v in (extra or {}).items()]
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + payload)
-        try:
+        with contextlib.suppress(ConnectionError):
             await writer.drain()
-        except ConnectionError:
-            pass
 
-    async def _respond(self, method: str, path: str, headers: dict[str, str], body: bytes,
-                       writer: asyncio.StreamWriter) -> bool:
+    async def _respond(
+        self,
+        method: str,
+        path: str,
+        headers: dict[str, str],
+        body: bytes,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
         """Answer one request; False closes the connection."""
         with self._lock:
             self.headers_seen.append(headers)
-        if self.require_key is not None and headers.get("authorization") != f"Bearer {self.require_key}":
+        if (
+            self.require_key is not None
+            and headers.get("authorization") != f"Bearer {self.require_key}"
+        ):
             self._record(path, "", 0, "401")
-            await self._write(writer, 401, json.dumps({"error": {
-                "message": f"Incorrect API key provided: {headers.get('authorization', '')}"}}).encode())
+            await self._write(
+                writer,
+                401,
+                json.dumps(
+                    {
+                        "error": {
+                            "message": f"Incorrect API key provided: {headers.get('authorization', '')}"
+                        }
+                    }
+                ).encode(),
+            )
             return True
         if method == "GET" and path.rstrip("/") == "/v1/models":
-            await self._write(writer, 200, json.dumps(
-                {"object": "list", "data": [{"id": self.model, "object": "model"}]}).encode())
+            await self._write(
+                writer,
+                200,
+                json.dumps(
+                    {"object": "list", "data": [{"id": self.model, "object": "model"}]}
+                ).encode(),
+            )
             return True
         if method != "POST" or path not in ("/v1/completions", "/v1/chat/completions"):
             await self._write(writer, 404, b'{"error": {"message": "no such route"}}')
@@ -272,41 +335,66 @@ class FakeOpenAIServer:
             await self._write(writer, 400, b'{"error": {"message": "body is not JSON"}}')
             return True
         chat = path.endswith("chat/completions")
-        prompts = ([request["messages"][-1]["content"]] if chat else
-                   request["prompt"] if isinstance(request["prompt"], list) else [request["prompt"]])
+        prompts = (
+            [request["messages"][-1]["content"]]
+            if chat
+            else request["prompt"]
+            if isinstance(request["prompt"], list)
+            else [request["prompt"]]
+        )
         with self._lock:
             self.requests += 1
             attempts = []
             for prompt in prompts:
                 self._attempts[prompt] += 1
                 attempts.append(self._attempts[prompt])
-        chosen = ([self.faults(p, a) for p, a in zip(prompts, attempts)] if self.faults
-                  else [None] * len(prompts))
+        chosen = (
+            [self.faults(p, a) for p, a in zip(prompts, attempts)]
+            if self.faults
+            else [None] * len(prompts)
+        )
         fault = next((f for f in chosen if f and f != "bad_choice"), None)
         bad = {p for p, f in zip(prompts, chosen) if f == "bad_choice"}
         refusal = self._refusal(request, chat, len(prompts))
         # Logged on arrival, before the latency: the log holds every request received, even
         # one whose client gave up or died while waiting for the answer.
         for prompt, attempt in zip(prompts, attempts):
-            self._record(path, prompt, attempt, fault or (str(refusal[0]) if refusal else
-                                                          "bad_choice" if prompt in bad else "ok"))
+            self._record(
+                path,
+                prompt,
+                attempt,
+                fault or (str(refusal[0]) if refusal else "bad_choice" if prompt in bad else "ok"),
+            )
         if self.latency:
             await asyncio.sleep(self.latency)
         if refusal is not None and fault is None:
-            await self._write(writer, refusal[0], json.dumps(
-                {"error": {"message": refusal[1], "type": "invalid_request_error"}}).encode())
+            await self._write(
+                writer,
+                refusal[0],
+                json.dumps(
+                    {"error": {"message": refusal[1], "type": "invalid_request_error"}}
+                ).encode(),
+            )
             return True
         if fault == "drop":
             writer.transport.abort()
             return False
         if fault in ("400", "401", "404", "500"):
-            await self._write(writer, int(fault), json.dumps(
-                {"error": {"message": self.error_message or f"injected {fault}"}}).encode())
+            await self._write(
+                writer,
+                int(fault),
+                json.dumps(
+                    {"error": {"message": self.error_message or f"injected {fault}"}}
+                ).encode(),
+            )
             return True
         if fault == "429":
-            await self._write(writer, 429, json.dumps(
-                {"error": {"message": self.error_message or "slow down"}}).encode(),
-                {"Retry-After": self.retry_after})
+            await self._write(
+                writer,
+                429,
+                json.dumps({"error": {"message": self.error_message or "slow down"}}).encode(),
+                {"Retry-After": self.retry_after},
+            )
             return True
         if fault == "malformed":
             await self._write(writer, 200, self.malformed_body or b'{"choices": [{"text": "trunc')
@@ -324,8 +412,10 @@ class FakeOpenAIServer:
     def _refusal(self, request: dict[str, Any], chat: bool, prompts: int) -> tuple[int, str] | None:
         """(status, message) when the configured server refuses this request as asked."""
         if self.chat_only and not chat:
-            return 404, ("This is a chat model and not supported in the v1/completions "
-                         "endpoint. Did you mean to use v1/chat/completions?")
+            return 404, (
+                "This is a chat model and not supported in the v1/completions "
+                "endpoint. Did you mean to use v1/chat/completions?"
+            )
         if prompts > 1 and self.batch_refusal is not None:
             return self.batch_refusal, "prompt must be a string"
         for name, message in self.refuse.items():
@@ -333,22 +423,31 @@ class FakeOpenAIServer:
                 return 400, message
         key = "top_logprobs" if chat else "logprobs"
         count = request.get(key)
-        if (self.max_logprobs is not None and isinstance(count, int)
-                and not isinstance(count, bool) and count > self.max_logprobs):
-            return 400, (f"Invalid '{key}': integer above maximum value. Expected a value <= "
-                         f"{self.max_logprobs}, but got {count} instead.")
+        if (
+            self.max_logprobs is not None
+            and isinstance(count, int)
+            and not isinstance(count, bool)
+            and count > self.max_logprobs
+        ):
+            return 400, (
+                f"Invalid '{key}': integer above maximum value. Expected a value <= "
+                f"{self.max_logprobs}, but got {count} instead."
+            )
         return None
 
     # ------------------------------------------------------------ answers
 
     def _generated(self, prompt: str, max_tokens: int) -> str:
-        return "".join(split_tokens(self.reply(prompt))[:max(0, max_tokens)])
+        return "".join(split_tokens(self.reply(prompt))[: max(0, max_tokens)])
 
     def _top(self, prompt: str, k: int) -> list[tuple[str, float]]:
         first = split_tokens(self.reply(prompt))[:1] or [" "]
         pairs = [(first[0], -0.1)]
-        pairs += [(f" {word}", -1.0 - index) for index, word in enumerate(VOCABULARY)
-                  if f" {word}" != first[0]]
+        pairs += [
+            (f" {word}", -1.0 - index)
+            for index, word in enumerate(VOCABULARY)
+            if f" {word}" != first[0]
+        ]
         return pairs[:k]
 
     @staticmethod
@@ -358,16 +457,27 @@ class FakeOpenAIServer:
     def _completion(self, request: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(request["prompt"], list):
             return self._one_completion(request, request["prompt"], 0)
-        answers = [self._one_completion(request, prompt, index)
-                   for index, prompt in enumerate(request["prompt"])]
-        return {**answers[0], "choices": [a["choices"][0] for a in answers],
-                "usage": {key: sum(a["usage"][key] for a in answers)
-                          for key in ("prompt_tokens", "completion_tokens")}}
+        answers = [
+            self._one_completion(request, prompt, index)
+            for index, prompt in enumerate(request["prompt"])
+        ]
+        return {
+            **answers[0],
+            "choices": [a["choices"][0] for a in answers],
+            "usage": {
+                key: sum(a["usage"][key] for a in answers)
+                for key in ("prompt_tokens", "completion_tokens")
+            },
+        }
 
     def _one_completion(self, request: dict[str, Any], prompt: str, index: int) -> dict[str, Any]:
         generated = self._generated(prompt, self._max_tokens(request))
-        choice: dict[str, Any] = {"index": index, "text": generated, "finish_reason": "length",
-                                  "logprobs": None}
+        choice: dict[str, Any] = {
+            "index": index,
+            "text": generated,
+            "finish_reason": "length",
+            "logprobs": None,
+        }
         logprobs = request.get("logprobs")
         if request.get("echo") and self.echo_supported:
             choice["text"] = prompt + generated
@@ -384,27 +494,52 @@ class FakeOpenAIServer:
                     values = [v - 3.0 for v in values if v is not None]
                 values[0] = None
             choice["logprobs"] = {
-                "tokens": tokens, "token_logprobs": values, "text_offset": offsets,
-                "top_logprobs": [dict(self._top(prompt, int(logprobs) or 1))] * len(tokens)}
-        return {"id": "cmpl-fake", "object": "text_completion", "model": self.model,
-                "choices": [choice],
-                "usage": {"prompt_tokens": len(split_tokens(prompt)),
-                          "completion_tokens": len(split_tokens(generated))}}
+                "tokens": tokens,
+                "token_logprobs": values,
+                "text_offset": offsets,
+                "top_logprobs": [dict(self._top(prompt, int(logprobs) or 1))] * len(tokens),
+            }
+        return {
+            "id": "cmpl-fake",
+            "object": "text_completion",
+            "model": self.model,
+            "choices": [choice],
+            "usage": {
+                "prompt_tokens": len(split_tokens(prompt)),
+                "completion_tokens": len(split_tokens(generated)),
+            },
+        }
 
     def _chat(self, request: dict[str, Any]) -> dict[str, Any]:
         prompt = request["messages"][-1]["content"]
         generated = self._generated(prompt, self._max_tokens(request))
-        choice: dict[str, Any] = {"index": 0, "finish_reason": "length", "logprobs": None,
-                                  "message": {"role": "assistant", "content": generated}}
+        choice: dict[str, Any] = {
+            "index": 0,
+            "finish_reason": "length",
+            "logprobs": None,
+            "message": {"role": "assistant", "content": generated},
+        }
         if request.get("logprobs"):
             k = int(request.get("top_logprobs") or 1)
-            choice["logprobs"] = {"content": [{
-                "token": token, "logprob": pseudo_logprob(token),
-                "top_logprobs": [{"token": t, "logprob": v} for t, v in self._top(prompt, k)],
-            } for token in split_tokens(generated)]}
-        return {"id": "chat-fake", "object": "chat.completion", "model": self.model,
-                "choices": [choice],
-                "usage": {"completion_tokens": len(split_tokens(generated))}}
+            choice["logprobs"] = {
+                "content": [
+                    {
+                        "token": token,
+                        "logprob": pseudo_logprob(token),
+                        "top_logprobs": [
+                            {"token": t, "logprob": v} for t, v in self._top(prompt, k)
+                        ],
+                    }
+                    for token in split_tokens(generated)
+                ]
+            }
+        return {
+            "id": "chat-fake",
+            "object": "chat.completion",
+            "model": self.model,
+            "choices": [choice],
+            "usage": {"completion_tokens": len(split_tokens(generated))},
+        }
 
 
 # ------------------------------------------------------------------------------ the real one
@@ -430,20 +565,48 @@ class LlamaServer:
     a time gives the same numbers everywhere.
     """
 
-    def __init__(self, gguf: str | Path, *, alias: str = "smollm2-135m", n_ctx: int = 2048,
-                 n_threads: int = 1, n_batch: int = 1, lifetime: float = 900.0,
-                 startup_timeout: float = 180.0):
+    def __init__(
+        self,
+        gguf: str | Path,
+        *,
+        alias: str = "smollm2-135m",
+        n_ctx: int = 2048,
+        n_threads: int = 1,
+        n_batch: int = 1,
+        lifetime: float = 900.0,
+        startup_timeout: float = 180.0,
+    ):
         self.gguf = Path(gguf)
         self.alias = alias
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self._args = [
-            "timeout", "--signal=TERM", "--kill-after=10", str(int(lifetime)),
-            sys.executable, "-m", "llama_cpp.server", "--model", str(self.gguf),
-            "--model_alias", alias, "--host", "127.0.0.1", "--port", str(self.port),
-            "--n_ctx", str(n_ctx), "--n_threads", str(n_threads),
-            "--n_threads_batch", str(n_threads), "--n_batch", str(n_batch),
-            "--n_ubatch", str(n_batch)]
+            "timeout",
+            "--signal=TERM",
+            "--kill-after=10",
+            str(int(lifetime)),
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.gguf),
+            "--model_alias",
+            alias,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(n_ctx),
+            "--n_threads",
+            str(n_threads),
+            "--n_threads_batch",
+            str(n_threads),
+            "--n_batch",
+            str(n_batch),
+            "--n_ubatch",
+            str(n_batch),
+        ]
         self.startup_timeout = startup_timeout
         self.process: Any = None
         self._log: Any = None
@@ -454,14 +617,17 @@ class LlamaServer:
         import urllib.error
         import urllib.request
 
-        self._log = tempfile.TemporaryFile(mode="w+")
-        self.process = subprocess.Popen(self._args, stdout=self._log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL)
+        self._log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - the server's lifetime
+        self.process = subprocess.Popen(
+            self._args, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"llama_cpp.server exited with {self.process.returncode}:\n"
-                                   f"{self.output()[-3000:]}")
+                raise RuntimeError(
+                    f"llama_cpp.server exited with {self.process.returncode}:\n"
+                    f"{self.output()[-3000:]}"
+                )
             try:
                 with urllib.request.urlopen(self.url + "/models", timeout=2) as reply:
                     if reply.status == 200:
@@ -506,7 +672,7 @@ def first_attempt_faults(spec: str) -> Callable[[str, int], str | None]:
     def choose(prompt: str, attempt: int) -> str | None:
         if attempt != 1:
             return None
-        draw = int.from_bytes(hashlib.sha256(prompt.encode("utf-8")).digest()[:4], "big") / 2 ** 32
+        draw = int.from_bytes(hashlib.sha256(prompt.encode("utf-8")).digest()[:4], "big") / 2**32
         for name, share in shares:
             if draw < share:
                 return name
@@ -519,20 +685,30 @@ def first_attempt_faults(spec: str) -> Callable[[str, int], str | None]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
-    parser.add_argument("--lifetime", type=float, default=600.0, help="stop after this many seconds")
+    parser.add_argument(
+        "--lifetime", type=float, default=600.0, help="stop after this many seconds"
+    )
     parser.add_argument("--log", default=None, help="append a JSONL request log here")
     parser.add_argument("--require-key", default=None, help="answer 401 unless this bearer key")
-    parser.add_argument("--faults", default="",
-                        help="first-attempt faults by share of prompts, e.g. 429:0.1,500:0.1,drop:0.05")
+    parser.add_argument(
+        "--faults",
+        default="",
+        help="first-attempt faults by share of prompts, e.g. 429:0.1,500:0.1,drop:0.05",
+    )
     args = parser.parse_args()
-    server = FakeOpenAIServer(latency=args.latency, lifetime=args.lifetime, log_path=args.log,
-                              require_key=args.require_key,
-                              faults=first_attempt_faults(args.faults) if args.faults else None,
-                              retry_after="1").start()
+    server = FakeOpenAIServer(
+        latency=args.latency,
+        lifetime=args.lifetime,
+        log_path=args.log,
+        require_key=args.require_key,
+        faults=first_attempt_faults(args.faults) if args.faults else None,
+        retry_after="1",
+    ).start()
     print(f"PORT {server.port}", flush=True)
     # Stop when the parent closes our stdin (or dies), or when the lifetime ends.
-    watcher = threading.Thread(target=lambda: (sys.stdin.read(), server._stopped.set()),
-                               daemon=True)
+    watcher = threading.Thread(
+        target=lambda: (sys.stdin.read(), server._stopped.set()), daemon=True
+    )
     watcher.start()
     server._stopped.wait()
     server.stop()

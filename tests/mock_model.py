@@ -14,15 +14,23 @@ from lexbench.types import RankedToken, Request, Response
 
 
 class ScriptedModel(Model):
-    def __init__(self, reply: Callable[[Request], str] | dict[str, str] | None = None, *,
-                 name: str = "scripted", ranked: Callable[[Request], Sequence[tuple[int, str, float]]] | None = None,
-                 loglikelihoods: Callable[[Request], Sequence[float]] | None = None,
-                 fail_on: Callable[[Request], bool] | None = None,
-                 target_ranks: Callable[[Request, list[int]], tuple[int | None, ...]] | None = None):
+    def __init__(
+        self,
+        reply: Callable[[Request], str] | dict[str, str] | None = None,
+        *,
+        name: str = "scripted",
+        ranked: Callable[[Request], Sequence[tuple[int, str, float]]] | None = None,
+        loglikelihoods: Callable[[Request], Sequence[float]] | None = None,
+        fail_on: Callable[[Request], bool] | None = None,
+        target_ranks: Callable[[Request, list[int]], tuple[int | None, ...]] | None = None,
+    ):
         self.name = name
         # Declared like any backend: it answers the kinds it was given a script for.
-        self.kinds = frozenset({"generate"} | ({"rank"} if ranked else set())
-                               | ({"loglikelihood"} if loglikelihoods else set()))
+        self.kinds = frozenset(
+            {"generate"}
+            | ({"rank"} if ranked else set())
+            | ({"loglikelihood"} if loglikelihoods else set())
+        )
         self._target_ranks = target_ranks
         self._reply = reply
         self._ranked = ranked
@@ -49,8 +57,10 @@ class ScriptedModel(Model):
 
     def generate(self, requests: Sequence[Request]) -> list[Response]:
         self.calls += 1
-        return [self._answer(r, lambda q: Response(request_id=q.id, text=self._text(q)))
-                for r in requests]
+        return [
+            self._answer(r, lambda q: Response(request_id=q.id, text=self._text(q)))
+            for r in requests
+        ]
 
     def rank(self, requests: Sequence[Request]) -> list[Response]:
         self.calls += 1
@@ -71,7 +81,14 @@ class ScriptedModel(Model):
         self.calls += 1
         if self._loglikelihoods is None:
             return super().loglikelihood(requests)
-        return [self._answer(r, lambda q: Response(
-            request_id=q.id, loglikelihoods=tuple(self._loglikelihoods(q)),
-            continuation_tokens=tuple(1 for _ in q.continuations)))
-            for r in requests]
+        return [
+            self._answer(
+                r,
+                lambda q: Response(
+                    request_id=q.id,
+                    loglikelihoods=tuple(self._loglikelihoods(q)),
+                    continuation_tokens=tuple(1 for _ in q.continuations),
+                ),
+            )
+            for r in requests
+        ]

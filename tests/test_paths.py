@@ -45,7 +45,9 @@ def test_writers_at_once_never_share_a_temporary_file(tmp_path, monkeypatch):
         replace(source, destination)
 
     monkeypatch.setattr(os, "replace", noting)
-    threads = [threading.Thread(target=paths.write_atomically, args=(target, text)) for text in texts]
+    threads = [
+        threading.Thread(target=paths.write_atomically, args=(target, text)) for text in texts
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -70,8 +70,13 @@ def test_paired_permutation_agrees_with_scipy():
     b = a - 0.08 + rng.normal(0, 0.2, 40)
     ours = stats.paired_permutation_test(a, b, resamples=20_000, seed=1)
     theirs = scipy_stats.permutation_test(
-        (a, b), lambda x, y: np.mean(x - y), permutation_type="samples",
-        n_resamples=20_000, alternative="two-sided", random_state=2)
+        (a, b),
+        lambda x, y: np.mean(x - y),
+        permutation_type="samples",
+        n_resamples=20_000,
+        alternative="two-sided",
+        random_state=2,
+    )
     # Two Monte-Carlo estimates of the same p-value: within a few standard errors.
     se = math.sqrt(theirs.pvalue * (1 - theirs.pvalue) / 20_000)
     assert abs(ours.p_value - theirs.pvalue) < 5 * se + 1e-3
@@ -100,17 +105,24 @@ def test_spearman_is_scipys_with_ties_and_perfect_orders():
     """lexbench's Spearman (no scipy.stats import) gives scipy's rho and p to the last bits:
     accuracy by query length (many ties, 0/1 outcomes), continuous data, perfect orders."""
     rng = random.Random(11)
-    cases = [([rng.randint(4, 15) for _ in range(3000)], [float(rng.random() < 0.1) for _ in range(3000)]),
-             ([rng.random() for _ in range(50)], [rng.random() for _ in range(50)]),
-             ([rng.randint(1, 3) for _ in range(8)], [rng.randint(1, 4) for _ in range(8)]),
-             (list(range(10)), [v * v for v in range(10)]),
-             (list(range(10)), [-v for v in range(10)]),
-             ([1, 2, 3], [1.0, 1.0, 2.0])]
+    cases = [
+        (
+            [rng.randint(4, 15) for _ in range(3000)],
+            [float(rng.random() < 0.1) for _ in range(3000)],
+        ),
+        ([rng.random() for _ in range(50)], [rng.random() for _ in range(50)]),
+        ([rng.randint(1, 3) for _ in range(8)], [rng.randint(1, 4) for _ in range(8)]),
+        (list(range(10)), [v * v for v in range(10)]),
+        (list(range(10)), [-v for v in range(10)]),
+        ([1, 2, 3], [1.0, 1.0, 2.0]),
+    ]
     for x, y in cases:
         ours, theirs = stats.spearman(x, y), scipy_stats.spearmanr(x, y)
         assert ours.rho == pytest.approx(float(theirs.statistic), rel=1e-12, abs=1e-15)
         assert ours.p_value == pytest.approx(float(theirs.pvalue), rel=1e-9, abs=1e-300)
-    assert stats.average_ranks([3, 1, 3, 3, 2]).tolist() == list(scipy_stats.rankdata([3, 1, 3, 3, 2]))
+    assert stats.average_ranks([3, 1, 3, 3, 2]).tolist() == list(
+        scipy_stats.rankdata([3, 1, 3, 3, 2])
+    )
 
 
 def test_clustered_standard_error():

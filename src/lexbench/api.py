@@ -25,14 +25,24 @@ __all__ = ["benchmarks", "run"]
 
 def benchmarks() -> list[BenchmarkSpec]:
     """Every registered benchmark (built-in and plugins), in suite order, then by name."""
-    return sorted(plugins.benchmarks(),
-                  key=lambda s: (s.suite is None, s.suite.order if s.suite else 0, s.name))
+    return sorted(
+        plugins.benchmarks(),
+        key=lambda s: (s.suite is None, s.suite.order if s.suite else 0, s.name),
+    )
 
 
-def run(benchmark: str, model: str | Model | None = None, *,
-        model_options: Mapping[str, Any] | None = None, out: str | Path = "runs",
-        cache: ResponseCache | str | Path | None = None, use_cache: bool = True,
-        progress: bool = True, chat: bool | None = None, **options: Any) -> Evaluation:
+def run(
+    benchmark: str,
+    model: str | Model | None = None,
+    *,
+    model_options: Mapping[str, Any] | None = None,
+    out: str | Path = "runs",
+    cache: ResponseCache | str | Path | None = None,
+    use_cache: bool = True,
+    progress: bool = True,
+    chat: bool | None = None,
+    **options: Any,
+) -> Evaluation:
     """Evaluate `model` on `benchmark` and write its run folder: the one entry point.
 
     Opens the model (a spec such as "smollm2-135m", "openai:NAME", "glove"; or a `Model`
@@ -48,18 +58,27 @@ def run(benchmark: str, model: str | Model | None = None, *,
     chosen = plugins.benchmark(benchmark)
     check_input_paths(options)
     if chosen.build_progress:
-        options.setdefault("progress", progress)   # building shows a bar of its own
+        options.setdefault("progress", progress)  # building shows a bar of its own
     spec_or_model = chosen.default_model if model is None else model
-    with open_model(spec_or_model, model_options) as backend, \
-            response_cache(cache, use_cache) as store:
+    with (
+        open_model(spec_or_model, model_options) as backend,
+        response_cache(cache, use_cache) as store,
+    ):
         chosen.check(backend)
         built = chosen.build(backend, **options)
         use_chat = chosen.chat_default if chat is None else chat
         use_chat = bool(use_chat and backend.has_chat_template())
         recorded = {k: v for k, v in options.items() if k != "progress"}
-        return evaluate(built, backend, out_root=out, cache=store, progress=progress,
-                        chat=use_chat, run_options={"benchmark": benchmark, **recorded},
-                        source=chosen.source)
+        return evaluate(
+            built,
+            backend,
+            out_root=out,
+            cache=store,
+            progress=progress,
+            chat=use_chat,
+            run_options={"benchmark": benchmark, **recorded},
+            source=chosen.source,
+        )
 
 
 def check_input_paths(options: Mapping[str, Any]) -> None:

@@ -38,29 +38,41 @@ class CommandLine:
         self.parser = argparse.ArgumentParser(
             prog="lexbench",
             description="Generate, run, score and analyse lexical and analogical reasoning "
-                        "benchmarks (LAMBDA, SCAN, SetLexSem, E-KAR, Google, BATS).")
+            "benchmarks (LAMBDA, SCAN, SetLexSem, E-KAR, Google, BATS).",
+        )
         self.parser.add_argument("--version", action="version", version=f"lexbench {__version__}")
-        self.parser.add_argument("--include", action="append", default=[], metavar="PATH",
-                                 help="also load the benchmarks of this module file or package "
-                                      "folder (its BENCHMARKS or BENCHMARK); repeatable, and "
-                                      "accepted anywhere on the line; $LEXBENCH_INCLUDE too")
+        self.parser.add_argument(
+            "--include",
+            action="append",
+            default=[],
+            metavar="PATH",
+            help="also load the benchmarks of this module file or package "
+            "folder (its BENCHMARKS or BENCHMARK); repeatable, and "
+            "accepted anywhere on the line; $LEXBENCH_INCLUDE too",
+        )
         self._top = self.parser.add_subparsers(dest="command", metavar="COMMAND")
         self._verbs: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]] = {}
 
-    def benchmark_command(self, verb: str, benchmark: str, help: str,
-                          handler: Callable[[argparse.Namespace], int] | None
-                          ) -> argparse.ArgumentParser:
+    def benchmark_command(
+        self,
+        verb: str,
+        benchmark: str,
+        help: str,
+        handler: Callable[[argparse.Namespace], int] | None,
+    ) -> argparse.ArgumentParser:
         """`lexbench VERB BENCHMARK ...`, e.g. verb "run", benchmark "lambda"."""
         if verb not in self._verbs:
             verb_parser = self._top.add_parser(verb, help=VERBS.get(verb, verb))
-            self._verbs[verb] = verb_parser.add_subparsers(dest="benchmark", metavar="BENCHMARK",
-                                                           required=True)
+            self._verbs[verb] = verb_parser.add_subparsers(
+                dest="benchmark", metavar="BENCHMARK", required=True
+            )
         parser = self._verbs[verb].add_parser(benchmark, help=help, description=help)
         parser.set_defaults(handler=handler)
         return parser
 
-    def command(self, name: str, help: str,
-                handler: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
+    def command(
+        self, name: str, help: str, handler: Callable[[argparse.Namespace], int]
+    ) -> argparse.ArgumentParser:
         """A flat `lexbench NAME ...` command."""
         parser = self._top.add_parser(name, help=help, description=help)
         parser.set_defaults(handler=handler)
@@ -76,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     from lexbench.commands.generic import register_generic_export, register_generic_run
 
     cli = CommandLine()
-    for module_info in sorted(pkgutil.iter_modules(lexbench.commands.__path__), key=lambda m: m.name):
+    for module_info in sorted(
+        pkgutil.iter_modules(lexbench.commands.__path__), key=lambda m: m.name
+    ):
         module = importlib.import_module(f"lexbench.commands.{module_info.name}")
         register = getattr(module, "register", None)
         if register is not None:
@@ -91,8 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
                 register_generic_export(cli, spec)
         except (argparse.ArgumentError, ValueError, ImportError, TypeError) as error:
             # A plugin's broken command line must not take the others down with it.
-            print(f"lexbench: the commands of benchmark {spec.name!r} ({spec.source}) were not "
-                  f"added: {error}", file=sys.stderr)
+            print(
+                f"lexbench: the commands of benchmark {spec.name!r} ({spec.source}) were not "
+                f"added: {error}",
+                file=sys.stderr,
+            )
     return cli.parser
 
 
@@ -130,8 +147,7 @@ def _say(message: object) -> None:
     """One error line on stderr; server and model text in it is escaped for the terminal."""
     from lexbench.commands.common import strip_url_credentials, terminal_text
 
-    print(f"lexbench: error: {terminal_text(strip_url_credentials(str(message)))}",
-          file=sys.stderr)
+    print(f"lexbench: error: {terminal_text(strip_url_credentials(str(message)))}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -173,9 +189,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(error.args[0] if isinstance(error, KeyError) and error.args else error)
         return 2
     except ImportError as error:
-        print(f"lexbench: error: a dependency is missing ({error}); install lexbench with its "
-              "extras: pip install -e '.[all]' (torch first: pip install torch==2.13.0 on CPU)",
-              file=sys.stderr)
+        print(
+            f"lexbench: error: a dependency is missing ({error}); install lexbench with its "
+            "extras: pip install -e '.[all]' (torch first: pip install torch==2.13.0 on CPU)",
+            file=sys.stderr,
+        )
         return 2
     except (RuntimeError, OSError) as error:
         # OSError: an unreachable Hub, a disk full, a model folder that is not one.

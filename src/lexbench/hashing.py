@@ -1,7 +1,7 @@
 """The one place lexbench computes SHA-256 digests of files and text.
 
-    >>> sha256_text("lexbench")[:12]
-    '9ae949590792'
+>>> sha256_text("lexbench")[:12]
+'9ae949590792'
 """
 
 from __future__ import annotations

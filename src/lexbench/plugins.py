@@ -99,17 +99,22 @@ def _specs_from(obj: Any, where: str) -> list[BenchmarkSpec]:
     specs = list(obj) if isinstance(obj, (list, tuple)) else [obj]
     for spec in specs:
         if not isinstance(spec, BenchmarkSpec):
-            raise TypeError(f"{where} gives a {type(spec).__name__}, not a "
-                            "lexbench.benchmarks.base.BenchmarkSpec")
+            raise TypeError(
+                f"{where} gives a {type(spec).__name__}, not a "
+                "lexbench.benchmarks.base.BenchmarkSpec"
+            )
     return specs
 
 
 def _add(found: dict[str, BenchmarkSpec], specs: Iterable[BenchmarkSpec], source: str) -> None:
     for spec in specs:
         if spec.name in found:
-            _broken(BENCHMARK_GROUP, spec.name, source,
-                    f"the name is taken by {found[spec.name].source or 'another benchmark'}; "
-                    f"rename it")
+            _broken(
+                BENCHMARK_GROUP,
+                spec.name,
+                source,
+                f"the name is taken by {found[spec.name].source or 'another benchmark'}; rename it",
+            )
             continue
         found[spec.name] = replace(spec, source=source)
 
@@ -128,7 +133,7 @@ def _discover_benchmarks() -> dict[str, BenchmarkSpec]:
         source = _source(entry_point)
         try:
             specs = _specs_from(entry_point.load(), f"entry point {entry_point.value}")
-        except Exception as error:  # noqa: BLE001 - a broken plugin must not stop the rest
+        except Exception as error:
             _broken(BENCHMARK_GROUP, entry_point.name, source, f"{type(error).__name__}: {error}")
             continue
         _add(found, specs, source)
@@ -141,8 +146,12 @@ def _discover_backends() -> dict[str, Backend]:
         source = _source(entry_point)
         module = entry_point.value.split(":", 1)[0]
         if ":" in entry_point.value or not module:
-            _broken(MODEL_GROUP, entry_point.name, source,
-                    f"{entry_point.value!r} must name a module with a load(name, options) function")
+            _broken(
+                MODEL_GROUP,
+                entry_point.name,
+                source,
+                f"{entry_point.value!r} must name a module with a load(name, options) function",
+            )
             continue
         found.setdefault(entry_point.name, Backend(entry_point.name, module, source))
     return found
@@ -155,7 +164,8 @@ def _load_path(path: Path) -> ModuleType:
         raise FileNotFoundError(f"no such module file: {target}")
     name = f"lexbench_include_{abs(hash(str(target.resolve()))):x}"
     spec = importlib.util.spec_from_file_location(
-        name, target, submodule_search_locations=[str(path)] if path.is_dir() else None)
+        name, target, submodule_search_locations=[str(path)] if path.is_dir() else None
+    )
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot import {target}")
     module = importlib.util.module_from_spec(spec)
@@ -177,10 +187,11 @@ def include(paths: Sequence[str | Path]) -> None:
             module = _load_path(path)
             obj = getattr(module, "BENCHMARKS", None) or getattr(module, "BENCHMARK", None)
             if obj is None:
-                raise AttributeError("the module defines neither BENCHMARKS (a list of "
-                                     "BenchmarkSpec) nor BENCHMARK")
+                raise AttributeError(
+                    "the module defines neither BENCHMARKS (a list of BenchmarkSpec) nor BENCHMARK"
+                )
             found = _specs_from(obj, str(path))
-        except Exception as error:  # noqa: BLE001 - reported, never fatal to the built-ins
+        except Exception as error:
             _broken(BENCHMARK_GROUP, path.name, source, f"{type(error).__name__}: {error}")
             continue
         _add(specs, found, source)

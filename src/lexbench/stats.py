@@ -74,9 +74,13 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> Interval:
     return Interval(p, max(0.0, centre - half), min(1.0, centre + half), n, "wilson")
 
 
-def bootstrap_interval(values: Sequence[float], statistic: Callable[[np.ndarray], float] = np.mean,
-                       resamples: int = 10_000, confidence: float = 0.95,
-                       seed: int = 0) -> Interval:
+def bootstrap_interval(
+    values: Sequence[float],
+    statistic: Callable[[np.ndarray], float] = np.mean,
+    resamples: int = 10_000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> Interval:
     """Percentile bootstrap interval of `statistic` over `values`."""
     data = np.asarray(values, dtype=float)
     if data.size == 0:
@@ -100,8 +104,9 @@ class TestResult:
         return asdict(self)
 
 
-def paired_permutation_test(a: Sequence[float], b: Sequence[float], resamples: int = 100_000,
-                            seed: int = 0) -> TestResult:
+def paired_permutation_test(
+    a: Sequence[float], b: Sequence[float], resamples: int = 100_000, seed: int = 0
+) -> TestResult:
     """Two-sided test of mean(a − b) = 0 for paired scores, by random sign flips.
 
     The statistic is the mean difference; p = (1 + #{|perm| >= |observed|}) / (1 + resamples).
@@ -129,8 +134,9 @@ def paired_permutation_test(a: Sequence[float], b: Sequence[float], resamples: i
     return TestResult(observed, (extreme + 1) / (resamples + 1), int(x.size), "paired permutation")
 
 
-def permutation_test(a: Sequence[float], b: Sequence[float], resamples: int = 100_000,
-                     seed: int = 0) -> TestResult:
+def permutation_test(
+    a: Sequence[float], b: Sequence[float], resamples: int = 100_000, seed: int = 0
+) -> TestResult:
     """Two-sided test of mean(a) = mean(b) for independent samples, by label shuffles."""
     x = np.asarray(a, dtype=float)
     y = np.asarray(b, dtype=float)
@@ -150,13 +156,12 @@ def permutation_test(a: Sequence[float], b: Sequence[float], resamples: int = 10
         # first group (argpartition, linear, rather than a full sort: 10^6 resamples of
         # SCAN's 898 values take seconds).
         keys = rng.random((size, pooled.size))
-        first = np.argpartition(keys, x.size - 1, axis=1)[:, :x.size]
+        first = np.argpartition(keys, x.size - 1, axis=1)[:, : x.size]
         sums = pooled[first].sum(axis=1)
         diffs = sums / x.size - (total - sums) / y.size
         extreme += int(np.count_nonzero(np.abs(diffs) >= abs(observed) - tolerance))
         done += size
-    return TestResult(observed, (extreme + 1) / (resamples + 1), int(pooled.size),
-                      "permutation")
+    return TestResult(observed, (extreme + 1) / (resamples + 1), int(pooled.size), "permutation")
 
 
 def mcnemar_exact(a_correct: Sequence[bool], b_correct: Sequence[bool]) -> TestResult:
@@ -168,7 +173,9 @@ def mcnemar_exact(a_correct: Sequence[bool], b_correct: Sequence[bool]) -> TestR
     from scipy.stats import binom
 
     if len(a_correct) != len(b_correct):
-        raise ValueError(f"McNemar needs paired outcomes, got {len(a_correct)} and {len(b_correct)}")
+        raise ValueError(
+            f"McNemar needs paired outcomes, got {len(a_correct)} and {len(b_correct)}"
+        )
     only_a = sum(1 for x, y in zip(a_correct, b_correct) if x and not y)
     only_b = sum(1 for x, y in zip(a_correct, b_correct) if y and not x)
     discordant = only_a + only_b
@@ -221,7 +228,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> Correlation:
         return Correlation(float("nan"), float("nan"), n)
     rho = np.corrcoef(average_ranks(x), average_ranks(y))[0, 1]
     freedom = n - 2
-    with np.errstate(divide="ignore"):      # rho = ±1: t is infinite and p is 0, as scipy's
+    with np.errstate(divide="ignore"):  # rho = ±1: t is infinite and p is 0, as scipy's
         t = rho * np.sqrt(np.clip(freedom / ((rho + 1.0) * (1.0 - rho)), 0, None))
     return Correlation(float(rho), float(2 * stdtr(freedom, -abs(t))), n)
 
@@ -247,18 +254,26 @@ def clustered_standard_error(values: Sequence[float], clusters: Sequence[Hashabl
     return math.sqrt(g / (g - 1) * total) / data.size
 
 
-def clustered_mean_interval(values: Sequence[float], clusters: Sequence[Hashable], label: str) -> dict[str, Any]:
+def clustered_mean_interval(
+    values: Sequence[float], clusters: Sequence[Hashable], label: str
+) -> dict[str, Any]:
     """Mean ± 1.96 cluster-robust SE (clipped to [0, 1]), with the SE itself."""
     n = len(values)
     if n == 0:
-        return {**Interval(math.nan, math.nan, math.nan, 0, f"clustered by {label}").to_dict(),
-                "se": math.nan, "clusters": 0}
+        return {
+            **Interval(math.nan, math.nan, math.nan, 0, f"clustered by {label}").to_dict(),
+            "se": math.nan,
+            "clusters": 0,
+        }
     mean = sum(values) / n
     se = clustered_standard_error(values, clusters)
     low = max(0.0, mean - Z95 * se) if not math.isnan(se) else math.nan
     high = min(1.0, mean + Z95 * se) if not math.isnan(se) else math.nan
-    return {**Interval(mean, low, high, n, f"clustered by {label}").to_dict(), "se": se,
-            "clusters": len(set(clusters))}
+    return {
+        **Interval(mean, low, high, n, f"clustered by {label}").to_dict(),
+        "se": se,
+        "clusters": len(set(clusters)),
+    }
 
 
 def describe(values: Sequence[float]) -> dict[str, float]:

@@ -10,8 +10,9 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
-                         "\u2013": "-", "\u2014": "-"})
+_QUOTES = str.maketrans(
+    {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"}
+)
 # A word: letters/digits, optionally joined by single inner hyphens or apostrophes.
 WORD = re.compile(r"[^\W_]+(?:['-][^\W_]+)*", re.UNICODE)
 
@@ -55,8 +56,9 @@ def edit_distance(a: str, b: str, limit: int | None = None) -> int:
     for i, char_a in enumerate(a, 1):
         current = [i]
         for j, char_b in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1,
-                               previous[j - 1] + (char_a != char_b)))
+            current.append(
+                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
+            )
         if limit is not None and min(current) > limit:
             return limit + 1
         previous = current

@@ -10,7 +10,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from enum import Enum
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 RequestKind = Literal["generate", "rank", "loglikelihood", "analogy"]
 #: Every request kind, in the order a backend answers a mixed list.
@@ -22,7 +22,7 @@ VECTOR_METHODS = ("3cosadd", "3cosmul", "pairdiff", "scan-paper")
 EXCLUDING_METHODS = frozenset({"3cosadd", "3cosmul", "pairdiff"})
 
 
-class Failure(str, Enum):
+class Failure(str, Enum):  # noqa: UP042 - str() of a member stays 'Failure.X'
     """Why a response carries no answer: a typed value, never a prefix of the error text.
 
     `REQUEST_FAILED`: the backend could not answer (server down, retries exhausted).
@@ -65,14 +65,22 @@ class Decoding:
     def to_dict(self) -> dict[str, Any]:
         # Written out, not `asdict`: every generate request's cache key is made from it, and
         # asdict's recursive copy was a third of the client's time for 10^5 prompts.
-        return {"max_new_tokens": self.max_new_tokens, "temperature": self.temperature,
-                "top_p": self.top_p, "top_k": self.top_k, "stop": list(self.stop),
-                "seed": self.seed, "stop_at_word_end": self.stop_at_word_end}
+        return {
+            "max_new_tokens": self.max_new_tokens,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "top_k": self.top_k,
+            "stop": list(self.stop),
+            "seed": self.seed,
+            "stop_at_word_end": self.stop_at_word_end,
+        }
 
 
 def _check_method(method: str) -> None:
     if method not in VECTOR_METHODS:
-        raise ValueError(f"unknown analogy method {method!r}; choose from {', '.join(VECTOR_METHODS)}")
+        raise ValueError(
+            f"unknown analogy method {method!r}; choose from {', '.join(VECTOR_METHODS)}"
+        )
 
 
 @dataclass(frozen=True)
@@ -110,7 +118,9 @@ class PairChoiceQuery:
     def __post_init__(self) -> None:
         _check_method(self.method)
         if len(self.choices) < 2:
-            raise ValueError(f"a multiple-choice query needs at least two choices, got {len(self.choices)}")
+            raise ValueError(
+                f"a multiple-choice query needs at least two choices, got {len(self.choices)}"
+            )
         object.__setattr__(self, "choices", tuple((str(c), str(d)) for c, d in self.choices))
 
 
@@ -127,14 +137,21 @@ class TupleChoiceQuery:
         if len(self.query) < 2:
             raise ValueError(f"a tuple query needs at least two terms, got {self.query!r}")
         if len(self.candidates) < 2:
-            raise ValueError(f"a tuple query needs at least two candidates, got {len(self.candidates)}")
+            raise ValueError(
+                f"a tuple query needs at least two candidates, got {len(self.candidates)}"
+            )
         object.__setattr__(self, "query", tuple(str(t) for t in self.query))
-        object.__setattr__(self, "candidates", tuple(tuple(str(t) for t in c) for c in self.candidates))
+        object.__setattr__(
+            self, "candidates", tuple(tuple(str(t) for t in c) for c in self.candidates)
+        )
 
 
-VectorQuery = Union[AnalogyQuery, PairChoiceQuery, TupleChoiceQuery]
-_QUERY_TYPES: dict[str, type] = {"analogy": AnalogyQuery, "pair_choice": PairChoiceQuery,
-                                 "tuple_choice": TupleChoiceQuery}
+VectorQuery = AnalogyQuery | PairChoiceQuery | TupleChoiceQuery
+_QUERY_TYPES: dict[str, type] = {
+    "analogy": AnalogyQuery,
+    "pair_choice": PairChoiceQuery,
+    "tuple_choice": TupleChoiceQuery,
+}
 
 
 def query_to_dict(query: VectorQuery) -> dict[str, Any]:
@@ -173,7 +190,7 @@ class Request:
     id: str
     kind: RequestKind
     prompt: str = ""
-    messages: tuple[tuple[str, str], ...] = ()   # (role, content) pairs for chat models
+    messages: tuple[tuple[str, str], ...] = ()  # (role, content) pairs for chat models
     chat: bool = False
     decoding: Decoding = field(default_factory=Decoding)
     top_k: int = 10
@@ -184,8 +201,9 @@ class Request:
 
     def __post_init__(self) -> None:
         if self.kind not in REQUEST_KINDS:
-            raise ValueError(f"request {self.id}: unknown kind {self.kind!r}; "
-                             f"known: {', '.join(REQUEST_KINDS)}")
+            raise ValueError(
+                f"request {self.id}: unknown kind {self.kind!r}; known: {', '.join(REQUEST_KINDS)}"
+            )
         if self.kind == "analogy" and self.query is None:
             raise ValueError(f"request {self.id}: an analogy request needs a typed query")
 
@@ -270,7 +288,9 @@ class Response:
         return cls(
             request_id=data["request_id"],
             text=data.get("text", ""),
-            ranked=tuple(RankedToken(int(i), str(t), float(lp)) for i, t, lp in data.get("ranked", [])),
+            ranked=tuple(
+                RankedToken(int(i), str(t), float(lp)) for i, t, lp in data.get("ranked", [])
+            ),
             loglikelihoods=tuple(float(x) for x in data.get("loglikelihoods", [])),
             continuation_tokens=tuple(int(x) for x in data.get("continuation_tokens", [])),
             generated_tokens=int(data.get("generated_tokens", 0)),

@@ -25,10 +25,8 @@ from lexbench.benchmarks.analogies.data import (
 from lexbench.benchmarks.analogies.prompts import choose_shots
 
 BATS_FIXTURE = {
-    "BATS_3.0/3_Encyclopedic_semantics/E01 [country - capital].txt":
-        "france\tparis\ngermany\tberlin\nitaly\trome\njapan\ttokyo\n",
-    "BATS_3.0/1_Inflectional_morphology/I01 [noun - plural_reg].txt":
-        "cat\tcats\ndog\tdogs\r\ncar\tcars/automobiles\n\nhouse houses\n",
+    "BATS_3.0/3_Encyclopedic_semantics/E01 [country - capital].txt": "france\tparis\ngermany\tberlin\nitaly\trome\njapan\ttokyo\n",
+    "BATS_3.0/1_Inflectional_morphology/I01 [noun - plural_reg].txt": "cat\tcats\ndog\tdogs\r\ncar\tcars/automobiles\n\nhouse houses\n",
     "BATS_3.0/__MACOSX/._junk.txt": "not a pair file",
 }
 
@@ -47,8 +45,16 @@ def test_google_file_is_the_pinned_one_and_loads():
     assert len(items) == 19544
     assert len({i.mapping for i in items}) == 14
     assert sum(i.type == "semantic" for i in items) == 8869
-    assert items[0] == Analogy("capital-common-countries/0000", "Athens", "Greece", "Baghdad",
-                               "Iraq", (), "semantic", "capital-common-countries")
+    assert items[0] == Analogy(
+        "capital-common-countries/0000",
+        "Athens",
+        "Greece",
+        "Baghdad",
+        "Iraq",
+        (),
+        "semantic",
+        "capital-common-countries",
+    )
 
 
 def _google_subset(path, every: int):
@@ -74,8 +80,14 @@ def _ours_and_gensims(questions, tmp_path):
     from lexbench.models.embeddings import WordVectorModel
 
     glove = load_packaged_glove()
-    ours = api.run("google", WordVectorModel(glove, source="glove", restrict=30000),
-                   data=questions, out=tmp_path / "runs", progress=False, use_cache=False)
+    ours = api.run(
+        "google",
+        WordVectorModel(glove, source="glove", restrict=30000),
+        data=questions,
+        out=tmp_path / "runs",
+        progress=False,
+        use_cache=False,
+    )
     top = glove.restrict(30000)
     keyed = gensim_models.KeyedVectors(vector_size=top.dim)
     keyed.add_vectors(list(top.words), top.matrix)
@@ -88,10 +100,14 @@ def _assert_agreement(overall, samples, score, sections):
     total = sections[-1]
     assert overall["scored"] == len(total["correct"]) + len(total["incorrect"])
     assert abs(overall["acc_at_1"]["estimate"] - score) * 100 <= 0.5
-    for section in sections[:-1]:            # per section too: a sharper check
-        mine = [s for s in samples if s["mapping"] == section["section"] and s["correct"] is not None]
+    for section in sections[:-1]:  # per section too: a sharper check
+        mine = [
+            s for s in samples if s["mapping"] == section["section"] and s["correct"] is not None
+        ]
         assert len(mine) == len(section["correct"]) + len(section["incorrect"])
-        assert abs(sum(s["correct"] for s in mine) - len(section["correct"])) <= max(2, len(mine) // 200)
+        assert abs(sum(s["correct"] for s in mine) - len(section["correct"])) <= max(
+            2, len(mine) // 200
+        )
 
 
 def test_3cosadd_on_google_matches_gensim_on_a_stratified_fifth(tmp_path):
@@ -105,19 +121,19 @@ def test_bats_zip_layout_questions_and_alternatives(bats_zip):
     items = read_pair_collection(bats_zip)
     capitals = [i for i in items if i.mapping == "E01 [country - capital]"]
     plurals = [i for i in items if i.mapping == "I01 [noun - plural_reg]"]
-    assert len(capitals) == 4 * 3 and len(plurals) == 4 * 3      # ordered pairs of lines
+    assert len(capitals) == 4 * 3 and len(plurals) == 4 * 3  # ordered pairs of lines
     assert {i.type for i in capitals} == {"3_Encyclopedic_semantics"}
     to_car = [i for i in plurals if i.c == "car"]
     assert {(i.d, i.alternatives) for i in to_car} == {("cars", ("automobiles",))}
     from_car = [i for i in plurals if i.a == "car"]
-    assert {i.b for i in from_car} == {"cars"}                    # b: the first target only
+    assert {i.b for i in from_car} == {"cars"}  # b: the first target only
     assert len({i.id for i in items}) == len(items)
     assert [i.id for i in read_pair_collection(bats_zip)] == [i.id for i in items]
 
 
 def test_bats_checks_and_errors(bats_zip, tmp_path):
     assert len(BATS_SHA1) == 40 and len({k.split("/")[0] for k in BATS_SHA1}) == 4
-    with pytest.raises(ValueError, match="is not BATS 3.0: 38 file"):
+    with pytest.raises(ValueError, match=r"is not BATS 3.0: 38 file"):
         verify_bats(bats_zip)
     with pytest.raises(FileNotFoundError, match="no BATS zip or folder"):
         locate_bats(tmp_path / "missing.zip")
@@ -132,14 +148,23 @@ def test_bats_checks_and_errors(bats_zip, tmp_path):
 def test_glove_on_the_bats_fixture(bats_zip, tmp_path):
     from lexbench.models.registry import load_model
 
-    run = api.run("bats", load_model("glove", {}), data=bats_zip, out=tmp_path / "runs",
-                  progress=False, use_cache=False, method="3cosadd")
+    run = api.run(
+        "bats",
+        load_model("glove", {}),
+        data=bats_zip,
+        out=tmp_path / "runs",
+        progress=False,
+        use_cache=False,
+        method="3cosadd",
+    )
     capitals = run.results["by_type"]["3_Encyclopedic_semantics"]
     assert capitals["n"] == 12 and capitals["scored"] == 12
     assert capitals["acc_at_1"]["estimate"] >= 0.75
     assert run.results["overall"]["n"] == 24
     samples = [json.loads(line) for line in run.folder.samples_path.read_text().splitlines()]
-    assert all({"id", "correct", "value", "error_class", "type", "mapping"} <= set(s) for s in samples)
+    assert all(
+        {"id", "correct", "value", "error_class", "type", "mapping"} <= set(s) for s in samples
+    )
     assert (run.folder.path / "figures" / "mrr_by_type.png").is_file()
 
 
@@ -148,22 +173,28 @@ def test_pair_files_by_path(tmp_path):
     questions.write_text(": family\nboy girl brother sister\nking queen man woman\n")
     items = load_pair_file(questions)
     assert [(i.a, i.b, i.c, i.d, i.mapping) for i in items] == [
-        ("boy", "girl", "brother", "sister", "family"), ("king", "queen", "man", "woman", "family")]
+        ("boy", "girl", "brother", "sister", "family"),
+        ("king", "queen", "man", "woman", "family"),
+    ]
     pairs = tmp_path / "antonyms.txt"
     pairs.write_text("hot\tcold\nbig\tsmall/little\nup\tdown\n")
     assert len(load_pair_file(pairs)) == 6
     bad = tmp_path / "bad.txt"
     bad.write_text(": s\none two three\n")
-    with pytest.raises(ValueError, match="bad.txt:2: expected four words"):
+    with pytest.raises(ValueError, match=r"bad.txt:2: expected four words"):
         load_pair_file(bad)
 
 
 def test_limit_and_shots_are_deterministic_and_disjoint():
-    items = [Analogy(f"r/{i}", f"a{i}", f"b{i}", f"c{i}", f"d{i}", (), "t", f"m{i % 3}")
-             for i in range(30)]
+    items = [
+        Analogy(f"r/{i}", f"a{i}", f"b{i}", f"c{i}", f"d{i}", (), "t", f"m{i % 3}")
+        for i in range(30)
+    ]
     first = limit_per_mapping(items, 4, seed=1)
     assert len(first) == 12 and first == limit_per_mapping(items, 4, seed=1)
-    assert {i.id for i in limit_per_mapping(list(reversed(items)), 4, seed=1)} == {i.id for i in first}
+    assert {i.id for i in limit_per_mapping(list(reversed(items)), 4, seed=1)} == {
+        i.id for i in first
+    }
     assert {i.id for i in limit_per_mapping(items, 4, seed=2)} != {i.id for i in first}
     shot = choose_shots(items[0], items, 1, seed=3)
     assert shot == choose_shots(items[0], list(reversed(items)), 1, seed=3)
@@ -200,21 +231,35 @@ def test_sat_style_files_and_vectors(tmp_path):
     text_file.write_text(SAT_TEXT)
     items = read_choice_file(text_file)
     assert [(i.a, i.b, len(i.choices), i.answer) for i in items] == [
-        ("ostrich", "bird", 5, 0), ("king", "queen", 3, 0)]
+        ("ostrich", "bird", 5, 0),
+        ("king", "queen", 3, 0),
+    ]
     # The source line is the item's type; it is never read as a stem.
     assert [i.type for i in items] == ["190 FROM REAL SATs", "ML:1 from a workbook"]
     headed = tmp_path / "headed.txt"
-    headed.write_text("A file header line\n\n" + SAT_TEXT.replace("# a hand-made SAT-format file\n", ""))
-    assert [(i.a, i.b) for i in read_choice_file(headed)] == [("ostrich", "bird"), ("king", "queen")]
+    headed.write_text(
+        "A file header line\n\n" + SAT_TEXT.replace("# a hand-made SAT-format file\n", "")
+    )
+    assert [(i.a, i.b) for i in read_choice_file(headed)] == [
+        ("ostrich", "bird"),
+        ("king", "queen"),
+    ]
     glued = tmp_path / "glued.txt"
     glued.write_text("A file header glued to the first block\n" + SAT_TEXT)
     [first, _] = read_choice_file(glued)
     assert (first.a, first.b, first.type) == ("ostrich", "bird", "190 FROM REAL SATs")
     jsonl = tmp_path / "sat.jsonl"
-    jsonl.write_text("\n".join(json.dumps({"stem": [i.a, i.b], "answer": i.answer,
-                                           "choice": [list(c) for c in i.choices]}) for i in items))
-    assert [(i.a, i.choices, i.answer) for i in read_choice_file(jsonl)] == \
-        [(i.a, i.choices, i.answer) for i in items]
+    jsonl.write_text(
+        "\n".join(
+            json.dumps(
+                {"stem": [i.a, i.b], "answer": i.answer, "choice": [list(c) for c in i.choices]}
+            )
+            for i in items
+        )
+    )
+    assert [(i.a, i.choices, i.answer) for i in read_choice_file(jsonl)] == [
+        (i.a, i.choices, i.answer) for i in items
+    ]
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"stem": ["a", "b"], "choice": [["c", "d"]], "answer": 3}\n')
     with pytest.raises(ValueError, match="two or more choices"):
@@ -222,8 +267,14 @@ def test_sat_style_files_and_vectors(tmp_path):
 
     from lexbench.models.registry import load_model
 
-    run = api.run("sat", load_model("glove", {}), data=jsonl, out=tmp_path / "runs",
-                  progress=False, use_cache=False)
+    run = api.run(
+        "sat",
+        load_model("glove", {}),
+        data=jsonl,
+        out=tmp_path / "runs",
+        progress=False,
+        use_cache=False,
+    )
     samples = [json.loads(line) for line in run.folder.samples_path.read_text().splitlines()]
     # king : queen :: man : woman is the pair-direction method's easy case.
     assert samples[1]["order"][0] == 0 and samples[1]["correct"] is True
@@ -239,7 +290,9 @@ def test_sat_with_a_causal_lm_uses_loglikelihoods(tmp_path):
 
     def loglikelihoods(request):
         seen.append(request)
-        return [-10.0 + (3.0 if "woman" in c else 0.0) - i for i, c in enumerate(request.continuations)]
+        return [
+            -10.0 + (3.0 if "woman" in c else 0.0) - i for i, c in enumerate(request.continuations)
+        ]
 
     model = ScriptedModel(loglikelihoods=loglikelihoods)
     run = api.run("sat", model, data=sat, out=tmp_path / "runs", progress=False, use_cache=False)
@@ -257,7 +310,7 @@ def test_command_line_for_the_classic_sets(bats_zip, tmp_path, capsys):
     assert main(["run", "bats", "--data", str(bats_zip), "--method", "3cosmul", *common]) == 0
     assert "| 3_Encyclopedic_semantics | 12 | 12 |" in capsys.readouterr().out
     assert main(["run", "pairs", "--data", str(tmp_path / "none.txt"), *common]) == 2
-    assert "No such file or folder (data)" in capsys.readouterr().err   # before any model loads
+    assert "No such file or folder (data)" in capsys.readouterr().err  # before any model loads
 
 
 def test_bats_defaults_are_scans_so_the_papers_glove_comparison_is_one_command(bats_zip, tmp_path):
@@ -266,13 +319,22 @@ def test_bats_defaults_are_scans_so_the_papers_glove_comparison_is_one_command(b
     from lexbench.models.registry import load_model
 
     glove = load_model("glove", {})
-    bats = api.run("bats", glove, data=bats_zip, out=tmp_path / "runs", progress=False,
-                   use_cache=False)
+    bats = api.run(
+        "bats", glove, data=bats_zip, out=tmp_path / "runs", progress=False, use_cache=False
+    )
     scan = api.run("scan", glove, limit=10, out=tmp_path / "runs", progress=False, use_cache=False)
     config_of = lambda run: json.loads(run.folder.config_path.read_text())["benchmark"]  # noqa: E731
-    assert {k: config_of(bats)[k] for k in ("method", "oov_policy")} == \
-        {k: config_of(scan)[k] for k in ("method", "oov_policy")} == \
-        {"method": "scan-paper", "oov_policy": "wrong"}
-    google = api.run("google", glove, limit_per_relation=1, out=tmp_path / "runs",
-                     progress=False, use_cache=False)
+    assert (
+        {k: config_of(bats)[k] for k in ("method", "oov_policy")}
+        == {k: config_of(scan)[k] for k in ("method", "oov_policy")}
+        == {"method": "scan-paper", "oov_policy": "wrong"}
+    )
+    google = api.run(
+        "google",
+        glove,
+        limit_per_relation=1,
+        out=tmp_path / "runs",
+        progress=False,
+        use_cache=False,
+    )
     assert (config_of(google)["method"], config_of(google)["oov_policy"]) == ("3cosadd", "skip")

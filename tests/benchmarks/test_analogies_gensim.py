@@ -13,4 +13,4 @@ from lexbench.benchmarks.analogies.data import locate_google
 def test_3cosadd_on_the_whole_google_set_matches_gensim(tmp_path):
     overall, samples, score, sections = _ours_and_gensims(locate_google(), tmp_path)
     _assert_agreement(overall, samples, score, sections)
-    assert overall["scored"] == 14877          # questions with all four words in the top 30,000
+    assert overall["scored"] == 14877  # questions with all four words in the top 30,000

@@ -10,18 +10,30 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from mock_model import ScriptedModel
 
-from lexbench.run.evaluate import evaluate
-from lexbench.benchmarks.ekar.benchmark import EkarBenchmark, Extraction, best_index, extract_letter, load_benchmark, normalised_scores, run_ekar
-from lexbench.benchmarks.ekar.prompts import candidate_continuations, choice_prompt, loglikelihood_context
-from lexbench.benchmarks.ekar.tables import summarize_qa
-from lexbench.benchmarks.ekar.data import read_split
-from lexbench.benchmarks.ekar.splits import find_split_file
+from lexbench.benchmarks.ekar.benchmark import (
+    EkarBenchmark,
+    Extraction,
+    best_index,
+    extract_letter,
+    load_benchmark,
+    normalised_scores,
+    run_ekar,
+)
 from lexbench.benchmarks.ekar.embedding import resolve_model
+from lexbench.benchmarks.ekar.files import read_split
+from lexbench.benchmarks.ekar.prompts import (
+    candidate_continuations,
+    choice_prompt,
+    loglikelihood_context,
+)
+from lexbench.benchmarks.ekar.splits import find_split_file
+from lexbench.benchmarks.ekar.tables import summarize_qa
 from lexbench.lexicon.vectors import WordVectors
 from lexbench.models.embeddings import WordVectorModel
+from lexbench.run.evaluate import evaluate
 from lexbench.types import Failure, Request, Score, TupleChoiceQuery
+from mock_model import ScriptedModel
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "ekar"
 FOLDERS = {"en": FIXTURES / "english", "zh": FIXTURES / "chinese"}
@@ -40,7 +52,7 @@ def blind_items(language: str, mode: str = "hard"):
 
 
 def test_prompts_in_both_modes_and_languages():
-    tea = items("en")[2]          # fruit:apple:banana
+    tea = items("en")[2]  # fruit:apple:banana
     hard = choice_prompt(tea, "hard")
     easy = choice_prompt(tea, "easy")
     assert "Query: fruit : apple : banana" in hard
@@ -69,15 +81,17 @@ def test_easy_mode_needs_query_explanations():
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_easy_mode_on_the_v1_0_test_split_reads_test_easy_blind(tmp_path, language):
-    benchmark = load_benchmark(language=language, split="test", mode="easy", method="generate",
-                               data=V1_0[language])
+    benchmark = load_benchmark(
+        language=language, split="test", mode="easy", method="generate", data=V1_0[language]
+    )
     assert benchmark.config()["dataset"]["file"] == "test_easy_blind.json"
     assert benchmark.config()["dataset"]["blind"] is True
     labelled = {i.id: i for i in items(language, "test")}
     for item in benchmark.items():
         assert labelled[item.id].explanations[0] in choice_prompt(item, "easy")
-    evaluation = evaluate(benchmark, ScriptedModel(reply=lambda r: "A"), out_root=tmp_path,
-                          progress=False)
+    evaluation = evaluate(
+        benchmark, ScriptedModel(reply=lambda r: "A"), out_root=tmp_path, progress=False
+    )
     assert evaluation.results["labelled"] == 0 and evaluation.results["items"] == 3
     hard = load_benchmark(language=language, split="test", data=V1_0[language])
     assert hard.config()["dataset"]["file"] == "test_blind.json"
@@ -88,40 +102,76 @@ def test_easy_mode_on_the_v1_0_test_split_reads_test_easy_blind(tmp_path, langua
 # ------------------------------------------------------------------------------ letters
 
 
-@pytest.mark.parametrize("output, letter", [
-    ("B", "B"), (" C", "C"), ("(B)", "B"), ("D.", "D"), ("A)", "A"), ("（C）", "C"), ("Ｂ", "B"),
-    ("Answer: c", "C"), ("the answer is D.", "D"), ("The correct answer would be (B).", "B"),
-    ("答案：B", "B"), ("答案是C", "C"), ("答：d", "D"), ("选项B", "B"), ("Option C fits best", "C"),
-    ("B is the best choice", "B"), ("I think D", "D"), (" A\nThe answer is D.", "A"),
-    ("A passenger : bus : taxi", "A"), ("magazine: bookshelf", "B"),
-])
+@pytest.mark.parametrize(
+    "output, letter",
+    [
+        ("B", "B"),
+        (" C", "C"),
+        ("(B)", "B"),
+        ("D.", "D"),
+        ("A)", "A"),
+        ("（C）", "C"),
+        ("Ｂ", "B"),
+        ("Answer: c", "C"),
+        ("the answer is D.", "D"),
+        ("The correct answer would be (B).", "B"),
+        ("答案：B", "B"),
+        ("答案是C", "C"),
+        ("答：d", "D"),
+        ("选项B", "B"),
+        ("Option C fits best", "C"),
+        ("B is the best choice", "B"),
+        ("I think D", "D"),
+        (" A\nThe answer is D.", "A"),
+        ("A passenger : bus : taxi", "A"),
+        ("magazine: bookshelf", "B"),
+    ],
+)
 def test_letters_are_extracted(output, letter):
     candidates = ["passenger : bus : taxi", "magazine : bookshelf", "x : y", "z : w"]
     assert extract_letter(output, candidates).letter == letter
 
 
-@pytest.mark.parametrize("output, letter, how", [
-    ("A. 密码：账户；B. 门：窗户；C. 面包：黄油；D. 河流：桥梁", None, "echoed_options"),
-    ("A. 密码：账户；B.", None, "echoed_options"),
-    ("A. password : account\nB. door : window\nC. bread : butter\nD. river : bridge", None,
-     "echoed_options"),
-    ("(A) password : account (B) door : window", None, "echoed_options"),
-    ("A. flour : bakery\nB. chair : table\nC. cotton : shirt\nD. glass : transparent\n"
-     "Answer: C", "C", "answer_phrase"),
-    ("A. 密码：账户；B. 门：窗户；C. 面包：黄油；D. 河流：桥梁\n答案：D", "D", "answer_phrase"),
-    # One option with its text is an answer, not an echo.
-    ("A. password : account", "A", "leading_letter"),
-    ("A. password : account, because both open something", "A", "leading_letter"),
-    ("B. door : window", "B", "leading_letter"),
-])
+@pytest.mark.parametrize(
+    "output, letter, how",
+    [
+        ("A. 密码：账户；B. 门：窗户；C. 面包：黄油；D. 河流：桥梁", None, "echoed_options"),
+        ("A. 密码：账户；B.", None, "echoed_options"),
+        (
+            "A. password : account\nB. door : window\nC. bread : butter\nD. river : bridge",
+            None,
+            "echoed_options",
+        ),
+        ("(A) password : account (B) door : window", None, "echoed_options"),
+        (
+            "A. flour : bakery\nB. chair : table\nC. cotton : shirt\nD. glass : transparent\n"
+            "Answer: C",
+            "C",
+            "answer_phrase",
+        ),
+        ("A. 密码：账户；B. 门：窗户；C. 面包：黄油；D. 河流：桥梁\n答案：D", "D", "answer_phrase"),
+        # One option with its text is an answer, not an echo.
+        ("A. password : account", "A", "leading_letter"),
+        ("A. password : account, because both open something", "A", "leading_letter"),
+        ("B. door : window", "B", "leading_letter"),
+    ],
+)
 def test_an_echoed_option_list_is_not_answer_a(output, letter, how):
     assert extract_letter(output) == Extraction(letter, how)
 
 
-@pytest.mark.parametrize("output, how", [
-    ("", "empty"), ("   ", "empty"), ("none of them", "no_letter"), ("A cat sat", "no_letter"),
-    ("A or B", "ambiguous"), ("Both B and D work", "ambiguous"), ("我不知道", "no_letter"),
-])
+@pytest.mark.parametrize(
+    "output, how",
+    [
+        ("", "empty"),
+        ("   ", "empty"),
+        ("none of them", "no_letter"),
+        ("A cat sat", "no_letter"),
+        ("A or B", "ambiguous"),
+        ("Both B and D work", "ambiguous"),
+        ("我不知道", "no_letter"),
+    ],
+)
 def test_extraction_failures_are_named(output, how):
     extraction = extract_letter(output)
     assert extraction.letter is None and extraction.how == how
@@ -141,9 +191,11 @@ def test_normalised_scores_and_best_index():
 
 def scripted_loglikelihoods(gold_by_prompt):
     """Log-likelihoods that favour the gold candidate by a margin under every normalisation."""
+
     def score(request):
         gold = gold_by_prompt.get(request.prompt)
         return [-1.0 if "ABCD"[i] == gold else -50.0 for i in range(len(request.continuations))]
+
     return score
 
 
@@ -152,8 +204,12 @@ def scripted_loglikelihoods(gold_by_prompt):
 def test_loglikelihood_method_through_evaluate(tmp_path, language, mode):
     dataset = items(language)
     # Right on the first eight items, wrong ("A" favoured when gold is not A) on the rest.
-    golds = {loglikelihood_context(i, mode): (i.answer if n < 8 else "ABCD"[("ABCD".index(i.answer) + 1) % 4])
-             for n, i in enumerate(dataset)}
+    golds = {
+        loglikelihood_context(i, mode): (
+            i.answer if n < 8 else "ABCD"[("ABCD".index(i.answer) + 1) % 4]
+        )
+        for n, i in enumerate(dataset)
+    }
     model = ScriptedModel(loglikelihoods=scripted_loglikelihoods(golds))
     benchmark = EkarBenchmark(dataset=dataset, language=language, mode=mode)
     evaluation = evaluate(benchmark, model, out_root=tmp_path, progress=False)
@@ -161,15 +217,23 @@ def test_loglikelihood_method_through_evaluate(tmp_path, language, mode):
     assert results["overall"]["correct"] == 8 and results["overall"]["n"] == 12
     assert set(results["by_normalisation"]) == {"sum", "per_token", "per_char"}
     assert all(row["correct"] == 8 for row in results["by_normalisation"].values())
-    assert {r["meta_relation"] for r in results["by_meta_relation"]} == {"R1", "R2", "R3", "R4", "R5"}
+    assert {r["meta_relation"] for r in results["by_meta_relation"]} == {
+        "R1",
+        "R2",
+        "R3",
+        "R4",
+        "R5",
+    }
     assert sum(r["n"] for r in results["by_meta_relation"]) == 12
     assert sum(r["n"] for r in results["by_terms"]) == 12
     for row in results["by_meta_relation"]:
         assert row["wald"]["method"] == "wald" and row["wilson"]["method"] == "wilson"
     # One context per item, its four continuations in one request.
     assert len(model.sent) == 12 and all(len(r.continuations) == 4 for r in model.sent)
-    assert all(("Explanation of the query" in r.prompt or "题干解释" in r.prompt) == (mode == "easy")
-               for r in model.sent)
+    assert all(
+        ("Explanation of the query" in r.prompt or "题干解释" in r.prompt) == (mode == "easy")
+        for r in model.sent
+    )
     samples = [json.loads(line) for line in evaluation.folder.samples_path.read_text().splitlines()]
     for row in samples:
         for key in ("id", "correct", "value", "error_class", "relation", "meta_relation"):
@@ -187,12 +251,16 @@ def test_generate_method_counts_unparsed_outputs_apart(tmp_path, mode):
         if n < 6:
             replies[item.id] = f"The answer is {item.answer}."
         elif n < 9:
-            replies[item.id] = "I cannot tell."                      # unparsed
+            replies[item.id] = "I cannot tell."  # unparsed
         else:
             replies[item.id] = "(A)" if item.answer != "A" else "(B)"  # wrong
     model = ScriptedModel(reply=replies)
-    evaluation = evaluate(EkarBenchmark(dataset=dataset, method="generate", mode=mode), model,
-                          out_root=tmp_path, progress=False)
+    evaluation = evaluate(
+        EkarBenchmark(dataset=dataset, method="generate", mode=mode),
+        model,
+        out_root=tmp_path,
+        progress=False,
+    )
     results = evaluation.results
     assert results["overall"]["correct"] == 6 and results["overall"]["n"] == 12
     assert results["unparsed"] == 3
@@ -210,8 +278,13 @@ def test_every_relation_annotated_for_the_query_counts():
     scores.append(Score(dataset[2].id, False, 0.0, "A", "wrong"))
     results = summarize_qa(dataset, scores, {"method": "generate"})
     by_relation = {r["relation"]: (r["n"], r["correct"]) for r in results["by_relation"]}
-    assert by_relation == {"R1.2": (1, 0), "R2.3": (1, 1), "R3.8": (1, 1), "R3.9": (1, 1),
-                           "R5.2": (1, 1)}
+    assert by_relation == {
+        "R1.2": (1, 0),
+        "R2.3": (1, 1),
+        "R3.8": (1, 1),
+        "R3.9": (1, 1),
+        "R5.2": (1, 1),
+    }
     by_meta = {r["meta_relation"]: (r["n"], r["correct"]) for r in results["by_meta_relation"]}
     assert by_meta == {"R1": (1, 0), "R2": (1, 1), "R3": (1, 1), "R4": (0, 0), "R5": (1, 1)}
     assert results["overall"]["n"] == 3
@@ -220,9 +293,12 @@ def test_every_relation_annotated_for_the_query_counts():
 
 def test_samples_carry_every_query_relation(tmp_path):
     dataset = items("zh", "test")
-    evaluation = evaluate(EkarBenchmark(dataset=dataset, language="zh", split="test",
-                                        method="generate"),
-                          ScriptedModel(reply=lambda r: "答案：A"), out_root=tmp_path, progress=False)
+    evaluation = evaluate(
+        EkarBenchmark(dataset=dataset, language="zh", split="test", method="generate"),
+        ScriptedModel(reply=lambda r: "答案：A"),
+        out_root=tmp_path,
+        progress=False,
+    )
     samples = [json.loads(line) for line in evaluation.folder.samples_path.read_text().splitlines()]
     assert samples[0]["relations"] == ["R3.8", "R3.9"] and samples[0]["meta_relations"] == ["R3"]
     assert samples[1]["relations"] == ["R5.2", "R2.3"] and samples[0]["relation"] == "R3.8"
@@ -230,18 +306,27 @@ def test_samples_carry_every_query_relation(tmp_path):
 
 def test_blind_test_split_gives_predictions_without_accuracy(tmp_path):
     model = ScriptedModel(reply=lambda request: "B")
-    evaluation = evaluate(EkarBenchmark(dataset=blind_items("zh"), language="zh", split="test",
-                                        method="generate"), model, out_root=tmp_path, progress=False)
+    evaluation = evaluate(
+        EkarBenchmark(dataset=blind_items("zh"), language="zh", split="test", method="generate"),
+        model,
+        out_root=tmp_path,
+        progress=False,
+    )
     assert evaluation.results["labelled"] == 0 and evaluation.results["overall"]["n"] == 0
     samples = [json.loads(line) for line in evaluation.folder.samples_path.read_text().splitlines()]
     assert {(s["answer"], s["correct"], s["value"], s["error_class"]) for s in samples} == {
-        ("B", None, None, "unlabelled")}
+        ("B", None, None, "unlabelled")
+    }
     assert "blind split" in evaluation.report
 
 
 def test_failed_requests_are_their_own_class(tmp_path):
-    model = ScriptedModel(loglikelihoods=lambda r: [-1.0] * 4, fail_on=lambda r: "timber" in r.prompt)
-    evaluation = evaluate(EkarBenchmark(dataset=items("en")), model, out_root=tmp_path, progress=False)
+    model = ScriptedModel(
+        loglikelihoods=lambda r: [-1.0] * 4, fail_on=lambda r: "timber" in r.prompt
+    )
+    evaluation = evaluate(
+        EkarBenchmark(dataset=items("en")), model, out_root=tmp_path, progress=False
+    )
     assert evaluation.results["error_classes"]["request_failed"] == 1
 
 
@@ -262,8 +347,9 @@ def test_tuple_vector_is_the_sum_of_pairwise_differences():
     expected = (v("queen") - v("king")) + (v("man") - v("king")) + (v("man") - v("queen"))
     assert np.allclose(three, expected)
     # A multi-word term is the mean of its words.
-    assert np.allclose(model.tuple_vector(["ice cream", "man"]),
-                       v("man") - (v("ice") + v("cream")) / 2)
+    assert np.allclose(
+        model.tuple_vector(["ice cream", "man"]), v("man") - (v("ice") + v("cream")) / 2
+    )
     assert model.tuple_vector(["king", "unicorn"]) is None
     # Chinese: a whole in-vocabulary word, else greedy segmentation down to characters.
     assert model.term_words("苹果") == ["苹果"]
@@ -273,13 +359,23 @@ def test_tuple_vector_is_the_sum_of_pairwise_differences():
 
 def test_tuple_model_answers_with_cosines_and_flags_oov():
     model = WordVectorModel(tiny_vectors(), source="tiny")
-    responses = model.analogy([
-        Request(id="a", kind="analogy", query=TupleChoiceQuery(
-            ("man", "woman"), (("king", "queen"), ("queen", "king"), ("king", "unicorn"),
-                               ("man", "woman")))),
-        Request(id="b", kind="analogy", query=TupleChoiceQuery(
-            ("unicorn", "king"), (("man", "woman"), ("king", "queen")))),
-    ])
+    responses = model.analogy(
+        [
+            Request(
+                id="a",
+                kind="analogy",
+                query=TupleChoiceQuery(
+                    ("man", "woman"),
+                    (("king", "queen"), ("queen", "king"), ("king", "unicorn"), ("man", "woman")),
+                ),
+            ),
+            Request(
+                id="b",
+                kind="analogy",
+                query=TupleChoiceQuery(("unicorn", "king"), (("man", "woman"), ("king", "queen"))),
+            ),
+        ]
+    )
     cosines = responses[0].choice_scores
     assert cosines[3] == pytest.approx(1.0)
     assert cosines[0] == pytest.approx(-cosines[1])
@@ -288,8 +384,9 @@ def test_tuple_model_answers_with_cosines_and_flags_oov():
 
 
 def test_glove_baseline_on_the_english_fixtures(tmp_path):
-    evaluation = run_ekar("glove", data=FOLDERS["en"], method="embedding", out=tmp_path,
-                          progress=False)
+    evaluation = run_ekar(
+        "glove", data=FOLDERS["en"], method="embedding", out=tmp_path, progress=False
+    )
     results = evaluation.results
     assert results["overall"]["n"] == 12 and results["out_of_vocabulary"] == 0
     samples = [json.loads(line) for line in evaluation.folder.samples_path.read_text().splitlines()]
@@ -303,30 +400,56 @@ def test_glove_baseline_on_the_english_fixtures(tmp_path):
 
 def test_chinese_vectors_by_path(tmp_path):
     # No Chinese vectors ship offline; a file passed by path is used, segmenting unknown terms.
-    words = sorted({term for item in items("zh") for tuple_ in (item.query, *item.choices)
-                    for term in tuple_})
+    words = sorted(
+        {term for item in items("zh") for tuple_ in (item.query, *item.choices) for term in tuple_}
+    )
     rng = np.random.default_rng(1)
     path = tmp_path / "zh.vec"
-    path.write_text(f"{len(words)} 8\n" + "".join(
-        w + " " + " ".join(f"{x:.5f}" for x in rng.normal(size=8)) + "\n" for w in words),
-        encoding="utf-8")
-    evaluation = run_ekar(f"vectors:{path}", language="zh", data=FOLDERS["zh"],
-                          method="embedding", out=tmp_path / "runs", progress=False)
+    path.write_text(
+        f"{len(words)} 8\n"
+        + "".join(w + " " + " ".join(f"{x:.5f}" for x in rng.normal(size=8)) + "\n" for w in words),
+        encoding="utf-8",
+    )
+    evaluation = run_ekar(
+        f"vectors:{path}",
+        language="zh",
+        data=FOLDERS["zh"],
+        method="embedding",
+        out=tmp_path / "runs",
+        progress=False,
+    )
     assert evaluation.results["overall"]["n"] == 12
     assert evaluation.results["out_of_vocabulary"] == 0
     # A vectors file that knows only some terms: items it cannot embed are counted wrong.
     partial = tmp_path / "partial.vec"
-    partial.write_text("".join(line for n, line in enumerate(path.read_text(encoding="utf-8")
-                                                             .splitlines(True)[1:]) if n % 3),
-                       encoding="utf-8")
-    some = run_ekar(f"vectors:{partial}", language="zh", data=FOLDERS["zh"], method="embedding",
-                    out=tmp_path / "runs", progress=False)
+    partial.write_text(
+        "".join(
+            line
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(True)[1:])
+            if n % 3
+        ),
+        encoding="utf-8",
+    )
+    some = run_ekar(
+        f"vectors:{partial}",
+        language="zh",
+        data=FOLDERS["zh"],
+        method="embedding",
+        out=tmp_path / "runs",
+        progress=False,
+    )
     assert 0 < some.results["out_of_vocabulary"] < 12
     assert some.results["error_classes"]["out_of_vocabulary"] == some.results["out_of_vocabulary"]
     # The packaged English GloVe knows no Chinese word: refused with a plain explanation.
     with pytest.raises(ValueError, match="No Chinese vectors ship with lexbench"):
-        run_ekar("glove", language="zh", data=FOLDERS["zh"], method="embedding",
-                 out=tmp_path / "runs", progress=False)
+        run_ekar(
+            "glove",
+            language="zh",
+            data=FOLDERS["zh"],
+            method="embedding",
+            out=tmp_path / "runs",
+            progress=False,
+        )
 
 
 def test_model_and_method_must_agree():
@@ -342,8 +465,20 @@ def test_model_and_method_must_agree():
 def test_cli_runs_the_glove_baseline(tmp_path, capsys):
     from lexbench.cli import main
 
-    status = main(["run", "ekar", "--model", "glove", "--data", str(FOLDERS["en"]),
-                   "--out", str(tmp_path), "--no-cache", "--no-progress"])
+    status = main(
+        [
+            "run",
+            "ekar",
+            "--model",
+            "glove",
+            "--data",
+            str(FOLDERS["en"]),
+            "--out",
+            str(tmp_path),
+            "--no-cache",
+            "--no-progress",
+        ]
+    )
     out = capsys.readouterr().out
     assert status == 0
     assert "embedding" in out and "By meta-relation" in out and "R5 association" in out
@@ -354,11 +489,35 @@ def test_cli_runs_the_glove_baseline(tmp_path, capsys):
 def test_cli_errors_are_one_clear_line(tmp_path, capsys):
     from lexbench.cli import main
 
-    status = main(["run", "ekar", "--model", "glove", "--method", "generate",
-                   "--data", str(FOLDERS["en"]), "--out", str(tmp_path), "--no-cache"])
+    status = main(
+        [
+            "run",
+            "ekar",
+            "--model",
+            "glove",
+            "--method",
+            "generate",
+            "--data",
+            str(FOLDERS["en"]),
+            "--out",
+            str(tmp_path),
+            "--no-cache",
+        ]
+    )
     assert status == 2 and "--method embedding" in capsys.readouterr().err
-    status = main(["run", "ekar", "--model", "glove", "--data", str(tmp_path / "missing"),
-                   "--out", str(tmp_path), "--no-cache"])
+    status = main(
+        [
+            "run",
+            "ekar",
+            "--model",
+            "glove",
+            "--data",
+            str(tmp_path / "missing"),
+            "--out",
+            str(tmp_path),
+            "--no-cache",
+        ]
+    )
     assert status == 2 and "does not exist" in capsys.readouterr().err
 
 

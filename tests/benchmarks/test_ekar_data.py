@@ -10,8 +10,23 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.benchmarks.ekar.data import META_RELATIONS, RELATION_NAMES, SUB_RELATIONS, is_blind_file, meta_relation, parse_row, read_rows, read_split, relation_name, split_terms
-from lexbench.benchmarks.ekar.splits import HUB_REPOSITORIES, download_split, find_split_file, hub_url, load_split
+from lexbench.benchmarks.ekar.data import (
+    META_RELATIONS,
+    RELATION_NAMES,
+    SUB_RELATIONS,
+    meta_relation,
+    parse_row,
+    relation_name,
+    split_terms,
+)
+from lexbench.benchmarks.ekar.files import is_blind_file, read_rows, read_split
+from lexbench.benchmarks.ekar.splits import (
+    HUB_REPOSITORIES,
+    download_split,
+    find_split_file,
+    hub_url,
+    load_split,
+)
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "ekar"
 FOLDERS = {"en": FIXTURES / "english", "zh": FIXTURES / "chinese"}
@@ -22,7 +37,7 @@ V1_0 = {"en": FIXTURES / "v1.0" / "english", "zh": FIXTURES / "v1.0" / "chinese"
 
 
 def test_taxonomy_codes_map_to_names():
-    assert relation_name("R3.7") == "made_of"          # the dataset card's "plant:coal"
+    assert relation_name("R3.7") == "made_of"  # the dataset card's "plant:coal"
     assert relation_name("R2.4") == "juxtaposition_to"  # the card's "white wine:aged vinegar"
     assert relation_name("R1.1") == "synonym_of"
     assert relation_name("R2.8") == "utterly_different"
@@ -67,16 +82,22 @@ def test_fixtures_load_in_both_languages(language):
         assert len(item.choices) == 4
         assert item.answer_index == "ABCD".index(item.answer)
     # Every sub-relation of the taxonomy is annotated somewhere in the fixtures.
-    codes = {r.code for split in ("train", "validation")
-             for i in read_split(find_split_file(FOLDERS[language], split), language)
-             for group in i.relations for r in group}
+    codes = {
+        r.code
+        for split in ("train", "validation")
+        for i in read_split(find_split_file(FOLDERS[language], split), language)
+        for group in i.relations
+        for r in group
+    }
     assert codes == set(RELATION_NAMES)
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_three_term_items_keep_every_relation(language):
-    items = {i.id.split("-")[0]: i for i in
-             read_split(find_split_file(FOLDERS[language], "validation"), language)}
+    items = {
+        i.id.split("-")[0]: i
+        for i in read_split(find_split_file(FOLDERS[language], "validation"), language)
+    }
     fruit = items["c5f902"]
     assert fruit.terms == 3
     assert [len(c) for c in fruit.choices] == [3, 3, 3, 3]
@@ -96,7 +117,7 @@ def test_labelled_test_split_like_the_current_hub(language):
     key = items[0]
     assert key.query_relation_codes == ("R3.8", "R3.9")
     assert key.query_meta_relations == ("R3",) and key.relation_code == "R3.8"
-    assert key.relations[3] == ()                       # an unannotated candidate
+    assert key.relations[3] == ()  # an unannotated candidate
     assert items[1].query_relation_codes == ("R5.2", "R2.3")
     assert items[1].query_meta_relations == ("R5", "R2")
 
@@ -120,29 +141,38 @@ def test_v1_0_blind_test_files(language):
 def test_easy_mode_refuses_a_folder_with_only_test_blind(tmp_path):
     (tmp_path / "test_blind.json").write_bytes((V1_0["en"] / "test_blind.json").read_bytes())
     assert find_split_file(tmp_path, "test").name == "test_blind.json"
-    with pytest.raises(FileNotFoundError, match="EASY mode needs test.json or v1.0's "
-                                                "test_easy_blind.json"):
+    with pytest.raises(
+        FileNotFoundError, match=r"EASY mode needs test.json or v1.0's test_easy_blind.json"
+    ):
         find_split_file(tmp_path, "test", mode="easy")
 
 
-@pytest.mark.parametrize("explanation, kept", [
-    ("the query's only", ("the query's only",)),
-    (["the query's only"], ("the query's only",)),
-    (["the query's", "", "", "", ""], ("the query's",)),
-    (["q", "a", "b", "c", "d"], ("q", "a", "b", "c", "d")),
-])
+@pytest.mark.parametrize(
+    "explanation, kept",
+    [
+        ("the query's only", ("the query's only",)),
+        (["the query's only"], ("the query's only",)),
+        (["the query's", "", "", "", ""], ("the query's",)),
+        (["q", "a", "b", "c", "d"], ("q", "a", "b", "c", "d")),
+    ],
+)
 def test_blind_files_accept_the_query_explanation_alone(explanation, kept):
     row = {**read_rows(V1_0["en"] / "test_blind.json")[0], "explanation": explanation}
     assert parse_row(row, "en", blind=True).explanations == kept
-    if isinstance(explanation, str) or len(explanation) == 1:     # only in a blind file
-        with pytest.raises(ValueError, match="expected 5 explanations|must be a list"):
+    if isinstance(explanation, str) or len(explanation) == 1:  # only in a blind file
+        with pytest.raises(ValueError, match=r"expected 5 explanations|must be a list"):
             parse_row({**row, "answerKey": "A"}, "en")
 
 
-@pytest.mark.parametrize("change, state", [
-    ({"answerKey": None}, "null"), ({"answerKey": ""}, "empty"), ({"answerKey": "  "}, "empty"),
-    (None, "missing"),
-])
+@pytest.mark.parametrize(
+    "change, state",
+    [
+        ({"answerKey": None}, "null"),
+        ({"answerKey": ""}, "empty"),
+        ({"answerKey": "  "}, "empty"),
+        (None, "missing"),
+    ],
+)
 @pytest.mark.parametrize("layout", ["lines", "array"])
 def test_a_labelled_split_without_an_answer_names_the_row(tmp_path, change, state, layout):
     rows = read_rows(FOLDERS["en"] / "validation.json")
@@ -151,7 +181,7 @@ def test_a_labelled_split_without_an_answer_names_the_row(tmp_path, change, stat
         del bad["answerKey"]
     else:
         bad.update(change)
-    rows = rows[:2] + [bad] + rows[3:]
+    rows = [*rows[:2], bad, *rows[3:]]
     path = tmp_path / "validation.json"
     if layout == "lines":
         path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
@@ -172,41 +202,50 @@ def test_a_labelled_split_without_an_answer_names_the_row(tmp_path, change, stat
 @pytest.mark.parametrize("language, folder, right", [("en", "zh", "zh"), ("zh", "en", "en")])
 def test_language_is_checked_against_the_data(language, folder, right):
     path = find_split_file(FOLDERS[folder], "validation")
-    with pytest.raises(ValueError, match=f"--language {language} does not match the data: 12 "
-                                         f"of 12 queries .* pass --language {right}"):
+    with pytest.raises(
+        ValueError,
+        match=f"--language {language} does not match the data: 12 "
+        f"of 12 queries .* pass --language {right}",
+    ):
         read_split(path, language)
 
 
 def test_loader_errors_name_the_file_and_the_row(tmp_path):
     rows = read_rows(FOLDERS["zh"] / "validation.json")
     cases = {
-        "code": ({"relation": [[["木材", "家具", "R3.11"]]] + rows[4]["relation"][1:]},
-                 "unknown E-KAR relation code 'R3.11'"),
+        "code": (
+            {"relation": [[["木材", "家具", "R3.11"]], *rows[4]["relation"][1:]]},
+            "unknown E-KAR relation code 'R3.11'",
+        ),
         "question": ({"question": 42}, "'question' must be a string, got int"),
         "terms": ({"question": "木材"}, "expected 2 or more terms"),
-        "choice": ({"choices": {"label": list("ABCD"), "text": ["a:b", None, "c:d", "e:f"]}},
-                   "a choice text must be a string"),
+        "choice": (
+            {"choices": {"label": list("ABCD"), "text": ["a:b", None, "c:d", "e:f"]}},
+            "a choice text must be a string",
+        ),
         "explanation": ({"explanation": "one string"}, "'explanation' must be a list"),
         "relation": ({"relation": {"R1": 1}}, "'relation' must be a list"),
     }
     for name, (change, message) in cases.items():
         bad = [*rows[:4], {**rows[4], **change}, *rows[5:]]
         path = tmp_path / f"{name}.json"
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in bad),
-                        encoding="utf-8")
+        path.write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in bad), encoding="utf-8"
+        )
         with pytest.raises(ValueError) as raised:
             read_split(path, "zh")
         text = str(raised.value)
         assert text.startswith(f"{path}:5 (id {rows[4]['id']})"), text
         assert message in text, text
     not_object = tmp_path / "row.json"
-    not_object.write_text(json.dumps(rows[0], ensure_ascii=False) + '\n[1, 2, 3]\n',
-                          encoding="utf-8")
+    not_object.write_text(
+        json.dumps(rows[0], ensure_ascii=False) + "\n[1, 2, 3]\n", encoding="utf-8"
+    )
     with pytest.raises(ValueError, match=r"row.json:2: expected a JSON object, got list"):
         read_split(not_object, "zh")
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
-    with pytest.raises(ValueError, match="deep.json: not a valid JSON array"):
+    with pytest.raises(ValueError, match=r"deep.json: not a valid JSON array"):
         read_split(deep, "en")
 
 
@@ -221,13 +260,16 @@ def test_flat_relation_triples_are_accepted():
     assert parse_row(flat, "en").relations == parse_row(row, "en").relations
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"answerKey": "E"}, "answerKey 'E'"),
-    ({"choices": {"label": ["A", "B", "C"], "text": ["a:b", "c:d", "e:f"]}}, "labels A-D"),
-    ({"explanation": ["only one"]}, "5 explanations"),
-    ({"relation": [[["a", "b", "R9.9"]]] * 5}, "unknown E-KAR relation code"),
-    ({"question": "lonely"}, "2 or more terms"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"answerKey": "E"}, "answerKey 'E'"),
+        ({"choices": {"label": ["A", "B", "C"], "text": ["a:b", "c:d", "e:f"]}}, "labels A-D"),
+        ({"explanation": ["only one"]}, "5 explanations"),
+        ({"relation": [[["a", "b", "R9.9"]]] * 5}, "unknown E-KAR relation code"),
+        ({"question": "lonely"}, "2 or more terms"),
+    ],
+)
 def test_bad_rows_name_the_problem(change, message):
     row = {**read_rows(FOLDERS["en"] / "validation.json")[0], **change}
     with pytest.raises(ValueError, match=message):
@@ -243,7 +285,7 @@ def test_missing_fields_and_files_are_clear_errors(tmp_path):
         find_split_file(tmp_path / "nowhere", "train")
     bad = tmp_path / "train.json"
     bad.write_text('{"id": 1}\n{broken\n', encoding="utf-8")
-    with pytest.raises(ValueError, match="train.json:2"):
+    with pytest.raises(ValueError, match=r"train.json:2"):
         read_rows(bad)
     with pytest.raises(ValueError, match="unknown split"):
         find_split_file(tmp_path, "dev")
@@ -276,7 +318,9 @@ def hub_server(tmp_path):
         for revision in ("main", "v1.0"):
             target = root / "datasets" / HUB_REPOSITORIES[language] / "resolve" / revision
             target.mkdir(parents=True)
-            files = [p for p in folder.glob("*.json") if revision == "main" or p.name != "test.json"]
+            files = [
+                p for p in folder.glob("*.json") if revision == "main" or p.name != "test.json"
+            ]
             if revision == "v1.0":
                 files += list(V1_0[language].glob("*.json"))
             for path in files:
@@ -297,10 +341,12 @@ def hub_server(tmp_path):
 def test_hub_url_layout(monkeypatch):
     monkeypatch.delenv("HF_ENDPOINT", raising=False)
     assert hub_url("en", "train.json", "main") == (
-        "https://huggingface.co/datasets/jiangjiechen/ekar_english/resolve/main/train.json")
+        "https://huggingface.co/datasets/jiangjiechen/ekar_english/resolve/main/train.json"
+    )
     monkeypatch.setenv("HF_ENDPOINT", "http://mirror.example/")
     assert hub_url("zh", "test.json", "v1.0") == (
-        "http://mirror.example/datasets/jiangjiechen/ekar_chinese/resolve/v1.0/test.json")
+        "http://mirror.example/datasets/jiangjiechen/ekar_chinese/resolve/v1.0/test.json"
+    )
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
@@ -312,7 +358,8 @@ def test_download_from_a_hub_layout_server(hub_server, tmp_path, monkeypatch, la
     assert loaded.path.is_relative_to(tmp_path / "cache")
     assert loaded.path.read_bytes() == (FOLDERS[language] / "validation.json").read_bytes()
     assert [i.id for i in loaded.items] == [
-        i.id for i in read_split(FOLDERS[language] / "validation.json", language)]
+        i.id for i in read_split(FOLDERS[language] / "validation.json", language)
+    ]
     assert server.seen == [f"/datasets/{HUB_REPOSITORIES[language]}/resolve/main/validation.json"]
     # The second load comes from the cache: no new request reaches the server.
     again = load_split(language, "validation", endpoint=endpoint)
@@ -332,7 +379,9 @@ def test_download_uses_hf_endpoint_and_the_v1_0_branch(hub_server, tmp_path, mon
     easy = load_split("en", "test", revision="v1.0", mode="easy")
     assert easy.path.name == "test_easy_blind.json" and easy.blind
     assert all(len(i.explanations) == 1 and i.query_explanation for i in easy.items)
-    assert server.seen[-1] == "/datasets/jiangjiechen/ekar_english/resolve/v1.0/test_easy_blind.json"
+    assert (
+        server.seen[-1] == "/datasets/jiangjiechen/ekar_english/resolve/v1.0/test_easy_blind.json"
+    )
     main = load_split("en", "test", mode="easy")
     assert main.path.name == "test.json" and not main.blind
 

@@ -11,14 +11,13 @@ import json
 from pathlib import Path
 
 import pytest
-from mock_model import ScriptedModel
 
-from lexbench.run.evaluate import evaluate
-from lexbench.benchmarks.ekar.data import read_split
+from lexbench.benchmarks.ekar.explain import ExplanationBenchmark, load_explanation_benchmark
+from lexbench.benchmarks.ekar.explain_prompts import explanation_prompt
+from lexbench.benchmarks.ekar.files import read_split
 from lexbench.benchmarks.ekar.splits import find_split_file
-from lexbench.benchmarks.ekar.explain import (
-    ExplanationBenchmark, explanation_prompt, load_explanation_benchmark,
-)
+from lexbench.run.evaluate import evaluate
+from mock_model import ScriptedModel
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "ekar"
 FOLDERS = {"en": FIXTURES / "english", "zh": FIXTURES / "chinese"}
@@ -51,21 +50,27 @@ def multilingual_standin(tmp_path_factory):
 
 
 def test_paper_prompts_follow_appendix_a1():
-    item = items("en")[0]                  # timber:furniture; flour:bakery ... glass:transparent
-    candidates = ("candidate = flour : bakery </s> candidate = chair : table </s> "
-                  "candidate = cotton : shirt </s> candidate = glass : transparent")
+    item = items("en")[0]  # timber:furniture; flour:bakery ... glass:transparent
+    candidates = (
+        "candidate = flour : bakery </s> candidate = chair : table </s> "
+        "candidate = cotton : shirt </s> candidate = glass : transparent"
+    )
     assert explanation_prompt(item, "Q", "hard") == (
-        f"query = timber : furniture </s> {candidates} </s> generate the explanation of Q")
+        f"query = timber : furniture </s> {candidates} </s> generate the explanation of Q"
+    )
     assert explanation_prompt(item, "C", "hard") == (
-        f"query = timber : furniture </s> {candidates} </s> generate the explanation of C")
+        f"query = timber : furniture </s> {candidates} </s> generate the explanation of C"
+    )
     assert explanation_prompt(item, "C", "easy") == (
         f"query = timber : furniture </s> query explanation = {item.explanations[0]} </s> "
-        f"{candidates} </s> generate the explanation of C")
+        f"{candidates} </s> generate the explanation of C"
+    )
     # The candidates' own explanations never reach the input.
     assert all(e not in explanation_prompt(item, "A", "easy") for e in item.explanations[1:])
     three = items("zh")[2]
     assert explanation_prompt(three, "D", "hard").startswith(
-        "query = 水果 : 苹果 : 香蕉 </s> candidate = 交通工具 : 汽车 : 车轮 </s>")
+        "query = 水果 : 苹果 : 香蕉 </s> candidate = 交通工具 : 汽车 : 车轮 </s>"
+    )
     with pytest.raises(ValueError, match="EASY mode gives E_Q as input"):
         explanation_prompt(item, "Q", "easy")
     with pytest.raises(ValueError, match="unknown explanation target"):
@@ -75,9 +80,11 @@ def test_paper_prompts_follow_appendix_a1():
 def test_instruct_prompts_show_the_same_information():
     item = items("en")[0]
     prompt = explanation_prompt(item, "C", "easy", "instruct")
-    assert prompt.splitlines()[:3] == ["Query: timber : furniture",
-                                       f"Explanation of the query: {item.explanations[0]}",
-                                       "Candidates:"]
+    assert prompt.splitlines()[:3] == [
+        "Query: timber : furniture",
+        f"Explanation of the query: {item.explanations[0]}",
+        "Candidates:",
+    ]
     assert "A. flour : bakery" in prompt and "D. glass : transparent" in prompt
     assert "explanation of candidate C" in prompt and prompt.endswith("Explanation:")
     query = explanation_prompt(item, "Q", "hard", "instruct")
@@ -98,8 +105,10 @@ def test_every_request_carries_the_whole_problem():
             assert request.prompt.count("candidate = ") == 4
             assert request.prompt.endswith(f"generate the explanation of {target}")
             assert ("query explanation = " in request.prompt) == (mode == "easy")
-    assert ExplanationBenchmark(dataset=dataset, prompt_format="instruct").config()[
-        "prompt_format"] == "instruct"
+    assert (
+        ExplanationBenchmark(dataset=dataset, prompt_format="instruct").config()["prompt_format"]
+        == "instruct"
+    )
     with pytest.raises(ValueError, match="unknown prompt format"):
         ExplanationBenchmark(dataset=dataset, prompt_format="chatty")
 
@@ -117,12 +126,17 @@ def echo_reference(request_id, dataset):
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 @pytest.mark.parametrize("mode", ["hard", "easy"])
-def test_explanations_scored_with_rouge_and_similarity(tmp_path, minilm, multilingual_standin,
-                                                      language, mode):
+def test_explanations_scored_with_rouge_and_similarity(
+    tmp_path, minilm, multilingual_standin, language, mode
+):
     dataset = items(language)[:4]
     model = ScriptedModel(reply=lambda r: echo_reference(r.id, dataset))
-    benchmark = ExplanationBenchmark(dataset=dataset, language=language, mode=mode,
-                                     similarity=minilm if language == "en" else multilingual_standin)
+    benchmark = ExplanationBenchmark(
+        dataset=dataset,
+        language=language,
+        mode=mode,
+        similarity=minilm if language == "en" else multilingual_standin,
+    )
     evaluation = evaluate(benchmark, model, out_root=tmp_path, progress=False)
     tables = evaluation.results["explanations"]
     if mode == "hard":
@@ -141,8 +155,9 @@ def test_explanations_scored_with_rouge_and_similarity(tmp_path, minilm, multili
     for row in samples:
         assert row["correct"] is None and 0.0 <= row["value"] <= 1.0
         assert row["meta_relation"] and row["relation"]
-        assert set(row["explanations"]) == ({"Q", "A", "B", "C", "D"} if mode == "hard"
-                                            else {"A", "B", "C", "D"})
+        assert set(row["explanations"]) == (
+            {"Q", "A", "B", "C", "D"} if mode == "hard" else {"A", "B", "C", "D"}
+        )
     assert "rouge2_f1" in evaluation.report and "similarity" in evaluation.report
     # BLEURT and MoverScore: no checkpoint offline, so skipped -- and the run says why.
     skipped = evaluation.results["skipped_metrics"]
@@ -156,9 +171,12 @@ def test_explanations_scored_with_rouge_and_similarity(tmp_path, minilm, multili
 
 
 def test_chinese_is_refused_with_the_english_encoder(minilm, multilingual_standin):
-    with pytest.raises(ValueError, match=r"all-MiniLM-L6-v2 .* is for en only and cannot score "
-                                         r"Chinese explanations: pass --similarity-model DIR "
-                                         r"with a multilingual or Chinese .* or --no-similarity"):
+    with pytest.raises(
+        ValueError,
+        match=r"all-MiniLM-L6-v2 .* is for en only and cannot score "
+        r"Chinese explanations: pass --similarity-model DIR "
+        r"with a multilingual or Chinese .* or --no-similarity",
+    ):
         ExplanationBenchmark(dataset=items("zh")[:1], language="zh", similarity=minilm)
     with pytest.raises(ValueError, match="--similarity-model DIR"):
         load_explanation_benchmark(language="zh", data=FOLDERS["zh"])
@@ -179,7 +197,10 @@ def test_without_similarity_and_on_a_blind_split():
     score = bench.score(dataset[0], responses[:5])
     assert score.error_class == "empty_output" and score.value == 0.0
     assert bench.summarize(dataset[:1], [score])["explanations"]["E_Q"].keys() == {
-        "rouge2_f1", "rouge2_precision", "rouge2_recall"}
+        "rouge2_f1",
+        "rouge2_precision",
+        "rouge2_recall",
+    }
     blind = read_split(find_split_file(FIXTURES / "v1.0" / "english", "test", "easy"), "en")
     with pytest.raises(ValueError, match="blind test file cannot be scored"):
         ExplanationBenchmark(dataset=blind)
@@ -187,8 +208,9 @@ def test_without_similarity_and_on_a_blind_split():
     assert len(ExplanationBenchmark(dataset=items("en", "test")).items()) == 3
 
 
-@pytest.mark.skipif(importlib.util.find_spec("bert_score") is not None,
-                    reason="bert-score is installed")
+@pytest.mark.skipif(
+    importlib.util.find_spec("bert_score") is not None, reason="bert-score is installed"
+)
 def test_bertscore_model_without_the_package_is_a_clear_error():
     with pytest.raises(ImportError, match="pip install bert-score"):
         ExplanationBenchmark(dataset=items("en")[:1], bertscore_model="bert-base-uncased")

@@ -11,12 +11,21 @@ import time
 
 import pytest
 
-from lexbench.benchmarks.ekar.explain import first_line
+from lexbench.benchmarks.ekar.explain_prompts import first_line
 from lexbench.benchmarks.ekar.letters import Extraction, extract_letter
 from lexbench.metrics.rouge import rouge_n
 
-HOWS = {"answer_phrase", "leading_letter", "option_phrase", "candidate_text",
-        "standalone_letter", "no_letter", "ambiguous", "echoed_options", "empty"}
+HOWS = {
+    "answer_phrase",
+    "leading_letter",
+    "option_phrase",
+    "candidate_text",
+    "standalone_letter",
+    "no_letter",
+    "ambiguous",
+    "echoed_options",
+    "empty",
+}
 MEGABYTE = 1_000_000
 
 
@@ -61,12 +70,54 @@ def hostile_inputs() -> list[tuple[str, str]]:
 
 def random_inputs(count: int = 400) -> list[str]:
     rng = random.Random(15)
-    pieces = ["A", "B", "C", "D", "E", "a", "d", "答案", "答", "选项", "是", "为", "answer",
-              "Answer", "is", "option", "choice", "the", " ", "  ", "\n", "\t", "\u3000", ":",
-              "：", "(", ")", "（", "）", "[", ".", "．", "、", ";", "；", ",", "\x00", "\udcff",
-              "Ａ", "Ｄ", "9", "é", "😀", "passenger : bus", "x"]
-    return ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 400)))
-            for _ in range(count)]
+    pieces = [
+        "A",
+        "B",
+        "C",
+        "D",
+        "E",
+        "a",
+        "d",
+        "答案",
+        "答",
+        "选项",
+        "是",
+        "为",
+        "answer",
+        "Answer",
+        "is",
+        "option",
+        "choice",
+        "the",
+        " ",
+        "  ",
+        "\n",
+        "\t",
+        "\u3000",
+        ":",
+        "：",
+        "(",
+        ")",
+        "（",
+        "）",
+        "[",
+        ".",
+        "．",
+        "、",
+        ";",
+        "；",
+        ",",
+        "\x00",
+        "\udcff",
+        "Ａ",
+        "Ｄ",
+        "9",
+        "é",
+        "😀",
+        "passenger : bus",
+        "x",
+    ]
+    return ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 400))) for _ in range(count)]
 
 
 def checked(parse, text: str, name: str):
@@ -90,14 +141,20 @@ def test_letter_extraction_survives_hostile_output_in_linear_time():
 
 def test_letter_extraction_never_raises_on_random_output():
     for number, text in enumerate(random_inputs()):
-        result = checked(lambda t: extract_letter(t, ["passenger : bus", "x : y"]), text,
-                         f"random input {number}")
+        result = checked(
+            lambda t: extract_letter(t, ["passenger : bus", "x : y"]),
+            text,
+            f"random input {number}",
+        )
         assert result.how in HOWS and result.letter in (None, "A", "B", "C", "D")
     assert extract_letter(None) == Extraction(None, "empty")  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("parse", [first_line, lambda t: rouge_n(t, "the cat sat on the mat")],
-                         ids=["first_line", "rouge2"])
+@pytest.mark.parametrize(
+    "parse",
+    [first_line, lambda t: rouge_n(t, "the cat sat on the mat")],
+    ids=["first_line", "rouge2"],
+)
 def test_explanation_parsers_survive_hostile_output(parse):
     for name, text in hostile_inputs():
         checked(parse, text, name)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.run.evaluate import evaluate
 from lexbench.benchmarks.ekar.benchmark import load_benchmark
 from lexbench.benchmarks.ekar.explain import load_explanation_benchmark
+from lexbench.run.evaluate import evaluate
 
 pytestmark = pytest.mark.slow
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "ekar"
@@ -20,8 +20,9 @@ def samples_of(evaluation):
     return [json.loads(line) for line in evaluation.folder.samples_path.read_text().splitlines()]
 
 
-@pytest.mark.parametrize("language, folder, mode", [("en", "english", "hard"),
-                                                    ("zh", "chinese", "easy")])
+@pytest.mark.parametrize(
+    "language, folder, mode", [("en", "english", "hard"), ("zh", "chinese", "easy")]
+)
 def test_loglikelihood_qa(smollm2, tmp_path, tmp_cache, language, folder, mode):
     benchmark = load_benchmark(language=language, mode=mode, data=FIXTURES / folder, limit=4)
     evaluation = evaluate(benchmark, smollm2, out_root=tmp_path, cache=tmp_cache, progress=False)
@@ -54,14 +55,15 @@ def test_generate_qa_both_modes(smollm2, tmp_path):
 def test_explanation_generation(smollm2, tmp_path):
     # Short explanations keep this test quick on a shared CPU; the default is 48 tokens.
     # Chinese: the packaged English MiniLM is refused for similarity, so none is computed.
-    benchmark = load_explanation_benchmark(data=FIXTURES / "chinese", language="zh", limit=1,
-                                           max_new_tokens=8, use_similarity=False)
+    benchmark = load_explanation_benchmark(
+        data=FIXTURES / "chinese", language="zh", limit=1, max_new_tokens=8, use_similarity=False
+    )
     evaluation = evaluate(benchmark, smollm2, out_root=tmp_path, progress=False)
     tables = evaluation.results["explanations"]
     assert evaluation.results["config"]["decoding"]["max_new_tokens"] == 8
     requests = benchmark.requests(benchmark.items()[0])
     assert all(r.decoding.max_new_tokens == 8 for r in requests)
-    assert all(r.prompt.count("candidate = ") == 4 for r in requests)      # the paper's input
+    assert all(r.prompt.count("candidate = ") == 4 for r in requests)  # the paper's input
     assert tables["E_Q"]["rouge2_f1"]["n"] == 1 and tables["E_A"]["rouge2_f1"]["n"] == 4
     assert "similarity" not in tables["E_A"]
     assert 0.0 <= tables["E_A"]["rouge2_f1"]["estimate"] <= 1.0

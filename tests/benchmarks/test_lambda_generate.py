@@ -8,8 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items, has_substring_clash, in_listing_vocabulary, in_strict_vocabulary, read_items, write_items
 from lexbench.benchmarks.lambda_.analysis import dataset_statistics
+from lexbench.benchmarks.lambda_.items import (
+    LambdaConfig,
+    generate_items,
+    has_substring_clash,
+    in_listing_vocabulary,
+    in_strict_vocabulary,
+    read_items,
+    write_items,
+)
 
 
 @pytest.fixture(scope="module")
@@ -97,8 +105,9 @@ def test_listing_profile_applies_the_scripts_six_distinct_tokens_check(listing_i
 
 
 def test_extension_relations_and_errors(wordnet_index):
-    items = generate_items(wordnet_index, LambdaConfig(per_relation=20,
-                                                       relations=("hypernym", "hyponym")))
+    items = generate_items(
+        wordnet_index, LambdaConfig(per_relation=20, relations=("hypernym", "hyponym"))
+    )
     assert [i.relation for i in items] == ["hypernym"] * 20 + ["hyponym"] * 20
     with pytest.raises(ValueError, match="unknown relation"):
         generate_items(wordnet_index, LambdaConfig(relations=("meronym",)))
@@ -131,8 +140,22 @@ def test_read_items_rejects_bad_files(tmp_path):
 
 def _generate(path: Path, hash_seed: str, profile: str) -> bytes:
     env = dict(os.environ, PYTHONHASHSEED=hash_seed)
-    subprocess.run([sys.executable, "-m", "lexbench.cli", "generate", "lambda", "--profile",
-                    profile, "-o", str(path)], check=True, env=env, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lexbench.cli",
+            "generate",
+            "lambda",
+            "--profile",
+            profile,
+            "-o",
+            str(path),
+        ],
+        check=True,
+        env=env,
+        capture_output=True,
+    )
     return path.read_bytes()
 
 
@@ -151,15 +174,23 @@ def test_penn_treebank_table_two(listing_items):
     pytest.importorskip("spacy")
     from lexbench.benchmarks.lambda_.pos import group_ptb, ptb_pos_by_relation, ptb_table
 
-    assert [group_ptb(t) for t in ("NNS", "VBD", "JJR", "RB", "IN")] == \
-        ["noun", "verb", "adj", "adv", "other"]
+    assert [group_ptb(t) for t in ("NNS", "VBD", "JJR", "RB", "IN")] == [
+        "noun",
+        "verb",
+        "adj",
+        "adv",
+        "other",
+    ]
     try:
         block = ptb_pos_by_relation(listing_items)
-    except RuntimeError as error:          # spaCy without an English model
+    except RuntimeError as error:  # spaCy without an English model
         pytest.skip(str(error))
     assert sum(block["grouped_total"].values()) == 3000
-    assert {r: sum(c.values()) for r, c in block["grouped_by_relation"].items()} == \
-        {"synonym": 1000, "antonym": 1000, "derivation": 1000}
+    assert {r: sum(c.values()) for r, c in block["grouped_by_relation"].items()} == {
+        "synonym": 1000,
+        "antonym": 1000,
+        "derivation": 1000,
+    }
     # As in the paper, nouns lead for synonyms and derivations; unlike Table 2 (26 verbs in
     # all), an isolated-word spaCy tagger finds hundreds of verbs (the README, LAMBDA).
     for relation in ("synonym", "derivation"):

@@ -3,16 +3,16 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from mock_model import ScriptedModel
 
-from lexbench.run.evaluate import evaluate
-from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark, rescore
+from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark, limit_per_relation, rescore
 from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items
 from lexbench.benchmarks.lambda_.taxonomy import ERROR_CLASSES
-from lexbench.benchmarks.lambda_.benchmark import limit_per_relation
+from lexbench.run.evaluate import evaluate
 from lexbench.run.store import read_run
+from mock_model import ScriptedModel
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +27,7 @@ def _oracle(items):
     def reply(request):
         item = by_id[request.id]
         return f" {item.gold}\n" if int(item.id[-4:]) % 2 == 0 else f" {item.query}"
+
     return reply
 
 
@@ -71,8 +72,13 @@ def test_failed_requests_are_recorded_not_scored(small_items, wordnet_index, tmp
 
 def test_rescore_reproduces_the_verdicts(small_items, wordnet_index, tmp_path):
     model = ScriptedModel(_oracle(small_items))
-    run = evaluate(LambdaBenchmark(dataset=small_items, index=wordnet_index), model,
-                   out_root=tmp_path, cache=None, progress=False)
+    run = evaluate(
+        LambdaBenchmark(dataset=small_items, index=wordnet_index),
+        model,
+        out_root=tmp_path,
+        cache=None,
+        progress=False,
+    )
     _, samples, _ = read_run(run.folder.path)
     scores = rescore(samples, wordnet_index)
     assert [s.correct for s in scores] == [row["correct"] for row in samples]
@@ -81,49 +87,76 @@ def test_rescore_reproduces_the_verdicts(small_items, wordnet_index, tmp_path):
 
 def test_limit_takes_the_first_items_of_each_relation(small_items):
     limited = limit_per_relation(small_items, 2)
-    assert [i.id for i in limited] == ["synonym-0000", "synonym-0001", "antonym-0000",
-                                       "antonym-0001", "derivation-0000", "derivation-0001"]
+    assert [i.id for i in limited] == [
+        "synonym-0000",
+        "synonym-0001",
+        "antonym-0000",
+        "antonym-0001",
+        "derivation-0000",
+        "derivation-0001",
+    ]
 
 
 @pytest.mark.slow
 def test_smollm2_end_to_end_from_the_command_line(tmp_path):
     """The real embedded model on a small slice, as a user runs it; then a cached rerun."""
-    command = [sys.executable, "-m", "lexbench.cli", "run", "lambda", "--limit", "4",
-               "--prompt-style", "completion", "--out", str(tmp_path / "runs"),
-               "--cache", str(tmp_path / "cache.sqlite"), "--no-progress"]
+    command = [
+        sys.executable,
+        "-m",
+        "lexbench.cli",
+        "run",
+        "lambda",
+        "--limit",
+        "4",
+        "--prompt-style",
+        "completion",
+        "--out",
+        str(tmp_path / "runs"),
+        "--cache",
+        str(tmp_path / "cache.sqlite"),
+        "--no-progress",
+    ]
     first = subprocess.run(command, capture_output=True, text=True, check=True)
     assert "| **overall** | 12 |" in first.stdout
     assert "Wilson 95%" in first.stdout and "Error taxonomy" in first.stdout
     folder = first.stdout.strip().splitlines()[-1].removeprefix("run folder: ")
-    samples = [json.loads(line) for line in open(f"{folder}/samples.jsonl")]
+    samples = [
+        json.loads(line) for line in Path(f"{folder}/samples.jsonl").read_text().splitlines()
+    ]
     assert len(samples) == 12
     # Greedy, max_new_tokens=2: at most two tokens, and every verdict is a known class.
     assert all(s["generated_tokens"] <= 2 for s in samples)
     assert {s["error_class"] for s in samples} <= {"correct", *ERROR_CLASSES}
     # A few real outputs of the packaged model (greedy, float32), pinned with their verdicts.
     by_id = {s["id"]: s for s in samples}
-    assert [(by_id[i]["query"], by_id[i]["output"], by_id[i]["error_class"]) for i in (
-        "antonym-0003", "synonym-0000", "synonym-0001", "antonym-0001")] == [
+    assert [
+        (by_id[i]["query"], by_id[i]["output"], by_id[i]["error_class"])
+        for i in ("antonym-0003", "synonym-0000", "synonym-0001", "antonym-0001")
+    ] == [
         ("forward", " backward\n", "correct"),
         ("originator", " originator", "identity_echo"),
         ("consequently", " as a", "format_failure"),
-        ("flexibleness", " flexibility\n", "surface_misfire")]
+        ("flexibleness", " flexibility\n", "surface_misfire"),
+    ]
     second = subprocess.run(command, capture_output=True, text=True, check=True)
     assert "(12 from cache, 0 sent, 0 failed)" in second.stdout
-    results = json.loads(open(f"{folder}/results.json").read())
+    results = json.loads(Path(f"{folder}/results.json").read_text())
     assert results["overall"]["correct"] == sum(1 for s in samples if s["correct"])
 
 
 @pytest.mark.slow
 def test_word_protocol_decodes_whole_words(smollm2, small_items, wordnet_index, tmp_path):
     items = limit_per_relation(small_items, 2)
-    bench = LambdaBenchmark(dataset=items, index=wordnet_index, protocol="word",
-                            prompt_style="completion")
+    bench = LambdaBenchmark(
+        dataset=items, index=wordnet_index, protocol="word", prompt_style="completion"
+    )
     run = evaluate(bench, smollm2, out_root=tmp_path, cache=None, progress=False)
     _, samples, _ = read_run(run.folder.path)
     from test_hf_generate import greedy_first_word
 
     # Each output is the greedy text cut where its first whole word is complete (or at the
     # 8-token cap), computed independently one token budget at a time.
-    assert [s["output"] for s in samples] == greedy_first_word(smollm2, [s["prompt"] for s in samples])
+    assert [s["output"] for s in samples] == greedy_first_word(
+        smollm2, [s["prompt"] for s in samples]
+    )
     assert all(s["generated_tokens"] <= 8 for s in samples)

@@ -23,13 +23,13 @@ import numpy as np
 import pytest
 
 from lexbench.benchmarks.lambda_.benchmark import parse_and_score
-from lexbench.benchmarks.lambda_.items import LambdaConfig, LambdaItem, generate_items
 from lexbench.benchmarks.lambda_.drift import DriftFinder, drift_finder, open_drift_finder_resources
+from lexbench.benchmarks.lambda_.items import LambdaConfig, LambdaItem, generate_items
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lambda"
 PINS = FIXTURES / "taxonomy_pins.jsonl"
 LABELS = FIXTURES / "taxonomy_labels.jsonl"
-PER_RELATION = 100          # as make_taxonomy_pins.py
+PER_RELATION = 100  # as make_taxonomy_pins.py
 
 
 @pytest.fixture(scope="module")
@@ -71,15 +71,29 @@ def _fixture_cases(pins):
         row = labelled[pin["row"] - 1]
         assert (row["id"], row["output"]) == (pin["id"], pin["output"]), pin
         (a, b), (c, d) = row["support"]
-        cases.append((LambdaItem(id=row["id"], relation=row["relation"], support=((a, b), (c, d)),
-                                 query=row["query"], gold="", candidates=tuple(row["candidates"]),
-                                 query_pos="", query_length=len(row["query"])), pin))
+        cases.append(
+            (
+                LambdaItem(
+                    id=row["id"],
+                    relation=row["relation"],
+                    support=((a, b), (c, d)),
+                    query=row["query"],
+                    gold="",
+                    candidates=tuple(row["candidates"]),
+                    query_pos="",
+                    query_length=len(row["query"]),
+                ),
+                pin,
+            )
+        )
     assert len(cases) == len(labelled) == 288
     return cases
 
 
 def _generated_cases(pins, index):
-    items = {item.id: item for item in generate_items(index, LambdaConfig(per_relation=PER_RELATION))}
+    items = {
+        item.id: item for item in generate_items(index, LambdaConfig(per_relation=PER_RELATION))
+    }
     cases = []
     for pin in (p for p in pins if p["part"] == "generated"):
         item = items[pin["id"]]
@@ -101,10 +115,28 @@ def test_generated_slice_verdicts_are_pinned(pins, wordnet_index, drift):
     # Every branch of the classifier is in the slice, the reader's and GloVe's signals too.
     classes = Counter(pin["error_class"] for _, pin in cases)
     reasons = Counter(pin["reason"].split(":")[0] for _, pin in cases)
-    assert set(classes) == {"correct", "identity_echo", "surface_misfire", "semantic_drift",
-                            "format_failure", "support_copy", "no_answer", "other"}
-    assert {"wordnet-index", "wordnet-index-2-hops", "similar_to/also_see", "sister_term",
-            "wu-palmer", "gloss", "glove", "truncated", "misspelt", "respelt"} <= set(reasons)
+    assert set(classes) == {
+        "correct",
+        "identity_echo",
+        "surface_misfire",
+        "semantic_drift",
+        "format_failure",
+        "support_copy",
+        "no_answer",
+        "other",
+    }
+    assert {
+        "wordnet-index",
+        "wordnet-index-2-hops",
+        "similar_to/also_see",
+        "sister_term",
+        "wu-palmer",
+        "gloss",
+        "glove",
+        "truncated",
+        "misspelt",
+        "respelt",
+    } <= set(reasons)
     # A fresh finder (cold memos), in an order unlike the pins', answers the same.
     fresh = drift_finder(wordnet_index)
     shuffled = list(cases)
@@ -116,8 +148,11 @@ def test_index_only_verdicts_are_the_full_finders_without_the_reader(pins, wordn
     """Without a reader and GloVe only the index signals remain: every pinned index verdict
     is reproduced by the index-only finder too."""
     finder = DriftFinder(related=wordnet_index)
-    cases = [(item, pin) for item, pin in _generated_cases(pins, wordnet_index)
-             if pin["reason"] in ("wordnet-index", "wordnet-index-2-hops")]
+    cases = [
+        (item, pin)
+        for item, pin in _generated_cases(pins, wordnet_index)
+        if pin["reason"] in ("wordnet-index", "wordnet-index-2-hops")
+    ]
     assert len(cases) > 300
     assert _differences(cases, wordnet_index, finder) == []
 
@@ -134,35 +169,59 @@ def test_sense_table_answers_as_nltks_reader(drift, pins):
     Wu-Palmer similarity for pairs of senses of one part of speech and of two."""
     reader, table = _nltk_reader(), drift.senses
     rng = random.Random(7)
-    pinned = sorted({pin["answer"] for pin in pins if pin["answer"]} |
-                    {pin["query"] for pin in pins if "query" in pin})
-    words = pinned + [w + ending for w in rng.sample(pinned, 300)
-                      for ending in ("s", "es", "ed", "ing", "er", "est", "ies", "men")]
+    pinned = sorted(
+        {pin["answer"] for pin in pins if pin["answer"]}
+        | {pin["query"] for pin in pins if "query" in pin}
+    )
+    words = pinned + [
+        w + ending
+        for w in rng.sample(pinned, 300)
+        for ending in ("s", "es", "ed", "ing", "er", "est", "ies", "men")
+    ]
     words += ["geese", "better", "ran", "axes", "Dogs", "hot_dogs", "women", "best", "well", "qqq"]
     for word in words:
-        assert [table.names[s] for s in table.synsets(word)] == [s.name() for s in reader.synsets(word)], word
+        assert [table.names[s] for s in table.synsets(word)] == [
+            s.name() for s in reader.synsets(word)
+        ], word
 
     def facts(synset):
-        return (synset.name(), synset.pos(), synset.lemma_names(), synset.definition(),
-                sorted(s.name() for s in synset.hypernyms() + synset.instance_hypernyms()),
-                sorted(s.name() for s in synset.similar_tos() + synset.also_sees()),
-                synset.min_depth(), synset.max_depth())
+        return (
+            synset.name(),
+            synset.pos(),
+            synset.lemma_names(),
+            synset.definition(),
+            sorted(s.name() for s in synset.hypernyms() + synset.instance_hypernyms()),
+            sorted(s.name() for s in synset.similar_tos() + synset.also_sees()),
+            synset.min_depth(),
+            synset.max_depth(),
+        )
 
     def table_facts(sense):
-        return (table.names[sense], table.pos(sense), list(table.lemmas[sense]),
-                table.definitions[sense], sorted(table.names[s] for s in table.hypernyms[sense]),
-                sorted(table.names[s] for s in table.similar[sense]),
-                table.min_depth[sense], table.max_depth[sense])
+        return (
+            table.names[sense],
+            table.pos(sense),
+            list(table.lemmas[sense]),
+            table.definitions[sense],
+            sorted(table.names[s] for s in table.hypernyms[sense]),
+            sorted(table.names[s] for s in table.similar[sense]),
+            table.min_depth[sense],
+            table.max_depth[sense],
+        )
 
-    senses = [(synset, sense) for word in rng.sample(pinned, 500)
-              for synset, sense in zip(reader.synsets(word), table.synsets(word))]
+    senses = [
+        (synset, sense)
+        for word in rng.sample(pinned, 500)
+        for synset, sense in zip(reader.synsets(word), table.synsets(word))
+    ]
     assert [facts(a) for a, _ in senses] == [table_facts(b) for _, b in senses]
     nouns_verbs = [pair for pair in senses if pair[0].pos() in "nv"]
     pairs = list(zip(nouns_verbs, rng.sample(nouns_verbs, len(nouns_verbs))))
     pairs += [(a, a) for a in nouns_verbs[:50]] + [(b, a) for a, b in pairs[:200]]
     same_pos = sum(a.pos() == b.pos() for (a, _), (b, _) in pairs)
     assert same_pos > 300 and len(pairs) - same_pos > 300
-    mismatched = [(a, b) for (a, x), (b, y) in pairs if a.wup_similarity(b) != table.wup_similarity(x, y)]
+    mismatched = [
+        (a, b) for (a, x), (b, y) in pairs if a.wup_similarity(b) != table.wup_similarity(x, y)
+    ]
     assert mismatched == []
 
 
@@ -184,14 +243,22 @@ def test_reader_reads_as_nltks_own(drift):
     assert fast.get_version() == stock.get_version() == "3.0"
 
     def describe(synset):
-        return (synset.name(), synset.offset(), synset.definition(), synset.examples(),
-                synset.lemma_names(), sorted((k, sorted(v)) for k, v in synset._pointers.items()),
-                [lemma.count() for lemma in synset.lemmas()])
+        return (
+            synset.name(),
+            synset.offset(),
+            synset.definition(),
+            synset.examples(),
+            synset.lemma_names(),
+            sorted((k, sorted(v)) for k, v in synset._pointers.items()),
+            [lemma.count() for lemma in synset.lemmas()],
+        )
 
     rng = random.Random(3)
     words = rng.sample(sorted(stock._lemma_pos_offset_map), 300)
     for word in words + [w + "s" for w in words[:100]] + ["geese", "better", "ran"]:
-        assert [describe(s) for s in fast.synsets(word)] == [describe(s) for s in stock.synsets(word)]
+        assert [describe(s) for s in fast.synsets(word)] == [
+            describe(s) for s in stock.synsets(word)
+        ]
     first = [describe(s) for _, s in zip(range(200), fast.all_synsets("v"))]
     assert first == [describe(s) for _, s in zip(range(200), stock.all_synsets("v"))]
 
@@ -199,12 +266,12 @@ def test_reader_reads_as_nltks_own(drift):
 def test_lazy_glove_rows_are_the_full_rows(monkeypatch):
     from lexbench.lexicon import vectors
 
-    monkeypatch.setattr(vectors, "_PACKAGED", {})      # neither is loaded in this process
+    monkeypatch.setattr(vectors, "_PACKAGED", {})  # neither is loaded in this process
     try:
         lazy = vectors.LazyPackagedGlove()
     except FileNotFoundError:
         pytest.skip("the packaged GloVe vectors are not installed")
-    assert "the" in lazy and lazy._matrix is not None and not vectors._PACKAGED   # mapped
+    assert "the" in lazy and lazy._matrix is not None and not vectors._PACKAGED  # mapped
     full = vectors.load_packaged_glove()
     rng = random.Random(5)
     last = len(full.words) - 1
@@ -212,7 +279,7 @@ def test_lazy_glove_rows_are_the_full_rows(monkeypatch):
     for row in sorted(rows):
         word = full.words[row]
         if full.index[word] != row:
-            continue        # a duplicate: the first occurrence is the word's row, in both
+            continue  # a duplicate: the first occurrence is the word's row, in both
         assert lazy.unit_vector(word).tobytes() == full.unit[row].tobytes(), (row, word)
     assert "qqqzzzxv" not in lazy
     with pytest.raises(KeyError, match="qqqzzzxv"):
@@ -234,15 +301,15 @@ def test_drift_resources_are_kept_per_wordnet(drift, tiny_wordnet_index):
 
 
 def test_hyponym_pools_are_kept_per_wordnet_directory(tiny_wordnet_env, tmp_path, monkeypatch):
-    from lexbench.benchmarks.setlexsem import items as setlexsem_items
+    from lexbench.benchmarks.setlexsem import generate as setlexsem_items
     from lexbench.benchmarks.setlexsem import sets as setlexsem_sets
 
     first = setlexsem_sets.load_hyponym_pools()
-    assert setlexsem_items.load_hyponym_pools() is first          # one memo, both modules
+    assert setlexsem_items.load_hyponym_pools() is first  # one memo, both modules
     other = tmp_path / "second-cache"
     shutil.copytree(tiny_wordnet_env, other)
     monkeypatch.setenv("LEXBENCH_CACHE", str(other))
     second = setlexsem_sets.load_hyponym_pools()
-    assert second is not first and second == first               # another directory
+    assert second is not first and second == first  # another directory
     monkeypatch.setenv("LEXBENCH_CACHE", str(tiny_wordnet_env))
     assert setlexsem_sets.load_hyponym_pools() is first

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from lexbench.benchmarks.lambda_.benchmark import parse_and_score
-from lexbench.benchmarks.lambda_.items import LambdaItem
 from lexbench.benchmarks.lambda_.drift import drift_finder
+from lexbench.benchmarks.lambda_.items import LambdaItem
 from lexbench.benchmarks.lambda_.taxonomy import ERROR_CLASSES
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "lambda" / "taxonomy_labels.jsonl"
@@ -24,8 +24,14 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "lambda" / "taxonomy_labels.j
 # Agreement floors per hand label (share of that label the classifier reproduces). Measured:
 # identity_echo 0.96, other 0.97, format_failure 1.00, surface_misfire 0.70,
 # semantic_drift 0.46, support_copy 0.33 (3 rows), overall 0.85 (see the README, LAMBDA).
-FLOORS = {"identity_echo": 0.92, "other": 0.92, "format_failure": 0.95,
-          "surface_misfire": 0.6, "semantic_drift": 0.38, "overall": 0.8}
+FLOORS = {
+    "identity_echo": 0.92,
+    "other": 0.92,
+    "format_failure": 0.95,
+    "surface_misfire": 0.6,
+    "semantic_drift": 0.38,
+    "overall": 0.8,
+}
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +40,16 @@ def drift(wordnet_index):
 
 
 def _item(relation, query, candidates, support=(("alpha", "beta"), ("gamma", "delta"))):
-    return LambdaItem(id="t", relation=relation, support=support, query=query, gold="",
-                      candidates=tuple(candidates), query_pos="", query_length=len(query))
+    return LambdaItem(
+        id="t",
+        relation=relation,
+        support=support,
+        query=query,
+        gold="",
+        candidates=tuple(candidates),
+        query_pos="",
+        query_length=len(query),
+    )
 
 
 def _classify(wordnet_index, drift, relation, query, output):
@@ -43,10 +57,12 @@ def _classify(wordnet_index, drift, relation, query, output):
     return parse_and_score(output, item, wordnet_index, drift)
 
 
-@pytest.mark.parametrize("query,output", [("house", " mouse"), ("light", " night"),
-                                          ("price", " prize")])
-def test_different_words_one_letter_apart_are_not_surface_misfires(wordnet_index, drift,
-                                                                   query, output):
+@pytest.mark.parametrize(
+    "query,output", [("house", " mouse"), ("light", " night"), ("price", " prize")]
+)
+def test_different_words_one_letter_apart_are_not_surface_misfires(
+    wordnet_index, drift, query, output
+):
     verdict = _classify(wordnet_index, drift, "antonym", query, output)
     assert verdict.error_class != "surface_misfire", verdict
 
@@ -55,17 +71,23 @@ def test_budget_cut_prefix_of_the_query_is_an_echo(wordnet_index, drift):
     verdict = _classify(wordnet_index, drift, "synonym", "desecrate", " desec")
     assert (verdict.error_class, verdict.reason) == ("identity_echo", "truncated")
     # A complete real word that starts the query is not an echo: "inept" is the stem.
-    assert _classify(wordnet_index, drift, "antonym", "ineptitude",
-                     " inept").error_class == "surface_misfire"
+    assert (
+        _classify(wordnet_index, drift, "antonym", "ineptitude", " inept").error_class
+        == "surface_misfire"
+    )
 
 
-@pytest.mark.parametrize("relation,query,output", [
-    ("antonym", "hot", " warm"),          # similar-to in WordNet
-    ("antonym", "big", " huge"),          # similar-to
-    ("synonym", "doctor", " nurse"),      # sister terms (treat.v.03), and GloVe 0.80
-])
-def test_near_synonyms_wordnet_does_not_link_directly_are_drift(wordnet_index, drift,
-                                                               relation, query, output):
+@pytest.mark.parametrize(
+    "relation,query,output",
+    [
+        ("antonym", "hot", " warm"),  # similar-to in WordNet
+        ("antonym", "big", " huge"),  # similar-to
+        ("synonym", "doctor", " nurse"),  # sister terms (treat.v.03), and GloVe 0.80
+    ],
+)
+def test_near_synonyms_wordnet_does_not_link_directly_are_drift(
+    wordnet_index, drift, relation, query, output
+):
     verdict = _classify(wordnet_index, drift, relation, query, output)
     assert verdict.error_class == "semantic_drift", verdict
     assert output.strip() not in wordnet_index.all_related(query)  # not a direct index link
@@ -73,8 +95,10 @@ def test_near_synonyms_wordnet_does_not_link_directly_are_drift(wordnet_index, d
 
 @pytest.mark.parametrize("output", [" The answer", "\nThe", "\nWhat is", " Answer:"])
 def test_format_failures_have_their_own_class(wordnet_index, drift, output):
-    assert _classify(wordnet_index, drift, "synonym", "desecrate",
-                     output).error_class == "format_failure"
+    assert (
+        _classify(wordnet_index, drift, "synonym", "desecrate", output).error_class
+        == "format_failure"
+    )
 
 
 def test_drift_signals_are_named(drift):
@@ -96,11 +120,18 @@ def agreement(rows, wordnet_index, drift):
     hits, totals = Counter(), Counter()
     for row in rows:
         (a, b), (c, d) = row["support"]
-        item = LambdaItem(id=row["id"], relation=row["relation"], support=((a, b), (c, d)),
-                          query=row["query"], gold="", candidates=tuple(row["candidates"]),
-                          query_pos="", query_length=len(row["query"]))
+        item = LambdaItem(
+            id=row["id"],
+            relation=row["relation"],
+            support=((a, b), (c, d)),
+            query=row["query"],
+            gold="",
+            candidates=tuple(row["candidates"]),
+            query_pos="",
+            query_length=len(row["query"]),
+        )
         verdict = parse_and_score(row["output"], item, wordnet_index, drift)
-        assert not verdict.correct, row          # every labelled answer is a wrong one
+        assert not verdict.correct, row  # every labelled answer is a wrong one
         totals[row["label"]] += 1
         hits[row["label"]] += verdict.error_class == row["label"]
     return hits, totals

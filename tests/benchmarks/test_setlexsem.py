@@ -51,8 +51,12 @@ def _definition(operation, a, b):
     return {x for x in universe if (x in a) != (x in b)}
 
 
-PYTHON_OPERATOR = {"union": lambda a, b: a | b, "intersection": lambda a, b: a & b,
-                   "difference": lambda a, b: a - b, "symmetric_difference": lambda a, b: a ^ b}
+PYTHON_OPERATOR = {
+    "union": lambda a, b: a | b,
+    "intersection": lambda a, b: a & b,
+    "difference": lambda a, b: a - b,
+    "symmetric_difference": lambda a, b: a ^ b,
+}
 
 
 def test_ground_truth_matches_python_set_algebra_on_thousands_of_random_cases():
@@ -65,7 +69,9 @@ def test_ground_truth_matches_python_set_algebra_on_thousands_of_random_cases():
         b = tuple(rng.sample(pool, rng.randint(0, min(16, len(pool)))))
         for operation in OPERATIONS:
             expected = PYTHON_OPERATOR[operation](set(a), set(b))
-            assert ground_truth(operation, a, b) == expected == _definition(operation, set(a), set(b))
+            assert (
+                ground_truth(operation, a, b) == expected == _definition(operation, set(a), set(b))
+            )
             ordered = ordered_answer(operation, a, b)
             assert set(ordered) == expected and len(ordered) == len(expected)
             checked += 1
@@ -106,8 +112,14 @@ def test_independent_draws_leave_intersections_empty_at_the_exact_rate():
     m, draws = 8, 2000
     expected = comb(len(pool) - m, m) / comb(len(pool), m)
     rng = random.Random(0)
-    empty = sum(1 for _ in range(draws)
-                if not ground_truth("intersection", *draw_independent(rng, pool, m))) / draws
+    empty = (
+        sum(
+            1
+            for _ in range(draws)
+            if not ground_truth("intersection", *draw_independent(rng, pool, m))
+        )
+        / draws
+    )
     assert abs(empty - expected) < 4 * sqrt(expected * (1 - expected) / draws)
     assert 0.05 < expected < 0.95, (len(pool), expected)
 
@@ -129,9 +141,28 @@ def test_small_grid_rows_carry_every_hyperparameter(small_items):
     ids = [i.id for i in small_items]
     assert len(ids) == len(set(ids)) == 2 * 272
     row = small_items[0].to_dict()
-    for key in ("token_type", "operation", "m", "token_length", "number_range", "overlap", "decile",
-                "decile_scope", "deceptive_condition", "k", "method", "phrasing", "seed",
-                "decoding", "prompt", "set_a", "set_b", "answer", "studies", "prompt_index"):
+    for key in (
+        "token_type",
+        "operation",
+        "m",
+        "token_length",
+        "number_range",
+        "overlap",
+        "decile",
+        "decile_scope",
+        "deceptive_condition",
+        "k",
+        "method",
+        "phrasing",
+        "seed",
+        "decoding",
+        "prompt",
+        "set_a",
+        "set_b",
+        "answer",
+        "studies",
+        "prompt_index",
+    ):
         assert key in row
     assert row["decoding"]["temperature"] == 0.0  # greedy by default, recorded
 
@@ -144,17 +175,29 @@ def test_sets_stay_the_same_as_k_method_and_phrasing_vary(small_items):
             by_cell.setdefault(key, set()).add((item.set_a, item.set_b))
     assert by_cell and all(len(pairs) == 1 for pairs in by_cell.values())
     prefix = "numbers/L2/m2/union/k{}/baseline_allow_empty/formal"
-    one = [i for i in small_items if i.config_id == prefix.format(1)][0]
-    zero = [i for i in small_items if i.config_id == prefix.format(0)][0]
+    one = next(i for i in small_items if i.config_id == prefix.format(1))
+    zero = next(i for i in small_items if i.config_id == prefix.format(0))
     assert (one.set_a, one.set_b) == (zero.set_a, zero.set_b)
     assert len(one.demonstrations) == 1 and zero.demonstrations == ()
     assert (one.set_a, one.set_b) not in one.demonstrations
 
 
 def test_demonstrations_for_small_k_are_a_prefix_of_larger_k():
-    grid = grid_from_mapping({"prompts_per_config": 1, "study": [
-        {"name": "k", "token_types": ["words"], "token_lengths": [4], "operand_sizes": [4],
-         "operations": ["intersection"], "k_shots": [0, 1, 3, 5]}]})
+    grid = grid_from_mapping(
+        {
+            "prompts_per_config": 1,
+            "study": [
+                {
+                    "name": "k",
+                    "token_types": ["words"],
+                    "token_lengths": [4],
+                    "operand_sizes": [4],
+                    "operations": ["intersection"],
+                    "k_shots": [0, 1, 3, 5],
+                }
+            ],
+        }
+    )
     by_k = {i.k: i for i in generate_items(grid)}
     assert by_k[5].demonstrations[:3] == by_k[3].demonstrations
     assert by_k[3].demonstrations[:1] == by_k[1].demonstrations
@@ -164,7 +207,9 @@ def test_demonstrations_for_small_k_are_a_prefix_of_larger_k():
 def test_limit_and_selection_render_only_what_is_asked(small_items):
     limited = generate_items("small", limit=1)
     assert limited == [i for i in small_items if i.prompt_index == 0]
-    chosen = generate_items("small", limit=1, selection={"study": ("deceptive",), "operation": ("union",)})
+    chosen = generate_items(
+        "small", limit=1, selection={"study": ("deceptive",), "operation": ("union",)}
+    )
     assert {i.deceptive_condition for i in chosen} == {"not_swapped", "swapped", "random_baseline"}
     assert all(i.operation == "union" and i.prompt_index == 0 for i in chosen)
     with pytest.raises(ValueError, match="matches no configuration"):
@@ -176,9 +221,24 @@ def test_generation_is_byte_identical_across_hash_seeds(tmp_path):
     for seed in ("0", "4242"):
         out = tmp_path / f"items-{seed}.jsonl"
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        subprocess.run([sys.executable, "-m", "lexbench.cli", "generate", "setlexsem", "--grid",
-                        "small", "-o", str(out)], check=True, env=env, cwd=ROOT,
-                       capture_output=True, text=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "lexbench.cli",
+                "generate",
+                "setlexsem",
+                "--grid",
+                "small",
+                "-o",
+                str(out),
+            ],
+            check=True,
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
         digests.add(out.read_bytes())
     assert len(digests) == 1
 
@@ -193,7 +253,10 @@ def test_write_and_read_items_round_trip(tmp_path, small_items):
     assert len(limit_per_config(back, 1)) == 272
     # Nothing but the file and its manifest: no temporary file is left behind; and they
     # are as readable as any file the user creates (not the temporary file's 0600).
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["small.jsonl", "small.jsonl.manifest.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "small.jsonl",
+        "small.jsonl.manifest.json",
+    ]
     mask = os.umask(0)
     os.umask(mask)
     for name in ("small.jsonl", "small.jsonl.manifest.json"):
@@ -224,43 +287,91 @@ def _oracle(items_by_id, wrong_every=3):
 def test_evaluate_on_scripted_model_writes_tables_and_figures(tmp_path, small_items):
     items = limit_per_config(small_items, 1)
     model = ScriptedModel(_oracle({i.id: i for i in items}), name="oracle")
-    evaluation = run_setlexsem(model, grid="small", limit=1, out=tmp_path / "runs", use_cache=False,
-                               progress=False)
+    evaluation = run_setlexsem(
+        model, grid="small", limit=1, out=tmp_path / "runs", use_cache=False, progress=False
+    )
     results = evaluation.results
     assert results["overall"]["prompts"] == 272
     assert 0.4 < results["overall"]["accuracy"] < 0.8
     paper = results["paper_tables"]
-    for name in ("table3", "table4", "table5", "table6", "table7", "table8", "table9", "table10",
-                 "table11", "table12", "table13", "table14"):
+    for name in (
+        "table3",
+        "table4",
+        "table5",
+        "table6",
+        "table7",
+        "table8",
+        "table9",
+        "table10",
+        "table11",
+        "table12",
+        "table13",
+        "table14",
+    ):
         assert paper[name]["rows"], name
     assert {r["deceptive_condition"] for r in paper["table8"]["rows"]} == {
-        "not_swapped", "swapped", "random_baseline"}
+        "not_swapped",
+        "swapped",
+        "random_baseline",
+    }
     errors = results["paper_error_tables"]["tables15_16"]["rows"]
-    assert sum(r["did_not_follow_instruction"] for r in errors) + sum(
-        r["did_not_follow_instruction"] for r in results["paper_error_tables"]["tables17_18"]["rows"]
-    ) <= results["error_classes"]["format_failure"]
+    assert (
+        sum(r["did_not_follow_instruction"] for r in errors)
+        + sum(
+            r["did_not_follow_instruction"]
+            for r in results["paper_error_tables"]["tables17_18"]["rows"]
+        )
+        <= results["error_classes"]["format_failure"]
+    )
     examples = results["table19_examples"]
     assert {e["operation"] for e in examples} == {"union", "intersection"}
     assert all(e["condition"] in ("not_swapped", "swapped") for e in examples)
     figures = sorted(p.name for p in (evaluation.folder.path / "figures").glob("*.png"))
-    for name in ("figure3_by_model", "figure4a_operation", "figure4b_operand_size",
-                 "figure5_token_type", "figure6a_decile_differences",
-                 "figure6b_vocabulary_lengths", "figure7a_deceptive",
-                 "figure7b_deceptive_operation", "figure9_phrasing"):
+    for name in (
+        "figure3_by_model",
+        "figure4a_operation",
+        "figure4b_operand_size",
+        "figure5_token_type",
+        "figure6a_decile_differences",
+        "figure6b_vocabulary_lengths",
+        "figure7a_deceptive",
+        "figure7b_deceptive_operation",
+        "figure9_phrasing",
+    ):
         assert f"{name}.png" in figures
     samples = [json.loads(line) for line in evaluation.folder.samples_path.read_text().splitlines()]
-    assert len(samples) == 272 and {"id", "correct", "value", "error_class", "prompt", "output",
-                                     "parsed_answer", "precision", "recall", "jaccard"} <= set(samples[0])
-    for heading in ("Table 3", "Table 7", "Table 14", "Tables 15-16", "Tables 17-18", "Table 19",
-                    "lexbench: intersection with and without the overlap sampler"):
+    assert len(samples) == 272 and {
+        "id",
+        "correct",
+        "value",
+        "error_class",
+        "prompt",
+        "output",
+        "parsed_answer",
+        "precision",
+        "recall",
+        "jaccard",
+    } <= set(samples[0])
+    for heading in (
+        "Table 3",
+        "Table 7",
+        "Table 14",
+        "Tables 15-16",
+        "Tables 17-18",
+        "Table 19",
+        "lexbench: intersection with and without the overlap sampler",
+    ):
         assert heading in evaluation.report
 
 
 def test_table_spread_is_the_sd_of_configuration_accuracies(small_items):
     from lexbench.benchmarks.setlexsem.analysis import summarize
 
-    items = [i for i in limit_per_config(small_items, 2) if i.token_type == "numbers"
-             and i.overlap is None and i.operation == "union"]
+    items = [
+        i
+        for i in limit_per_config(small_items, 2)
+        if i.token_type == "numbers" and i.overlap is None and i.operation == "union"
+    ]
     bench = SetLexSemBenchmark(dataset=items)
     # Right on prompt 0 of every configuration, right on prompt 1 only for k=0.
     scores = []
@@ -294,8 +405,14 @@ def test_cli_generate_and_bad_grid(tmp_path, capsys):
 def test_run_from_a_generated_items_file(tmp_path):
     write_items(tmp_path / "small.jsonl", "small")
     model = ScriptedModel(lambda request: "<answer>{}</answer>", name="empty-sayer")
-    evaluation = run_setlexsem(model, items=tmp_path / "small.jsonl", limit=1,
-                               out=tmp_path / "runs", use_cache=False, progress=False)
+    evaluation = run_setlexsem(
+        model,
+        items=tmp_path / "small.jsonl",
+        limit=1,
+        out=tmp_path / "runs",
+        use_cache=False,
+        progress=False,
+    )
     results = evaluation.results
     assert results["overall"]["prompts"] == 272
     # Always answering ∅ is right exactly on the prompts whose true answer is empty.
@@ -305,8 +422,21 @@ def test_run_from_a_generated_items_file(tmp_path):
         assert row["pct_nullset_wrong"] == 0.0 and row["made_up_vals_sum"] == 0
         assert row["accuracy_non_empty"] == 0.0
     with pytest.raises(ValueError, match="decoding overrides apply to a grid"):
-        run_setlexsem(model, items=tmp_path / "small.jsonl", decoding={"temperature": 0.5},
-                      out=tmp_path / "runs", use_cache=False, progress=False)
-    chosen = run_setlexsem(model, items=tmp_path / "small.jsonl", limit=1, select=["study=overlap"],
-                           out=tmp_path / "runs", use_cache=False, progress=False)
+        run_setlexsem(
+            model,
+            items=tmp_path / "small.jsonl",
+            decoding={"temperature": 0.5},
+            out=tmp_path / "runs",
+            use_cache=False,
+            progress=False,
+        )
+    chosen = run_setlexsem(
+        model,
+        items=tmp_path / "small.jsonl",
+        limit=1,
+        select=["study=overlap"],
+        out=tmp_path / "runs",
+        use_cache=False,
+        progress=False,
+    )
     assert chosen.results["overall"]["prompts"] == 2

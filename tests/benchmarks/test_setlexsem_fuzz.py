@@ -39,19 +39,78 @@ HOSTILE = {
     "number words": "<answer>" + "one hundred " * 80_000 + "</answer>",
     "negative and signs": "<answer>{-0, +5, --3, 1e999, 0x1F, ١٢}</answer>",
 }
-TOKENS = ["<answer>", "</answer>", "< answer >", "</ANSWER>", "{", "}", "[", "]", "(", ")",
-          "set(", "frozenset(", ",", ";", "\n", " ", "1", "42", "9" * 60, ".0", ".5", "-", "+",
-          "one", "hundred", "thousand", "and", "none", "empty set", "∅", "'", '"', "`", "*",
-          "\udcff", "\ud800", "\x00", "Bahai", "cat", "١", "\u200b", "\\", "<", ">", "/"]
+TOKENS = [
+    "<answer>",
+    "</answer>",
+    "< answer >",
+    "</ANSWER>",
+    "{",
+    "}",
+    "[",
+    "]",
+    "(",
+    ")",
+    "set(",
+    "frozenset(",
+    ",",
+    ";",
+    "\n",
+    " ",
+    "1",
+    "42",
+    "9" * 60,
+    ".0",
+    ".5",
+    "-",
+    "+",
+    "one",
+    "hundred",
+    "thousand",
+    "and",
+    "none",
+    "empty set",
+    "∅",
+    "'",
+    '"',
+    "`",
+    "*",
+    "\udcff",
+    "\ud800",
+    "\x00",
+    "Bahai",
+    "cat",
+    "١",
+    "\u200b",
+    "\\",
+    "<",
+    ">",
+    "/",
+]
 
 
 @pytest.fixture(scope="module")
 def items():
-    grid = grid_from_mapping({"prompts_per_config": 1, "study": [
-        {"name": "numbers", "token_types": ["numbers"], "token_lengths": [2],
-         "operand_sizes": [4], "operations": ["union"]},
-        {"name": "deceptive", "token_types": ["deceptive"], "deceptive_conditions": ["swapped"],
-         "operand_sizes": [4], "operations": ["intersection"]}]})
+    grid = grid_from_mapping(
+        {
+            "prompts_per_config": 1,
+            "study": [
+                {
+                    "name": "numbers",
+                    "token_types": ["numbers"],
+                    "token_lengths": [2],
+                    "operand_sizes": [4],
+                    "operations": ["union"],
+                },
+                {
+                    "name": "deceptive",
+                    "token_types": ["deceptive"],
+                    "deceptive_conditions": ["swapped"],
+                    "operand_sizes": [4],
+                    "operations": ["intersection"],
+                },
+            ],
+        }
+    )
     numbers, words = generate_items(grid)
     return numbers, words
 
@@ -61,8 +120,12 @@ def _score_everything(text: str, items, thorough: bool = True) -> None:
     for item in items:
         numbers = item.token_type == "numbers"
         for closed in (False, True) if thorough else ():
-            parsed = parse_answer(text, numbers=numbers, closed_by_stop=closed,
-                                  known_members=set(item.set_a) | set(item.set_b))
+            parsed = parse_answer(
+                text,
+                numbers=numbers,
+                closed_by_stop=closed,
+                known_members=set(item.set_a) | set(item.set_b),
+            )
             assert parsed.ok == (parsed.format_error is None)
             score_answer(parsed, item.answer, item.set_a, item.set_b)
         if thorough:
@@ -87,14 +150,17 @@ def test_hostile_outputs_are_scored_not_raised(name, items):
 
 def test_the_issue_reproductions_read_as_the_issue_asks():
     started = time.perf_counter()
-    assert parse_answer(HOSTILE["10,000 answer tags"], numbers=True).format_error == "multiple_answer_tags"
-    assert time.perf_counter() - started < 1.0   # was 4 s (quadratic), 15 s on a busy machine
+    assert (
+        parse_answer(HOSTILE["10,000 answer tags"], numbers=True).format_error
+        == "multiple_answer_tags"
+    )
+    assert time.perf_counter() - started < 1.0  # was 4 s (quadratic), 15 s on a busy machine
     huge = parse_answer(HOSTILE["huge float"], numbers=True)
-    assert huge.ok and huge.members == frozenset({"9" * 400 + ".0"})   # readable, and wrong
+    assert huge.ok and huge.members == frozenset({"9" * 400 + ".0"})  # readable, and wrong
     digits = parse_answer(HOSTILE["5,000 digits"], numbers=True)
     assert digits.ok and digits.members == frozenset({"7" * 5000})
     nested = parse_answer(HOSTILE["3,000 nested braces"], numbers=True)
-    assert nested.members == frozenset({1})                            # unwrapped to the set
+    assert nested.members == frozenset({1})  # unwrapped to the set
     surrogate = parse_answer(HOSTILE["lone surrogate"], numbers=False)
     assert surrogate.members == frozenset({"x?", "?y"})
 
@@ -109,7 +175,7 @@ def test_many_tags_cost_time_in_proportion_to_their_number():
 
     seconds(1000)  # warm up
     small, large = seconds(20_000), seconds(160_000)
-    assert large < 0.5 or large / max(small, 1e-4) < 40   # 8x the input; quadratic would be 64x
+    assert large < 0.5 or large / max(small, 1e-4) < 40  # 8x the input; quadratic would be 64x
 
 
 def test_random_strings_from_the_parsers_vocabulary(items):

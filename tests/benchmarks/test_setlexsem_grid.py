@@ -12,20 +12,34 @@ from lexbench.cli import main
 STUDY = {"name": "s", "token_types": ["numbers"], "token_lengths": [2], "operand_sizes": [2]}
 
 
-@pytest.mark.parametrize("data,message", [
-    ({"study": [{**STUDY, "colour": 1}]}, "unknown key"),
-    ({"study": [{**STUDY, "operations": []}]}, "empty"),
-    ({"study": [{**STUDY, "operand_sizes": [2, 2]}]}, "repeats 2"),
-    ({"study": [{**STUDY, "methods": ["allow_empty_set"]}]}, "unknown value"),
-    ({"study": [{**STUDY, "phrasings": ["poetic"]}]}, "unknown value"),
-    ({"study": [{**STUDY, "skip_infeasible": "yes"}]}, "true or false"),
-    ({"study": [{**STUDY, "token_types": ["deciles"]}]}, "needs 'deciles'"),
-    ({"study": [{"name": "d", "token_types": ["deceptive"], "token_lengths": [3],
-                 "deceptive_conditions": ["swapped"]}]}, "does not apply"),
-    ({"study": [STUDY, STUDY]}, "study names repeat"),
-    ({}, "no \\[\\[study\\]\\] tables"),
-    ({"study": [STUDY], "decoding": {"top_p": 0}}, "top_p must be in"),
-])
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        ({"study": [{**STUDY, "colour": 1}]}, "unknown key"),
+        ({"study": [{**STUDY, "operations": []}]}, "empty"),
+        ({"study": [{**STUDY, "operand_sizes": [2, 2]}]}, "repeats 2"),
+        ({"study": [{**STUDY, "methods": ["allow_empty_set"]}]}, "unknown value"),
+        ({"study": [{**STUDY, "phrasings": ["poetic"]}]}, "unknown value"),
+        ({"study": [{**STUDY, "skip_infeasible": "yes"}]}, "true or false"),
+        ({"study": [{**STUDY, "token_types": ["deciles"]}]}, "needs 'deciles'"),
+        (
+            {
+                "study": [
+                    {
+                        "name": "d",
+                        "token_types": ["deceptive"],
+                        "token_lengths": [3],
+                        "deceptive_conditions": ["swapped"],
+                    }
+                ]
+            },
+            "does not apply",
+        ),
+        ({"study": [STUDY, STUDY]}, "study names repeat"),
+        ({}, "no \\[\\[study\\]\\] tables"),
+        ({"study": [STUDY], "decoding": {"top_p": 0}}, "top_p must be in"),
+    ],
+)
 def test_grid_validation_errors(data, message):
     with pytest.raises(ValueError, match=message):
         grid_from_mapping(data)
@@ -33,8 +47,10 @@ def test_grid_validation_errors(data, message):
 
 def test_an_impossible_cell_names_file_study_and_cell_and_writes_nothing(tmp_path):
     grid_file = tmp_path / "one-digit.toml"
-    grid_file.write_text('[[study]]\nname = "tiny"\ntoken_types = ["numbers"]\n'
-                         'token_lengths = [1]\noperand_sizes = [2, 16]\n')
+    grid_file.write_text(
+        '[[study]]\nname = "tiny"\ntoken_types = ["numbers"]\n'
+        "token_lengths = [1]\noperand_sizes = [2, 16]\n"
+    )
     out = tmp_path / "out" / "items.jsonl"
     with pytest.raises(ValueError) as caught:
         write_items(out, read_grid_file(grid_file))
@@ -46,18 +62,30 @@ def test_an_impossible_cell_names_file_study_and_cell_and_writes_nothing(tmp_pat
 
 
 def test_skip_infeasible_leaves_cells_out_and_lists_them(tmp_path):
-    grid = grid_from_mapping({"prompts_per_config": 2, "study": [
-        {"name": "tiny", "token_types": ["numbers"], "token_lengths": [1], "operand_sizes": [2, 16],
-         "skip_infeasible": True}]})
+    grid = grid_from_mapping(
+        {
+            "prompts_per_config": 2,
+            "study": [
+                {
+                    "name": "tiny",
+                    "token_types": ["numbers"],
+                    "token_lengths": [1],
+                    "operand_sizes": [2, 16],
+                    "skip_infeasible": True,
+                }
+            ],
+        }
+    )
     meta = write_items(tmp_path / "items.jsonl", grid)
     assert meta["configurations"] == 4 and meta["per_study"]["tiny"]["configurations"] == 4
     assert [c["config_id"] for c in meta["skipped_cells"]] == [
         f"numbers/L1/m16/{op}/k0/baseline/formal"
-        for op in ("union", "intersection", "difference", "symmetric_difference")]
+        for op in ("union", "intersection", "difference", "symmetric_difference")
+    ]
 
 
 def test_a_cell_failing_late_leaves_no_partial_file(tmp_path, monkeypatch):
-    import lexbench.benchmarks.setlexsem.items as items_module
+    import lexbench.benchmarks.setlexsem.generate as items_module
 
     calls = {"n": 0}
     real = items_module.prompt_text
@@ -73,22 +101,27 @@ def test_a_cell_failing_late_leaves_no_partial_file(tmp_path, monkeypatch):
     out.write_text("previous contents\n")
     with pytest.raises(OSError, match="disk full"):
         write_items(out, grid_from_mapping({"study": [STUDY]}))
-    assert out.read_text() == "previous contents\n"      # the old file is untouched
+    assert out.read_text() == "previous contents\n"  # the old file is untouched
     assert sorted(p.name for p in tmp_path.iterdir()) == ["items.jsonl"]
 
 
-@pytest.mark.parametrize("source,expected", [
-    ("import not_a_module_anywhere\nGRID = {}\n", "ModuleNotFoundError"),
-    ("GRID = 1 / 0\n", "ZeroDivisionError: division by zero"),
-    ("GRID = {\n", "SyntaxError (line 1)"),
-    ("raise SystemExit(3)\n", "exit(3)"),
-])
+@pytest.mark.parametrize(
+    "source,expected",
+    [
+        ("import not_a_module_anywhere\nGRID = {}\n", "ModuleNotFoundError"),
+        ("GRID = 1 / 0\n", "ZeroDivisionError: division by zero"),
+        ("GRID = {\n", "SyntaxError (line 1)"),
+        ("raise SystemExit(3)\n", "exit(3)"),
+    ],
+)
 def test_a_python_grid_that_raises_is_one_clear_error(tmp_path, capsys, source, expected):
     grid = tmp_path / "broken.py"
     grid.write_text(source)
     with pytest.raises(ValueError, match=f"grid file {grid}: "):
         resolve_grid(grid)
-    assert main(["generate", "setlexsem", "--grid", str(grid), "-o", str(tmp_path / "x.jsonl")]) == 2
+    assert (
+        main(["generate", "setlexsem", "--grid", str(grid), "-o", str(tmp_path / "x.jsonl")]) == 2
+    )
     err = capsys.readouterr().err
     assert f"grid file {grid}" in err and expected in err
     assert "Traceback" not in err and "dependency is missing" not in err
@@ -97,11 +130,13 @@ def test_a_python_grid_that_raises_is_one_clear_error(tmp_path, capsys, source, 
 
 def test_toml_and_python_grid_files(tmp_path):
     toml = tmp_path / "grid.toml"
-    toml.write_text('prompts_per_config = 3\n[decoding]\ntemperature = 0.25\ntop_k = 20\n'
-                    'top_p = 0.25\n[[study]]\nname = "w"\ntoken_types = ["words"]\n'
-                    'token_lengths = [3, "any"]\noperand_sizes = [2]\n'
-                    'methods = ["baseline", "cot_self_reflection_allow_empty", "chain_of_thought"]\n'
-                    'phrasings = ["formal", "pythonic"]\n')
+    toml.write_text(
+        "prompts_per_config = 3\n[decoding]\ntemperature = 0.25\ntop_k = 20\n"
+        'top_p = 0.25\n[[study]]\nname = "w"\ntoken_types = ["words"]\n'
+        'token_lengths = [3, "any"]\noperand_sizes = [2]\n'
+        'methods = ["baseline", "cot_self_reflection_allow_empty", "chain_of_thought"]\n'
+        'phrasings = ["formal", "pythonic"]\n'
+    )
     grid = resolve_grid(toml)
     assert grid.prompts_per_config == 3 and grid.decoding.temperature == 0.25
     assert grid.studies[0].token_lengths == (3, None) and grid.configurations() == 2 * 4 * 3 * 2

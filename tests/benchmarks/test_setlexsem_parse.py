@@ -27,8 +27,18 @@ BANK = [
     ("<answer>{305, 90, 47, 12}</answer>", True, {12, 47, 90, 305}, None),
     ("<ANSWER> {12,47} </ANSWER>", True, {12, 47}, None),
     # -- prose around the answer, inside and outside the tag
-    ("Sure! Here is the result.\n<answer>{47}</answer>\nLet me know if you need more.", True, {47}, None),
-    ("<thinking>A has 12, 47, 305; B has 47, 90.</thinking>\n<answer>{47}</answer>", True, {47}, None),
+    (
+        "Sure! Here is the result.\n<answer>{47}</answer>\nLet me know if you need more.",
+        True,
+        {47},
+        None,
+    ),
+    (
+        "<thinking>A has 12, 47, 305; B has 47, 90.</thinking>\n<answer>{47}</answer>",
+        True,
+        {47},
+        None,
+    ),
     ("<answer>A ∩ B = {47}.</answer>", True, {47}, None),
     ("<answer>The answer is {12, 305}.</answer>", True, {12, 305}, None),
     # -- brackets and Python spellings
@@ -78,11 +88,13 @@ def test_parse_bank(output, numbers, expected, error):
 
 
 def test_none_is_a_member_when_a_or_b_holds_it():
-    parsed = parse_answer("<answer>{none}</answer>", numbers=False,
-                          known_members=set(A_WORD) | set(B_WORD))
+    parsed = parse_answer(
+        "<answer>{none}</answer>", numbers=False, known_members=set(A_WORD) | set(B_WORD)
+    )
     assert parsed.members == frozenset({"none"}) and not parsed.explicit_empty
-    parsed = parse_answer("<answer>none</answer>", numbers=False,
-                          known_members=set(A_WORD) | set(B_WORD))
+    parsed = parse_answer(
+        "<answer>none</answer>", numbers=False, known_members=set(A_WORD) | set(B_WORD)
+    )
     assert parsed.members == frozenset({"none"})
     assert parse_answer("<answer>none</answer>", numbers=False).explicit_empty
 
@@ -93,12 +105,26 @@ def test_stop_string_closes_an_open_tag():
     assert parse_answer(output, numbers=True, closed_by_stop=True).members == frozenset({12, 47})
 
 
-@pytest.mark.parametrize("text,value", [
-    ("zero", 0), ("seven", 7), ("thirteen", 13), ("forty-two", 42), ("ninety nine", 99),
-    ("one hundred", 100), ("one hundred and five", 105), ("nine hundred ninety-nine", 999),
-    ("two thousand and twenty", 2020), ("fifteen hundred", 1500),
-    ("one two", None), ("twenty thirty", None), ("hundred", None), ("cat", None), ("", None),
-])
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("zero", 0),
+        ("seven", 7),
+        ("thirteen", 13),
+        ("forty-two", 42),
+        ("ninety nine", 99),
+        ("one hundred", 100),
+        ("one hundred and five", 105),
+        ("nine hundred ninety-nine", 999),
+        ("two thousand and twenty", 2020),
+        ("fifteen hundred", 1500),
+        ("one two", None),
+        ("twenty thirty", None),
+        ("hundred", None),
+        ("cat", None),
+        ("", None),
+    ],
+)
 def test_words_to_number(text, value):
     assert words_to_number(text) == value
 
@@ -143,7 +169,9 @@ def test_scores_and_error_classes():
 def test_lenient_reading_takes_the_first_braced_set_only_when_the_tag_is_missing():
     from lexbench.benchmarks.setlexsem.parse import lenient_parse
 
-    assert lenient_parse("Output: {38, 58}\n\nOutput: {1}", numbers=True).members == frozenset({38, 58})
+    assert lenient_parse("Output: {38, 58}\n\nOutput: {1}", numbers=True).members == frozenset(
+        {38, 58}
+    )
     assert lenient_parse("<answer>{1}</answer> {2}", numbers=True).members == frozenset({1})
     assert lenient_parse("Output: {}", numbers=True).explicit_empty
     assert lenient_parse("no set here", numbers=True).format_error == "no_answer_tag"
@@ -158,15 +186,19 @@ def test_gold_and_answer_are_normalised_the_same_way():
         output = f"<answer>{{spy, {written}, schoolmaam, bystander}}</answer>"
         verdict = score_answer(parse_answer(output, numbers=False), truth, a, b)
         assert verdict.correct and verdict.hallucinated == [], written
-    made_up = score_answer(parse_answer("<answer>{spy, Bahai, am}</answer>", numbers=False),
-                           {"spy"}, a, b)
+    made_up = score_answer(
+        parse_answer("<answer>{spy, Bahai, am}</answer>", numbers=False), {"spy"}, a, b
+    )
     assert made_up.hallucinated == ["am"] and made_up.hallucinated_count == 1
 
 
 def test_the_papers_own_answer_spellings():
     # The paper's prompts show sets in parentheses and the empty set as "()".
     assert parse_answer("<answer>(12, 47)</answer>", numbers=True).members == frozenset({12, 47})
-    for empty in ("<answer>()</answer>", "<answer>() (the empty set)</answer>",
-                  "<answer>{}</answer>"):
+    for empty in (
+        "<answer>()</answer>",
+        "<answer>() (the empty set)</answer>",
+        "<answer>{}</answer>",
+    ):
         parsed = parse_answer(empty, numbers=True)
         assert parsed.members == frozenset() and parsed.explicit_empty, empty

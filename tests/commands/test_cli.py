@@ -5,21 +5,42 @@ import pytest
 from lexbench.cli import main
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["run", "lambda", "--model", "foo:bar", "--limit", "1"], "unknown backend 'foo'"),
-    (["run", "lambda", "--model", "hf:/nonexistent/model", "--limit", "1", "--no-cache"],
-     "no model at /nonexistent/model"),
-    # A server model that is never contacted: the default packaged model would take 45 s
-    # to de-quantise into the temporary cache before the missing file is noticed.
-    (["run", "lambda", "--items", "/nonexistent/items.jsonl", "--no-cache",
-      "--model", "openai:fake-model", "--base-url", "http://127.0.0.1:9/v1"], "No such file"),
-    # Checked before the model loads (the packaged model takes a minute to unpack when new).
-    (["run", "lambda", "--items", "/nonexistent/items.jsonl", "--no-cache"],
-     "No such file or folder (items): /nonexistent/items.jsonl"),
-    (["generate", "lambda", "--relations", "meronym", "-o", "/tmp/never-written.jsonl"],
-     "unknown relation(s) ['meronym']"),
-    (["rescore", "/nonexistent/run"], "is not a lexbench run folder"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["run", "lambda", "--model", "foo:bar", "--limit", "1"], "unknown backend 'foo'"),
+        (
+            ["run", "lambda", "--model", "hf:/nonexistent/model", "--limit", "1", "--no-cache"],
+            "no model at /nonexistent/model",
+        ),
+        # A server model that is never contacted: the default packaged model would take 45 s
+        # to de-quantise into the temporary cache before the missing file is noticed.
+        (
+            [
+                "run",
+                "lambda",
+                "--items",
+                "/nonexistent/items.jsonl",
+                "--no-cache",
+                "--model",
+                "openai:fake-model",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+            ],
+            "No such file",
+        ),
+        # Checked before the model loads (the packaged model takes a minute to unpack when new).
+        (
+            ["run", "lambda", "--items", "/nonexistent/items.jsonl", "--no-cache"],
+            "No such file or folder (items): /nonexistent/items.jsonl",
+        ),
+        (
+            ["generate", "lambda", "--relations", "meronym", "-o", "/tmp/never-written.jsonl"],
+            "unknown relation(s) ['meronym']",
+        ),
+        (["rescore", "/nonexistent/run"], "is not a lexbench run folder"),
+    ],
+)
 def test_bad_input_is_one_clear_line(argv, message, capsys, tiny_wordnet_env):
     assert main(argv) == 2
     err = capsys.readouterr().err

@@ -5,7 +5,6 @@ from __future__ import annotations
 import socket
 
 from fake_openai_server import FakeOpenAIServer
-
 from lexbench.cli import main
 from lexbench.commands.doctor import (
     Check,
@@ -78,9 +77,14 @@ def test_server_at_a_wrong_path_suggests_v1():
 
 
 def test_format_marks_required_and_optional_and_shows_fixes():
-    text = format_checks([Check("a", True, "here"), Check("b", False, "gone", "do X\nthen Y"),
-                          Check("c", False, "gone", "do Z", required=True)],
-                         base_url_given=False)
+    text = format_checks(
+        [
+            Check("a", True, "here"),
+            Check("b", False, "gone", "do X\nthen Y"),
+            Check("c", False, "gone", "do Z", required=True),
+        ],
+        base_url_given=False,
+    )
     assert "[     ok] a" in text and "[missing] b" in text and "[MISSING] c" in text
     assert "how to get it: do X" in text and "then Y" in text
     assert "no --base-url given" in text

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from lexbench.benchmarks.lambda_.items import LambdaConfig, dumps_items, generate_items, manifest
 from lexbench.benchmarks.lambda_.export import write_lambda_hf_dataset, write_lm_eval_lambda_task
+from lexbench.benchmarks.lambda_.items import LambdaConfig, dumps_items, generate_items, manifest
 
 
 @pytest.fixture(scope="module")
@@ -17,21 +17,29 @@ def exported_items(wordnet_index):
 
 def test_hf_dataset_loads_with_datasets(exported_items, tmp_path):
     import datasets  # installed by `make test` (the `harness` extra)
+
     items, meta = exported_items
     out = write_lambda_hf_dataset(tmp_path / "lambda-hf", items, meta)
-    loaded = datasets.load_dataset("parquet", data_files=str(out / "data" / "test.parquet"),
-                                   cache_dir=str(tmp_path / "hf-cache"))["train"]
+    loaded = datasets.load_dataset(
+        "parquet",
+        data_files=str(out / "data" / "test.parquet"),
+        cache_dir=str(tmp_path / "hf-cache"),
+    )["train"]
     assert loaded.num_rows == 12
     assert loaded[0]["id"] == items[0].id
     assert loaded[0]["candidates"] == list(items[0].candidates)
-    assert loaded[0]["prompt"].endswith(f"{items[0].query} : ?\nAnswer with exactly one word that "
-                                        "completes the last line. Do not explain.\n")
+    assert loaded[0]["prompt"].endswith(
+        f"{items[0].query} : ?\nAnswer with exactly one word that "
+        "completes the last line. Do not explain.\n"
+    )
     card = (out / "README.md").read_text()
     assert card.startswith("---\nconfigs:")
     assert meta["content_sha256"] in card and '"wordnet_version": "3.0"' in card
     # The folder itself loads too, through the card's YAML header.
     # (a private cache_dir: `datasets` reuses cached folders by name, across test sessions)
-    assert datasets.load_dataset(str(out), cache_dir=str(tmp_path / "hf-cache"))["test"].num_rows == 12
+    assert (
+        datasets.load_dataset(str(out), cache_dir=str(tmp_path / "hf-cache"))["test"].num_rows == 12
+    )
 
 
 def test_lm_eval_task_files(exported_items, tmp_path):
@@ -42,9 +50,19 @@ def test_lm_eval_task_files(exported_items, tmp_path):
     assert str(out / "data" / "test.parquet") in yaml
     namespace = {}
     exec((out / "utils.py").read_text(), namespace)
-    row = {"id": "x", "relation": "antonym", "a": "happy", "b": "sad", "c": "early", "d": "late",
-           "query": "large", "gold": "small", "candidates": ["little", "small"],
-           "query_pos": "adj", "query_length": 5}
+    row = {
+        "id": "x",
+        "relation": "antonym",
+        "a": "happy",
+        "b": "sad",
+        "c": "early",
+        "d": "late",
+        "query": "large",
+        "gold": "small",
+        "candidates": ["little", "small"],
+        "query_pos": "adj",
+        "query_length": 5,
+    }
     assert namespace["process_results"](row, [" Small."]) == {"acc": 1.0}
     assert namespace["process_results"](row, [" large"]) == {"acc": 0.0}
     with pytest.raises(ValueError, match="protocol"):
@@ -52,32 +70,46 @@ def test_lm_eval_task_files(exported_items, tmp_path):
 
 
 @pytest.mark.slow
-def test_exported_task_runs_in_lm_eval_with_lexbench_accuracy(exported_items, smollm2,
-                                                              wordnet_index, tmp_path):
+def test_exported_task_runs_in_lm_eval_with_lexbench_accuracy(
+    exported_items, smollm2, wordnet_index, tmp_path
+):
     import lm_eval  # installed by `make test` (the `harness` extra)
     from lm_eval.tasks import TaskManager
 
-    from lexbench.run.evaluate import evaluate
     from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark
     from lexbench.models.hf import dequantised_cache, packaged_smollm2_gguf
+    from lexbench.run.evaluate import evaluate
     from lexbench.run.store import read_run
 
     items, meta = exported_items
     out = write_lm_eval_lambda_task(tmp_path / "task", items, meta, prompt_style="completion")
     folder, _ = dequantised_cache(packaged_smollm2_gguf(), "float32")
     harness = lm_eval.simple_evaluate(
-        model="hf", model_args=f"pretrained={folder},dtype=float32", tasks=["lexbench_lambda"],
-        task_manager=TaskManager(include_path=str(out)), batch_size=16, device="cpu",
-        log_samples=True)
+        model="hf",
+        model_args=f"pretrained={folder},dtype=float32",
+        tasks=["lexbench_lambda"],
+        task_manager=TaskManager(include_path=str(out)),
+        batch_size=16,
+        device="cpu",
+        log_samples=True,
+    )
     theirs = {s["doc"]["id"]: s["resps"][0][0] for s in harness["samples"]["lexbench_lambda"]}
 
-    run = evaluate(LambdaBenchmark(dataset=items, index=wordnet_index, prompt_style="completion"),
-                   smollm2, out_root=tmp_path / "runs", cache=None, progress=False)
+    run = evaluate(
+        LambdaBenchmark(dataset=items, index=wordnet_index, prompt_style="completion"),
+        smollm2,
+        out_root=tmp_path / "runs",
+        cache=None,
+        progress=False,
+    )
     _, samples, _ = read_run(run.folder.path)
     ours = {s["id"]: s["output"] for s in samples}
-    assert ours == theirs, json.dumps({k: (ours[k], theirs[k]) for k in ours if ours[k] != theirs[k]})
+    assert ours == theirs, json.dumps(
+        {k: (ours[k], theirs[k]) for k in ours if ours[k] != theirs[k]}
+    )
     assert harness["results"]["lexbench_lambda"]["acc,none"] == pytest.approx(
-        run.results["overall"]["accuracy"])
+        run.results["overall"]["accuracy"]
+    )
 
 
 def test_setlexsem_export_loads_with_datasets(tmp_path):

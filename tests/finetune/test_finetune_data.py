@@ -14,6 +14,7 @@ from lexbench.benchmarks.scan.bats_split import (
     read_relations,
     split_sizes,
 )
+from lexbench.benchmarks.scan.finetune import template_parts
 from lexbench.finetune.lineage import (
     LINEAGE_FILE,
     build_lineage,
@@ -22,7 +23,6 @@ from lexbench.finetune.lineage import (
     read_lineage,
     write_lineage,
 )
-from lexbench.benchmarks.scan.finetune import template_parts
 from lexbench.finetune.trainer import TrainConfig, last_complete_checkpoint
 
 
@@ -30,32 +30,40 @@ def test_fixture_reads_like_bats():
     relations = read_relations(BATS_MINI)
     assert len(relations) == 8
     assert {r.category for r in relations} == {
-        "1_Inflectional_morphology", "2_Derivational_morphology", "3_Encyclopedic_semantics",
-        "4_Lexicographic_semantics"}
+        "1_Inflectional_morphology",
+        "2_Derivational_morphology",
+        "3_Encyclopedic_semantics",
+        "4_Lexicographic_semantics",
+    }
     assert all(len(r.pairs) == 16 for r in relations)
     hypernyms = next(r for r in relations if r.name == "L01 [hypernyms - animals]")
     assert hypernyms.pairs[0] == ("cat", ("feline", "mammal", "animal"))
 
 
 def test_split_sizes_follow_pandas_rounding():
-    assert split_sizes(50) == (35, 8, 7)      # real BATS files
-    assert split_sizes(16) == (11, 2, 3)      # the fixture (round(2.5) is 2)
+    assert split_sizes(50) == (35, 8, 7)  # real BATS files
+    assert split_sizes(16) == (11, 2, 3)  # the fixture (round(2.5) is 2)
 
 
 def test_each_word_pair_is_in_one_split_only():
     relations = read_relations(BATS_MINI)
     split = paper_split(relations, seed=101)
     for relation in relations:
-        seen = [pair for name in ("train", "validation", "test")
-                for pair in split.pairs[name][relation.name]]
-        assert sorted(seen) == sorted(relation.pairs)           # all pairs, none twice
+        seen = [
+            pair
+            for name in ("train", "validation", "test")
+            for pair in split.pairs[name][relation.name]
+        ]
+        assert sorted(seen) == sorted(relation.pairs)  # all pairs, none twice
     for name, items in split.analogies.items():
         members = {(w, t[0]) for pairs in split.pairs[name].values() for w, t in pairs}
-        for item in items:                                      # built within the split
+        for item in items:  # built within the split
             assert (item.a, item.b) in members and (item.c, item.d) in members
-    assert split.counts() == {"train": {"pairs": 88, "analogies": 880},
-                              "validation": {"pairs": 16, "analogies": 16},
-                              "test": {"pairs": 24, "analogies": 48}}
+    assert split.counts() == {
+        "train": {"pairs": 88, "analogies": 880},
+        "validation": {"pairs": 16, "analogies": 16},
+        "test": {"pairs": 24, "analogies": 48},
+    }
     other = paper_split(relations, seed=7)
     assert other.pairs["test"] != split.pairs["test"]
 
@@ -86,7 +94,9 @@ def test_zip_and_folder_are_the_same_data(tmp_path):
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(file.read_bytes())
     assert path_sha256(archive) == path_sha256(folder_copy)
-    (folder_copy / "1_Inflectional_morphology" / "I01 [noun - plural_reg].txt").write_text("a\tb\nc\td\ne\tf\n")
+    (folder_copy / "1_Inflectional_morphology" / "I01 [noun - plural_reg].txt").write_text(
+        "a\tb\nc\td\ne\tf\n"
+    )
     assert path_sha256(archive) != path_sha256(folder_copy)
 
 
@@ -101,15 +111,22 @@ def test_bad_relation_files_are_named(tmp_path):
 
 def test_template_parts_are_the_scan_template():
     assert template_parts("atom", "solar system", "nucleus") == (
-        "If atom is like solar system, then nucleus is like", ".")
+        "If atom is like solar system, then nucleus is like",
+        ".",
+    )
 
 
 def test_lineage_round_trip_and_description(tmp_path):
-    lineage = build_lineage(experiment="scan-bats", base_model={"spec": "m", "fingerprint": {"model": "m"}},
-                            data={"source": "d", "sha256": "ab"}, split_seed=101,
-                            hyperparameters={"learning_rate": 5e-5}, model_kind="hf",
-                            best_validation={"metric": "mrr", "value": 0.5, "step": 4},
-                            history=[{"loss": 1.0, "step": 1}])
+    lineage = build_lineage(
+        experiment="scan-bats",
+        base_model={"spec": "m", "fingerprint": {"model": "m"}},
+        data={"source": "d", "sha256": "ab"},
+        split_seed=101,
+        hyperparameters={"learning_rate": 5e-5},
+        model_kind="hf",
+        best_validation={"metric": "mrr", "value": 0.5, "step": 4},
+        history=[{"loss": 1.0, "step": 1}],
+    )
     write_lineage(tmp_path, lineage)
     assert read_lineage(tmp_path) == json.loads(json.dumps(lineage))
     assert {"torch", "transformers", "peft", "accelerate"} <= set(lineage["libraries"])

@@ -29,15 +29,24 @@ def build_tiny_bert_mlm(folder: Path) -> Path:
 
     folder.mkdir(parents=True, exist_ok=True)
     vocab = folder / "vocab.txt"
-    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *TEMPLATE_WORDS,
-                                *bats_words()]) + "\n", encoding="utf-8")
+    vocab.write_text(
+        "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *TEMPLATE_WORDS, *bats_words()])
+        + "\n",
+        encoding="utf-8",
+    )
     tokenizer = BertTokenizer(str(vocab), do_lower_case=True)
     tokenizer.save_pretrained(str(folder))
     import torch
 
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=1,
-                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=64)
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
     BertForMaskedLM(config).save_pretrained(str(folder))
     return folder
 
@@ -51,8 +60,14 @@ def build_tiny_encoder(folder: Path) -> Path:
     tokenizer = AutoTokenizer.from_pretrained(str(packaged_minilm_folder()))
     tokenizer.save_pretrained(str(folder))
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=1,
-                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=512)
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=512,
+    )
     BertModel(config).save_pretrained(str(folder))
     return folder
 
@@ -67,10 +82,18 @@ def build_tiny_causal(folder: Path) -> Path:
     tokenizer = AutoTokenizer.from_pretrained(str(source))
     tokenizer.save_pretrained(str(folder))
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=16, intermediate_size=32,
-                         num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
-                         max_position_embeddings=1024, tie_word_embeddings=True,
-                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=1024,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
     LlamaForCausalLM(config).save_pretrained(str(folder))
     return folder
 

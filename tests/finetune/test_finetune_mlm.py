@@ -17,8 +17,15 @@ from test_finetune_fixtures import BATS_MINI, build_tiny_bert_mlm, same_weights
 
 from lexbench.benchmarks.scan.finetune import finetune_scan_bats, masked_example, paper_config
 
-SETTINGS = {"max_steps": 24, "eval_every": 4, "batch_size": 8, "learning_rate": 1e-3,
-            "logging_steps": 2, "eval_batch_size": 16, "device": "cpu"}
+SETTINGS = {
+    "max_steps": 24,
+    "eval_every": 4,
+    "batch_size": 8,
+    "learning_rate": 1e-3,
+    "logging_steps": 2,
+    "eval_batch_size": 16,
+    "device": "cpu",
+}
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +43,14 @@ def _leave_torch_as_found():
 
 
 def _train(model: Path, output: Path, **overrides):
-    return finetune_scan_bats(f"mlm:{model}", data=BATS_MINI, output=output,
-                              config=paper_config(**{**SETTINGS, **overrides}),
-                              validation_limit=8, progress=False)
+    return finetune_scan_bats(
+        f"mlm:{model}",
+        data=BATS_MINI,
+        output=output,
+        config=paper_config(**{**SETTINGS, **overrides}),
+        validation_limit=8,
+        progress=False,
+    )
 
 
 def test_masked_example_labels_the_mask_with_the_answers_first_token(tiny_mlm):
@@ -54,8 +66,9 @@ def test_masked_example_labels_the_mask_with_the_answers_first_token(tiny_mlm):
     assert all(label == -100 for i, label in enumerate(answer["labels"]) if i != position)
     sequence = masked_example(tokenizer, item, "sequence")
     assert sequence["labels"][position] == answer["labels"][position]
-    assert [l for i, l in enumerate(sequence["labels"]) if i != position] == \
-        [t for i, t in enumerate(sequence["input_ids"]) if i != position]
+    assert [lab for i, lab in enumerate(sequence["labels"]) if i != position] == [
+        t for i, t in enumerate(sequence["input_ids"]) if i != position
+    ]
 
 
 def test_fine_tuned_folder_runs_as_mlm_with_its_lineage(tiny_mlm, tmp_path, shared_data):
@@ -76,13 +89,19 @@ def test_fine_tuned_folder_runs_as_mlm_with_its_lineage(tiny_mlm, tmp_path, shar
     assert described["lineage"]["best_validation"] == lineage["best_validation"]
     assert described["lineage"]["base_model"]["spec"] == f"mlm:{tiny_mlm}"
 
-    table = scan_bats_table(tmp_path / "tuned", scan=shared_data / "scan" / "SCAN_dataset.csv",
-                            scan_limit=30, resamples=2000, unpaired_resamples=2000,
-                            out=tmp_path / "runs", progress=False)
+    table = scan_bats_table(
+        tmp_path / "tuned",
+        scan=shared_data / "scan" / "SCAN_dataset.csv",
+        scan_limit=30,
+        resamples=2000,
+        unpaired_resamples=2000,
+        out=tmp_path / "runs",
+        progress=False,
+    )
     tests = table["results"]["tests"]
     assert tests["BATS test"]["n"] == 48 and tests["SCAN"]["n"] == 30
     assert 0.0 <= tests["BATS test"]["p_items"] <= 1.0
-    assert 1 / 2001 <= tests["BATS test"]["p_unpaired"] <= 1.0      # the paper's test
+    assert 1 / 2001 <= tests["BATS test"]["p_unpaired"] <= 1.0  # the paper's test
     assert "p (paper, unpaired)" in table["report"]
     config = json.loads((table["folder"] / "config.json").read_text())
     assert config["models"]["after"]["lineage"]["experiment"] == "scan-bats"
@@ -96,11 +115,36 @@ def test_seeded_runs_are_identical_and_a_killed_run_resumes_to_the_same_end(tiny
     assert first.outcome.train_losses() == second.outcome.train_losses()
 
     output = tmp_path / "killed"
-    command = [sys.executable, "-m", "lexbench.cli", "finetune", "scan-bats",
-               "--model", f"mlm:{tiny_mlm}", "--data", str(BATS_MINI), "--output", str(output),
-               "--validation-limit", "8", "--no-progress", "--max-steps", "24",
-               "--eval-every", "4", "--batch-size", "8", "--learning-rate", "1e-3",
-               "--logging-steps", "2", "--eval-batch-size", "16", "--device", "cpu"]
+    command = [
+        sys.executable,
+        "-m",
+        "lexbench.cli",
+        "finetune",
+        "scan-bats",
+        "--model",
+        f"mlm:{tiny_mlm}",
+        "--data",
+        str(BATS_MINI),
+        "--output",
+        str(output),
+        "--validation-limit",
+        "8",
+        "--no-progress",
+        "--max-steps",
+        "24",
+        "--eval-every",
+        "4",
+        "--batch-size",
+        "8",
+        "--learning-rate",
+        "1e-3",
+        "--logging-steps",
+        "2",
+        "--eval-batch-size",
+        "16",
+        "--device",
+        "cpu",
+    ]
     env = {**os.environ, "TOKENIZERS_PARALLELISM": "false"}
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
     checkpoint = output / "checkpoints" / "checkpoint-8" / "trainer_state.json"
@@ -112,8 +156,9 @@ def test_seeded_runs_are_identical_and_a_killed_run_resumes_to_the_same_end(tiny
     assert process.returncode == -signal.SIGKILL, "training ended before it could be killed"
     assert not (output / "lexbench-lineage.json").exists()
 
-    resumed = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300,
-                             check=False)
+    resumed = subprocess.run(
+        command, capture_output=True, text=True, env=env, timeout=300, check=False
+    )
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert "resuming from" in resumed.stdout
     lineage = json.loads((output / "lexbench-lineage.json").read_text())
@@ -127,10 +172,30 @@ def test_seeded_runs_are_identical_and_a_killed_run_resumes_to_the_same_end(tiny
 def test_checkpoints_of_another_configuration_are_not_resumed(tiny_mlm, tmp_path, capsys):
     from lexbench.cli import main
 
-    args = ["finetune", "scan-bats", "--model", f"mlm:{tiny_mlm}", "--data", str(BATS_MINI),
-            "--output", str(tmp_path / "out"), "--validation-limit", "4", "--no-progress",
-            "--max-steps", "2", "--eval-every", "2", "--batch-size", "4", "--device", "cpu"]
+    args = [
+        "finetune",
+        "scan-bats",
+        "--model",
+        f"mlm:{tiny_mlm}",
+        "--data",
+        str(BATS_MINI),
+        "--output",
+        str(tmp_path / "out"),
+        "--validation-limit",
+        "4",
+        "--no-progress",
+        "--max-steps",
+        "2",
+        "--eval-every",
+        "2",
+        "--batch-size",
+        "4",
+        "--device",
+        "cpu",
+    ]
     assert main(args) == 0
-    assert main(args + ["--learning-rate", "2e-3"]) == 2
-    assert "holds checkpoints of another run (differs in: hyperparameters)" in capsys.readouterr().err
-    assert main(args + ["--learning-rate", "2e-3", "--restart"]) == 0
+    assert main([*args, "--learning-rate", "2e-3"]) == 2
+    assert (
+        "holds checkpoints of another run (differs in: hyperparameters)" in capsys.readouterr().err
+    )
+    assert main([*args, "--learning-rate", "2e-3", "--restart"]) == 0

@@ -8,14 +8,14 @@ import re
 
 import pytest
 
-pytest.importorskip("fastapi")   # the `human` extra (fastapi, uvicorn)
+pytest.importorskip("fastapi")  # the `human` extra (fastapi, uvicorn)
 
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from lexbench.human.app import create_app  # noqa: E402
-from lexbench.human.results import study_results  # noqa: E402
-from lexbench.human.sampling import build_study  # noqa: E402
-from lexbench.human.store import Study  # noqa: E402
+from lexbench.human.app import create_app
+from lexbench.human.results import study_results
+from lexbench.human.sampling import build_study
+from lexbench.human.store import Study
 
 
 def token_and_stage(html: str) -> tuple[str, str]:
@@ -27,9 +27,11 @@ def token_and_stage(html: str) -> tuple[str, str]:
 
 def answer(client: TestClient, name: str, typed: str) -> str:
     token, stage = token_and_stage(client.get(f"/a/{name}").text)
-    response = client.post(f"/a/{name}/answer", data={"token": token, "stage": stage,
-                                                      "answer": typed, "client_ms": "1200"},
-                           follow_redirects=False)
+    response = client.post(
+        f"/a/{name}/answer",
+        data={"token": token, "stage": stage, "answer": typed, "client_ms": "1200"},
+        follow_redirects=False,
+    )
     assert response.status_code == 303
     return response.headers["location"]
 
@@ -49,20 +51,25 @@ def test_pages_are_self_contained_and_refuse_bad_input(scan_study):
     assert page.status_code == 200
     assert page.headers["cache-control"] == "no-store"
     assert "default-src 'none'" in page.headers["content-security-policy"]
-    assert not re.search(r"(src|href)=\"?(https?:)?//", page.text)     # no asset from the network
+    assert not re.search(r"(src|href)=\"?(https?:)?//", page.text)  # no asset from the network
     text = re.sub(r"<[^>]+>", "", page.text)
     assert "is like" in text and "0 of 3 answered" in text
-    assert client.get("/a/mallory").status_code == 404                  # not on the list
+    assert client.get("/a/mallory").status_code == 404  # not on the list
     assert client.get("/a/..%2Fx").status_code == 404
     assert client.get("/api/define", params={"word": "sun"}).status_code == 404  # no dictionary
-    forged = client.post("/a/ann/answer", data={"token": "nope", "stage": "answer",
-                                                 "answer": "sun"}, follow_redirects=False)
+    forged = client.post(
+        "/a/ann/answer",
+        data={"token": "nope", "stage": "answer", "answer": "sun"},
+        follow_redirects=False,
+    )
     assert forged.headers["location"].endswith("notice=invalid")
     assert Study(scan_study.directory).answers() == []
     start = client.post("/start", data={"name": "bad name!"})
     assert start.status_code == 400 and "not allowed" in start.text
-    assert client.post("/start", data={"name": "ann"}, follow_redirects=False).headers[
-        "location"] == "/a/ann"
+    assert (
+        client.post("/start", data={"name": "ann"}, follow_redirects=False).headers["location"]
+        == "/a/ann"
+    )
 
 
 def test_scan_answers_score_as_reciprocal_rank(scan_study):
@@ -77,7 +84,7 @@ def test_scan_answers_score_as_reciprocal_rank(scan_study):
     run = results.runs[0]
     rows = [json.loads(line) for line in (run.folder / "samples.jsonl").read_text().splitlines()]
     assert [r["id"] for r in rows] == order
-    assert [r["value"] for r in rows] == [1.0, 0.0, 0.0]       # MRR per item: rank 1 or absent
+    assert [r["value"] for r in rows] == [1.0, 0.0, 0.0]  # MRR per item: rank 1 or absent
     assert json.loads((run.folder / "config.json").read_text())["model"]["name"] == "human:ann"
 
 

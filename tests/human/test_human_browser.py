@@ -35,10 +35,16 @@ from lexbench.human.store import Study
 from lexbench.report.browser import find_chromium
 
 EKAR = Path(__file__).parents[1] / "fixtures" / "ekar" / "english"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 RELATION_WORDS = ("synonym", "antonym", "deriv", "hypernym", "hyponym")
-SLOW = 90_000   # ms: the first look-up waits for NLTK to open WordNet on a busy machine
+SLOW = 90_000  # ms: the first look-up waits for NLTK to open WordNet on a busy machine
 
 
 def _skip_or_fail(message: str) -> None:
@@ -79,9 +85,23 @@ class Server:
 
     def start(self) -> Server:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "lexbench.cli", "human", "serve", self.benchmark,
-             "--study", str(self.study), "--sample", str(self.sample), "--port", str(self.port)],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "lexbench.cli",
+                "human",
+                "serve",
+                self.benchmark,
+                "--study",
+                str(self.study),
+                "--sample",
+                str(self.sample),
+                "--port",
+                str(self.port),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -148,17 +168,17 @@ def samples_of(folder: Path) -> list[dict[str, Any]]:
 def test_annotator_answers_lambda_and_ekar_in_the_browser(browser, tmp_path, lambda_items):
     """Keyboard only: name, look-up (Alt+L, Escape), answers (Enter), reload, Back; E-KAR
     HARD then EASY with the HARD answer locked; then the run folders and a comparison."""
-    from lexbench.run.evaluate import evaluate
     from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark
     from lexbench.human.results import study_results
     from lexbench.report.compare import compare_runs
     from lexbench.report.runs import load_run
+    from lexbench.run.evaluate import evaluate
     from mock_model import ScriptedModel
 
     study_dir = tmp_path / "lambda-study"
-    study = build_study(study_dir, "lambda", lambda_items, sample=1)   # 3 items, one per relation
+    study = build_study(study_dir, "lambda", lambda_items, sample=1)  # 3 items, one per relation
     order = [item_id for item_id, _ in study.items()]
-    plan = {order[0]: True, order[1]: False, order[2]: True}           # right, wrong, right
+    plan = {order[0]: True, order[1]: False, order[2]: True}  # right, wrong, right
     context = browser.new_context(viewport={"width": 1280, "height": 760})
     page = context.new_page()
     with Server(study_dir, "lambda", 1) as server:
@@ -219,10 +239,16 @@ def test_annotator_answers_lambda_and_ekar_in_the_browser(browser, tmp_path, lam
     # People and models side by side: a model's run over all items pairs with the human
     # run on the three shared item ids.
     chosen = {i.id: i for i in lambda_items if i.id in plan}
-    model = ScriptedModel(lambda request: chosen[request.id].candidates[0]
-                          if request.id == order[1] else "nothing", name="scripted")
-    model_run = evaluate(LambdaBenchmark(dataset=lambda_items, index=None), model,
-                         out_root=tmp_path / "runs", progress=False)
+    model = ScriptedModel(
+        lambda request: chosen[request.id].candidates[0] if request.id == order[1] else "nothing",
+        name="scripted",
+    )
+    model_run = evaluate(
+        LambdaBenchmark(dataset=lambda_items, index=None),
+        model,
+        out_root=tmp_path / "runs",
+        progress=False,
+    )
     comparison = compare_runs([load_run(model_run.folder.path), load_run(run.folder)])
     pair = comparison.pairs[0]
     assert pair.shared == 3 and pair.used == 3
@@ -241,22 +267,29 @@ def test_annotator_answers_lambda_and_ekar_in_the_browser(browser, tmp_path, lam
     with Server(ekar_dir, "ekar", 2) as server:
         page.goto(server.url + "/a/bob")
         assert page.locator(".explanation").count() == 0 and progress(page) == "0 of 4 answered"
-        assert page.locator("#lookup").count() == 0          # no dictionary in E-KAR's study
+        assert page.locator("#lookup").count() == 0  # no dictionary in E-KAR's study
         hard_token = page.locator("input[name=token]").get_attribute("value")
-        page.keyboard.press(gold[first_id].lower())          # A-D picks a choice
+        page.keyboard.press(gold[first_id].lower())  # A-D picks a choice
         with page.expect_navigation():
             page.keyboard.press("Enter")
         explanation = page.locator(".explanation").inner_text()
         assert explanation == problems[first_id]["row"]["explanation"][0]
         assert gold[first_id] in page.locator(".locked").inner_text()
         assert page.locator("input[name=stage]").get_attribute("value") == "easy"
-        page.keyboard.press(str("ABCD".index(wrong[first_id]) + 1))   # 1-4 picks too
+        page.keyboard.press(str("ABCD".index(wrong[first_id]) + 1))  # 1-4 picks too
         with page.expect_navigation():
             page.keyboard.press("Enter")
         # The HARD answer cannot change: an old form sent again is refused, nothing saved.
-        resent = page.request.post(f"{server.url}/a/bob/answer", form={
-            "token": hard_token, "stage": "hard", "answer": wrong[first_id], "client_ms": "5"},
-            max_redirects=0)
+        resent = page.request.post(
+            f"{server.url}/a/bob/answer",
+            form={
+                "token": hard_token,
+                "stage": "hard",
+                "answer": wrong[first_id],
+                "client_ms": "5",
+            },
+            max_redirects=0,
+        )
         assert resent.status == 303 and resent.headers["location"].endswith("notice=duplicate")
         page.go_back()
         assert page.locator("input[name=stage]").get_attribute("value") == "hard"
@@ -303,8 +336,9 @@ def test_killing_the_server_mid_study_loses_nothing(browser, tmp_path, lambda_it
         other = context.new_page()
         other.goto(server.url + "/a/carol")
         page.reload()
-        assert page.locator("input[name=token]").get_attribute("value") == \
-            other.locator("input[name=token]").get_attribute("value")
+        assert page.locator("input[name=token]").get_attribute("value") == other.locator(
+            "input[name=token]"
+        ).get_attribute("value")
         answer_text(page, "charlie")
         answer_text(other, "delta")
         assert "already saved" in other.locator(".notice").inner_text()
@@ -313,7 +347,7 @@ def test_killing_the_server_mid_study_loses_nothing(browser, tmp_path, lambda_it
         server.kill()
         with pytest.raises(Exception):
             page.reload(timeout=5_000)
-        server.start()                                   # same study, same port
+        server.start()  # same study, same port
         page.goto(server.url + "/a/carol")
         assert progress(page) == "3 of 6 answered"
         for word in ("echo", "foxtrot", "golf"):
@@ -339,14 +373,18 @@ def _without_code(html: str) -> str:
 
 
 def _code(html: str) -> list[str]:
-    return re.findall(r"<(?:script|style)\b.*?</(?:script|style)>", html, flags=re.DOTALL | re.IGNORECASE)
+    return re.findall(
+        r"<(?:script|style)\b.*?</(?:script|style)>", html, flags=re.DOTALL | re.IGNORECASE
+    )
 
 
-def test_lambda_pages_and_traffic_reveal_neither_relation_nor_answer(browser, tmp_path, lambda_items):
+def test_lambda_pages_and_traffic_reveal_neither_relation_nor_answer(
+    browser, tmp_path, lambda_items
+):
     study_dir = tmp_path / "study"
     study = build_study(study_dir, "lambda", lambda_items, sample=1)
     items = {item_id: LambdaItem.from_dict(row) for item_id, row in study.items()}
-    traffic: list[tuple[str, str, str]] = []        # (what, url, text)
+    traffic: list[tuple[str, str, str]] = []  # (what, url, text)
 
     def on_response(response: Any) -> None:
         request = response.request
@@ -354,8 +392,13 @@ def test_lambda_pages_and_traffic_reveal_neither_relation_nor_answer(browser, tm
         if response.status < 300 or response.status >= 400:
             body = response.text()
         headers = json.dumps(response.headers) + json.dumps(request.headers)
-        traffic.append(("define" if "/api/define" in request.url else "page", request.url,
-                        (request.post_data or "") + "\n" + headers + "\n" + body))
+        traffic.append(
+            (
+                "define" if "/api/define" in request.url else "page",
+                request.url,
+                (request.post_data or "") + "\n" + headers + "\n" + body,
+            )
+        )
 
     context = browser.new_context()
     page = context.new_page()
@@ -382,19 +425,22 @@ def test_lambda_pages_and_traffic_reveal_neither_relation_nor_answer(browser, tm
     assert len(code) == 1, "the page's CSS/JS differs between items"
     for item, source in sources:
         text = _without_code(source).lower()
-        for word in RELATION_WORDS + (item.relation,):
+        for word in (*RELATION_WORDS, item.relation):
             assert word not in source.lower(), (item.id, word)
         assert item.id.lower() not in source.lower()
         for word in hidden_words(item):
             assert not re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", text), (item.id, word)
     # Words some page must show (any item's six words) or the annotator typed are no leak.
-    shown_anywhere = {w.lower() for item in items.values()
-                      for w in (*item.support[0], *item.support[1], item.query)}
+    shown_anywhere = {
+        w.lower()
+        for item in items.values()
+        for w in (*item.support[0], *item.support[1], item.query)
+    }
     typed = {wrong_word(item) for item in items.values()}
     every_hidden = {w for item in items.values() for w in hidden_words(item)} - shown_anywhere
     assert traffic, "no traffic captured"
     for what, url, text in traffic:
-        assert url.startswith(f"http://127.0.0.1:{server.port}/"), url   # nothing from the network
+        assert url.startswith(f"http://127.0.0.1:{server.port}/"), url  # nothing from the network
         lowered = text.lower()
         for word in RELATION_WORDS:
             assert word not in url.lower()

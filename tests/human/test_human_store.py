@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from lexbench.benchmarks.ekar.splits import load_split
+from lexbench.benchmarks.lambda_.human import sample_lambda
 from lexbench.benchmarks.lambda_.items import LambdaConfig, LambdaItem, generate_items
 from lexbench.human.agreement import cohen_kappa, fleiss_kappa, kappa
-from lexbench.benchmarks.lambda_.human import sample_lambda
 from lexbench.human.sampling import build_study, draw
 from lexbench.human.store import Study, StudyError, check_annotator
 from lexbench.human.tasks import task_for
@@ -43,11 +43,21 @@ def test_cohen_kappa_matches_the_textbook_example():
 
 def test_fleiss_kappa_matches_fleiss_1971_worked_example():
     # The classic table: 10 items, 14 raters, 5 categories; kappa = 0.210.
-    table = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0],
-             [2, 2, 8, 1, 1], [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2],
-             [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
-    ratings = [[category for category, count in enumerate(row) for _ in range(count)]
-               for row in table]
+    table = [
+        [0, 0, 0, 0, 14],
+        [0, 2, 6, 4, 2],
+        [0, 0, 3, 5, 6],
+        [0, 3, 9, 2, 0],
+        [2, 2, 8, 1, 1],
+        [7, 7, 0, 0, 0],
+        [3, 2, 6, 3, 0],
+        [2, 5, 3, 2, 2],
+        [6, 5, 2, 1, 0],
+        [0, 2, 2, 3, 7],
+    ]
+    ratings = [
+        [category for category, count in enumerate(row) for _ in range(count)] for row in table
+    ]
     result = fleiss_kappa(ratings)
     assert result.kappa == pytest.approx(0.2099, abs=1e-4)
     assert result.observed == pytest.approx(0.378, abs=1e-3)
@@ -58,7 +68,7 @@ def test_fleiss_kappa_matches_fleiss_1971_worked_example():
 def test_kappa_picks_the_method_and_refuses_bad_input():
     assert kappa([["a", "b"], ["a", "b"]]).method == "cohen"
     assert kappa([["a", "b"], ["a", "b"], ["a", "c"]]).method == "fleiss"
-    assert math.isnan(cohen_kappa(["x", "x"], ["x", "x"]).kappa)   # one label: undefined
+    assert math.isnan(cohen_kappa(["x", "x"], ["x", "x"]).kappa)  # one label: undefined
     assert cohen_kappa(["x", "x"], ["x", "x"]).to_dict()["kappa"] is None
     with pytest.raises(ValueError, match="one label per item"):
         cohen_kappa(["a"], ["a", "b"])
@@ -89,7 +99,9 @@ def show_and_answer(study: Study, name: str, typed: str) -> str:
     study.join(name)
     study.record_view(name, step)
     task = task_for(study.benchmark)
-    assert study.save_answer(name, step.token, step.stage, typed, task.output(step.stage, typed), 900)
+    assert study.save_answer(
+        name, step.token, step.stage, typed, task.output(step.stage, typed), 900
+    )
     return step.item_id
 
 
@@ -100,7 +112,9 @@ def test_lambda_sample_is_the_papers_per_relation_draw(lambda_items):
     chosen = sample_lambda(lambda_items, 2, seed=0)
     assert len(chosen) == 6
     assert {i.relation for i in chosen} == {"synonym", "antonym", "derivation"}
-    assert all(sum(1 for i in chosen if i.relation == r) == 2 for r in ("synonym", "antonym", "derivation"))
+    assert all(
+        sum(1 for i in chosen if i.relation == r) == 2 for r in ("synonym", "antonym", "derivation")
+    )
     assert [i.id for i in chosen] == [i.id for i in sample_lambda(lambda_items, 2, seed=0)]
     assert [i.id for i in chosen] != [i.id for i in sample_lambda(lambda_items, 2, seed=1)]
     with pytest.raises(ValueError, match="no human study"):
@@ -110,20 +124,27 @@ def test_lambda_sample_is_the_papers_per_relation_draw(lambda_items):
 def test_study_tokens_are_opaque_and_answers_are_saved_once(tmp_path, lambda_items):
     study = build_study(tmp_path / "s", "lambda", lambda_items, sample=1)
     ids = {item_id for item_id, _ in study.items()}
-    rows = sqlite3.connect(tmp_path / "s" / "study.sqlite").execute(
-        "SELECT token, item_id FROM items").fetchall()
+    rows = (
+        sqlite3.connect(tmp_path / "s" / "study.sqlite")
+        .execute("SELECT token, item_id FROM items")
+        .fetchall()
+    )
     for token, item_id in rows:
         assert re.fullmatch(r"[A-Za-z0-9_-]{16}", token)
         assert item_id not in token and not any(r in token for r in ("synonym", "antonym", "deriv"))
-    assert sqlite3.connect(tmp_path / "s" / "study.sqlite").execute(
-        "PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert (
+        sqlite3.connect(tmp_path / "s" / "study.sqlite")
+        .execute("PRAGMA journal_mode")
+        .fetchone()[0]
+        == "wal"
+    )
 
     step = study.next_step("ann")
     with pytest.raises(StudyError, match="never shown"):
         study.save_answer("ann", step.token, step.stage, "x", "x", None)
     study.join("ann")
     study.record_view("ann", step)
-    study.record_view("ann", step)   # a reload: same first time shown
+    study.record_view("ann", step)  # a reload: same first time shown
     assert study.save_answer("ann", step.token, step.stage, "first", "first", 1500) is True
     assert study.save_answer("ann", step.token, step.stage, "second", "second", 10) is False
     assert [a.typed for a in study.answers("ann")] == ["first"]
@@ -132,7 +153,7 @@ def test_study_tokens_are_opaque_and_answers_are_saved_once(tmp_path, lambda_ite
         study.save_answer("ann", "forged-token", "answer", "x", "x", None)
     study.close()
 
-    reopened = Study(tmp_path / "s")     # a restarted server sees every saved answer
+    reopened = Study(tmp_path / "s")  # a restarted server sees every saved answer
     assert reopened.progress("ann").done == 1 and reopened.next_step("ann").token != step.token
     assert {item_id for item_id, _ in reopened.items()} == ids
     reopened.close()
@@ -182,28 +203,36 @@ def _order_seen(study: Study, name: str) -> list[tuple[str, str]]:
         seen.append((step.item_id, step.stage))
         study.record_view(name, step)
         typed = "A" if study.benchmark == "ekar" else "zebra"
-        assert study.save_answer(name, step.token, step.stage, typed, task.output(step.stage, typed), None)
+        assert study.save_answer(
+            name, step.token, step.stage, typed, task.output(step.stage, typed), None
+        )
     return seen
 
 
-def test_items_come_in_the_studys_order_unless_each_annotator_gets_their_own(tmp_path, lambda_items):
+def test_items_come_in_the_studys_order_unless_each_annotator_gets_their_own(
+    tmp_path, lambda_items
+):
     same = build_study(tmp_path / "same", "lambda", lambda_items, sample=4)
     study_order = [item_id for item_id, _ in same.items()]
-    assert _order_seen(same, "ann") == _order_seen(same, "bob") == [(i, "answer") for i in study_order]
+    assert (
+        _order_seen(same, "ann") == _order_seen(same, "bob") == [(i, "answer") for i in study_order]
+    )
     assert same.spec["order"] == "same"
     same.close()
 
     own = build_study(tmp_path / "own", "lambda", lambda_items, sample=4, order="per-annotator")
     assert own.spec["order"] == "per-annotator"
     ann_first = own.next_step("ann")
-    assert own.next_step("ann") == ann_first                  # a reload shows the same item
+    assert own.next_step("ann") == ann_first  # a reload shows the same item
     ann, bob = _order_seen(own, "ann"), _order_seen(own, "bob")
     assert sorted(ann) == sorted(bob) == sorted((i, "answer") for i in study_order)
     assert ann != bob and ann != [(i, "answer") for i in study_order]
     assert ann[0][0] == ann_first.item_id
     own.close()
-    again = Study(tmp_path / "own")                          # a restart keeps every order
-    assert [again.order_key("ann", t) for t in ("x", "y")] == [own.order_key("ann", t) for t in ("x", "y")]
+    again = Study(tmp_path / "own")  # a restart keeps every order
+    assert [again.order_key("ann", t) for t in ("x", "y")] == [
+        own.order_key("ann", t) for t in ("x", "y")
+    ]
     again.close()
     with pytest.raises(ValueError, match="unknown item order 'random'"):
         build_study(tmp_path / "bad", "lambda", lambda_items, sample=1, order="random")
@@ -211,8 +240,9 @@ def test_items_come_in_the_studys_order_unless_each_annotator_gets_their_own(tmp
 
 def test_per_annotator_order_keeps_each_ekar_problem_hard_then_easy(tmp_path):
     items = load_split("en", "validation", data=EKAR).items
-    study = build_study(tmp_path / "e", "ekar", items, sample=3, options={"language": "en"},
-                        order="per-annotator")
+    study = build_study(
+        tmp_path / "e", "ekar", items, sample=3, options={"language": "en"}, order="per-annotator"
+    )
     for name in ("ann", "bob", "cy"):
         seen = _order_seen(study, name)
         assert len(seen) == 6
@@ -225,14 +255,16 @@ def test_a_study_resumes_only_with_its_own_order(tmp_path, lambda_items, monkeyp
     from lexbench.human import sampling
 
     monkeypatch.setattr(sampling, "load_items", lambda benchmark, options: (lambda_items, {}))
-    study, created = sampling.open_or_create(tmp_path / "s", "lambda", sample=1,
-                                             order="per-annotator")
+    study, created = sampling.open_or_create(
+        tmp_path / "s", "lambda", sample=1, order="per-annotator"
+    )
     assert created
     study.close()
     with pytest.raises(ValueError, match="order: study has 'per-annotator', asked 'same'"):
         sampling.open_or_create(tmp_path / "s", "lambda", sample=1)
-    resumed, created = sampling.open_or_create(tmp_path / "s", "lambda", sample=1,
-                                               order="per-annotator")
+    resumed, created = sampling.open_or_create(
+        tmp_path / "s", "lambda", sample=1, order="per-annotator"
+    )
     assert not created
     resumed.close()
     # A study written before orders existed (no "order" in its spec) is the same order.
@@ -255,15 +287,17 @@ def test_definitions_are_dictionary_senses_without_related_words():
 
     reader = open_reader(locate_wordnet(allow_install=False))
     dictionary = Dictionary(reader=reader)
-    geese = dictionary.define("  geese ").to_dict()     # morphology finds "goose"
+    geese = dictionary.define("  geese ").to_dict()  # morphology finds "goose"
     assert geese["found"] and geese["word"] == "geese"
-    assert [s["gloss"] for s in geese["senses"]] == [s.definition() for s in reader.synsets("geese")]
+    assert [s["gloss"] for s in geese["senses"]] == [
+        s.definition() for s in reader.synsets("geese")
+    ]
     assert geese["senses"] and {s["pos"] for s in geese["senses"]} == {"noun"}
     assert all(set(s) == {"pos", "gloss", "examples"} for s in geese["senses"])
     happy = dictionary.define("happy").to_dict()
     assert happy["senses"][0]["pos"] == "adjective" and happy["senses"][0]["examples"]
-    assert "unhappy" not in json.dumps(happy)          # no antonyms, no lemma lists
-    assert dictionary.define("hot dog").senses         # phrases are looked up as lemmas
+    assert "unhappy" not in json.dumps(happy)  # no antonyms, no lemma lists
+    assert dictionary.define("hot dog").senses  # phrases are looked up as lemmas
     assert not dictionary.define("qwzxv").to_dict()["found"]
     for bad in ("", "a" * 61, "<b>", "42"):
         with pytest.raises(ValueError):
@@ -282,8 +316,9 @@ def test_human_model_answers_by_prompt_content():
     assert answers[1].error and "human:ann" in answers[1].error
     assert model.name == "human:ann" and model.fingerprint()["annotator"] == "ann"
     assert model.fingerprint()["study"] == "s1"
-    rank = Request(id="r", kind="rank", prompt="If a is like b, then c is like",
-                   targets=("Sun", "star"))
+    rank = Request(
+        id="r", kind="rank", prompt="If a is like b, then c is like", targets=("Sun", "star")
+    )
     ranked = HumanModel("ann", {prompt_key(rank): " sun"}, {}).rank([rank])[0]
     assert ranked.target_ranks == (1, None) and ranked.ranked[0].text == "sun"
 
@@ -310,8 +345,11 @@ def test_results_score_like_a_model_with_agreement_and_crowd(tmp_path, lambda_it
     items = {item_id: LambdaItem.from_dict(row) for item_id, row in study.items()}
     order = list(items)
     # ann and bob right on every item; cyd right on the first only. Crowd: right everywhere.
-    plan = {"ann": lambda i: items[i].candidates[0], "bob": lambda i: items[i].candidates[0],
-            "cyd": lambda i: items[i].candidates[0] if i == order[0] else wrong_word(items[i])}
+    plan = {
+        "ann": lambda i: items[i].candidates[0],
+        "bob": lambda i: items[i].candidates[0],
+        "cyd": lambda i: items[i].candidates[0] if i == order[0] else wrong_word(items[i]),
+    }
     for name, answer in plan.items():
         for item_id in order:
             assert show_and_answer(study, name, answer(study.next_step(name).item_id)) == item_id
@@ -330,10 +368,14 @@ def test_results_score_like_a_model_with_agreement_and_crowd(tmp_path, lambda_it
     runs = {r.annotator: r for r in results.runs}
     config = json.loads((runs["ann"].folder / "config.json").read_text())
     assert config["model"]["name"] == "human:ann" and config["model"]["backend"] == "human"
-    samples = [json.loads(line) for line in (runs["cyd"].folder / "samples.jsonl").read_text().splitlines()]
-    assert [s["id"] for s in samples] == order            # the dataset's own item ids
+    samples = [
+        json.loads(line) for line in (runs["cyd"].folder / "samples.jsonl").read_text().splitlines()
+    ]
+    assert [s["id"] for s in samples] == order  # the dataset's own item ids
     assert [s["correct"] for s in samples] == [True, False, False]
-    timing = [json.loads(line) for line in (runs["ann"].folder / "human.jsonl").read_text().splitlines()]
+    timing = [
+        json.loads(line) for line in (runs["ann"].folder / "human.jsonl").read_text().splitlines()
+    ]
     assert [t["client_seconds"] for t in timing] == [0.9, 0.9, 0.9]
     assert (tmp_path / "s" / "results.md").read_text().startswith("# Human study: lambda")
 
@@ -352,9 +394,12 @@ def test_sheet_ids_are_opaque_and_a_filled_sheet_scores_into_a_run(tmp_path, lam
     for relation in ("synonym", "antonym", "derivation"):
         assert relation not in text
     assert all(re.fullmatch(r"[0-9a-f]{10}", row["sheet_id"]) for row in table)
-    keyed = {json.loads(line)["sheet_id"]: LambdaItem.from_dict(
-        {k: v for k, v in json.loads(line).items() if k != "sheet_id"})
-        for line in key.read_text().splitlines()}
+    keyed = {
+        json.loads(line)["sheet_id"]: LambdaItem.from_dict(
+            {k: v for k, v in json.loads(line).items() if k != "sheet_id"}
+        )
+        for line in key.read_text().splitlines()
+    }
     expected = []
     for number, row in enumerate(table):
         item = keyed[row["sheet_id"]]
@@ -376,8 +421,9 @@ def test_sheet_ids_are_opaque_and_a_filled_sheet_scores_into_a_run(tmp_path, lam
         for row in table:
             writer.writerow([keyed[row["sheet_id"]].id, "", "", "", row["answer"]])
     old = score_lambda_sheet(legacy, annotator="old", key=key, out=tmp_path / "runs")
-    assert [json.loads(line)["correct"] for line in
-            old.folder.samples_path.read_text().splitlines()] == expected
+    assert [
+        json.loads(line)["correct"] for line in old.folder.samples_path.read_text().splitlines()
+    ] == expected
     table[0]["sheet_id"] = "0000000000"
     with open(sheet, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(table[0]))

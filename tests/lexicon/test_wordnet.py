@@ -18,7 +18,7 @@ def test_lexnames_file_matches_man_page(tmp_path):
 
 def test_prepare_from_a_directory_without_wordnet_names_what_is_missing(tmp_path):
     (tmp_path / "data.noun").write_text("")
-    with pytest.raises(WordNetNotFound, match="missing: data.verb") as error:
+    with pytest.raises(WordNetNotFound, match=r"missing: data.verb") as error:
         prepare_from(tmp_path)
     assert "apt-get install wordnet-base" in str(error.value)
 

@@ -63,10 +63,15 @@ def test_facts_of_every_sense_are_nltks(reader_and_table):
         assert list(table.lemmas[sense]) == synset.lemma_names()
         assert table.definitions[sense] == synset.definition()
         assert sorted(table.names[h] for h in table.hypernyms[sense]) == sorted(
-            h.name() for h in synset.hypernyms() + synset.instance_hypernyms())
+            h.name() for h in synset.hypernyms() + synset.instance_hypernyms()
+        )
         assert sorted(table.names[t] for t in table.similar[sense]) == sorted(
-            t.name() for t in synset.similar_tos() + synset.also_sees())
-        assert (table.min_depth[sense], table.max_depth[sense]) == (synset.min_depth(), synset.max_depth())
+            t.name() for t in synset.similar_tos() + synset.also_sees()
+        )
+        assert (table.min_depth[sense], table.max_depth[sense]) == (
+            synset.min_depth(),
+            synset.max_depth(),
+        )
     # The tiny WordNet holds every kind of link the scorer reads.
     assert any(table.similar) and any(len(h) > 1 for h in table.hypernyms)
     assert {table.pos(s) for s in range(len(table))} == {"n", "v", "a", "s", "r"}
@@ -98,7 +103,7 @@ def test_the_table_is_cached_and_read_back_whole(reader_and_table, tiny_wordnet_
     assert again.pos_letters == table.pos_letters
     assert all(dict(again.senses[pos]) == dict(table.senses[pos]) for pos in "nvar")
     directory = locate_wordnet(allow_install=False)
-    assert load_sense_table(directory, table.fingerprint) is table     # kept in memory
+    assert load_sense_table(directory, table.fingerprint) is table  # kept in memory
 
 
 def test_a_damaged_or_foreign_table_is_named_with_the_way_out(tiny_wordnet_env):
@@ -121,7 +126,7 @@ def test_a_damaged_or_foreign_table_is_named_with_the_way_out(tiny_wordnet_env):
     path.write_text(json.dumps({**payload, "min_depth": payload["min_depth"][:-1]}))
     with pytest.raises(ValueError, match="differ in length"):
         load_sense_table(directory, content)
-    path.unlink()                                   # deleted: built again, as said
+    path.unlink()  # deleted: built again, as said
     assert len(load_sense_table(directory, content)) == len(payload["names"])
 
 
@@ -132,7 +137,10 @@ def test_lemma_senses_round_trip_and_reject_bad_offsets():
     assert list(senses) == ["cat", "dog", "hot_dog"] and len(senses) == 3
     again = LemmaSenses.from_json(json.loads(json.dumps(senses.to_json())))
     assert dict(again) == table
-    assert dict(LemmaSenses.of({})) == {} and dict(LemmaSenses.from_json(LemmaSenses.of({}).to_json())) == {}
+    assert (
+        dict(LemmaSenses.of({})) == {}
+        and dict(LemmaSenses.from_json(LemmaSenses.of({}).to_json())) == {}
+    )
     with pytest.raises(ValueError, match="starts do not match"):
         LemmaSenses(["dog"], [0, 3], [1])
 
@@ -148,7 +156,7 @@ def test_joined_relation_index_equals_the_built_one(tiny_wordnet_env):
     read = wordnet.read_index(path)
     assert all(type(table) is wordnet.JoinedNames for table in read.related.values())
     assert read == built
-    for word in list(built.lemma_names) + ["qqq", "hot_dog"]:
+    for word in [*list(built.lemma_names), "qqq", "hot_dog"]:
         assert read.all_related(word) == built.all_related(word), word
         for relation in built.relations:
             assert read.relation(relation, word) == built.relation(relation, word)
@@ -160,10 +168,15 @@ def test_an_index_of_the_first_format_is_converted_once(tiny_wordnet_env):
     current = wordnet._index_path(directory, names)
     earlier = wordnet._index_path(directory, names, version=1)
     built = wordnet.build_index(directory)
-    payload = {"format": 1, "version": built.version, "fingerprint": built.fingerprint,
-               "lemma_names": list(built.lemma_names),
-               "related": {r: {w: list(v) for w, v in t.items()} for r, t in built.related.items()},
-               "pos": dict(built.pos), "exceptions": {w: list(v) for w, v in built.exceptions.items()}}
+    payload = {
+        "format": 1,
+        "version": built.version,
+        "fingerprint": built.fingerprint,
+        "lemma_names": list(built.lemma_names),
+        "related": {r: {w: list(v) for w, v in t.items()} for r, t in built.related.items()},
+        "pos": dict(built.pos),
+        "exceptions": {w: list(v) for w, v in built.exceptions.items()},
+    }
     current.unlink()
     earlier.write_text(json.dumps(payload))
     wordnet._LOADED.clear()
@@ -176,7 +189,10 @@ def test_an_index_of_the_first_format_is_converted_once(tiny_wordnet_env):
 def test_a_damaged_index_is_named_with_the_way_out(tmp_path):
     path = tmp_path / "relations-v2-x.json"
     path.write_text('{"format": 2, "related": {"syn')
-    with pytest.raises(ValueError, match=r"relations-v2-x.json: the WordNet relation index cannot be read.*delete it"):
+    with pytest.raises(
+        ValueError,
+        match=r"relations-v2-x.json: the WordNet relation index cannot be read.*delete it",
+    ):
         wordnet.read_index(path)
     path.write_text('{"format": 7}')
     with pytest.raises(ValueError, match="relation index format 7, expected 2; delete it"):
@@ -184,8 +200,13 @@ def test_a_damaged_index_is_named_with_the_way_out(tmp_path):
 
 
 def test_a_name_holding_the_separator_is_refused(tmp_path):
-    index = wordnet.RelationIndex(version="3.0", fingerprint="x", lemma_names=("a",),
-                                  related={"synonym": {"a": ("b|c",)}}, pos={"a": "noun"})
+    index = wordnet.RelationIndex(
+        version="3.0",
+        fingerprint="x",
+        lemma_names=("a",),
+        related={"synonym": {"a": ("b|c",)}},
+        pos={"a": "noun"},
+    )
     with pytest.raises(ValueError, match="holds '\\|'"):
         wordnet.save_index(index, tmp_path / "index.json")
 
@@ -234,20 +255,27 @@ def test_the_command_line_freezes_what_it_loads(tiny_wordnet_env, tmp_path):
     """`lexbench ...` (no argv given to main) freezes the index it loaded; a caller of
     main(argv) keeps its own heap as it was."""
     out = tmp_path / "items.jsonl"
-    script = ("import atexit, gc, sys\n"
-              "atexit.register(lambda: print('FROZEN', gc.get_freeze_count()))\n"
-              "from lexbench.cli import main\n"
-              f"sys.argv = ['lexbench', 'generate', 'lambda', '--per-relation', '2', '-o', {str(out)!r}]\n"
-              "code = main()\n"
-              f"main(['generate', 'lambda', '--per-relation', '2', '-o', {str(out)!r}])\n"
-              "sys.exit(code)\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          check=False, timeout=120)
+    script = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('FROZEN', gc.get_freeze_count()))\n"
+        "from lexbench.cli import main\n"
+        f"sys.argv = ['lexbench', 'generate', 'lambda', '--per-relation', '2', '-o', {str(out)!r}]\n"
+        "code = main()\n"
+        f"main(['generate', 'lambda', '--per-relation', '2', '-o', {str(out)!r}])\n"
+        "sys.exit(code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     frozen = int(done.stdout.split("FROZEN")[-1])
     assert frozen > 10_000
     in_process = subprocess.run(
         [sys.executable, "-c", script.replace("code = main()\n", "code = 0\n")],
-        capture_output=True, text=True, check=False, timeout=120)
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
     assert in_process.returncode == 0, in_process.stderr
     assert int(in_process.stdout.split("FROZEN")[-1]) == 0

@@ -9,9 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TINY_WORDNET
 
-from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items, has_substring_clash, in_strict_vocabulary
+from conftest import TINY_WORDNET
+from lexbench.benchmarks.lambda_.items import (
+    LambdaConfig,
+    generate_items,
+    has_substring_clash,
+    in_strict_vocabulary,
+)
 from lexbench.lexicon.wordnet import (
     PAPER_RELATIONS,
     REQUIRED_FILES,
@@ -43,8 +48,15 @@ def words_and_pointers(line: str) -> tuple[list[str], list[tuple[str, int, str, 
     count = int(columns[3], 16)
     words = [columns[4 + 2 * i] for i in range(count)]
     at = 4 + 2 * count
-    pointers = [(columns[at + 1 + 4 * k], int(columns[at + 2 + 4 * k]), columns[at + 3 + 4 * k],
-                 columns[at + 4 + 4 * k]) for k in range(int(columns[at]))]
+    pointers = [
+        (
+            columns[at + 1 + 4 * k],
+            int(columns[at + 2 + 4 * k]),
+            columns[at + 3 + 4 * k],
+            columns[at + 4 + 4 * k],
+        )
+        for k in range(int(columns[at]))
+    ]
     return words, pointers
 
 
@@ -87,7 +99,9 @@ def test_index_files_list_exactly_the_synsets_of_each_lemma():
         key, offset, number, tag_count = line.split()
         lemma, rest = key.split("%")
         tagged_senses[FILE_OF_SENSE_TYPE[rest.split(":")[0]], lemma, int(offset)] = (
-            int(number), int(tag_count))
+            int(number),
+            int(tag_count),
+        )
     for name in POS_FILES:
         data = synset_lines(name)
         listed = set()
@@ -96,9 +110,12 @@ def test_index_files_list_exactly_the_synsets_of_each_lemma():
                 continue
             columns = line.split()
             lemma, symbol_count = columns[0], int(columns[3])
-            synsets, senses, tagged = (int(columns[2]), int(columns[4 + symbol_count]),
-                                       int(columns[5 + symbol_count]))
-            offsets = [int(o) for o in columns[6 + symbol_count:]]
+            synsets, senses, tagged = (
+                int(columns[2]),
+                int(columns[4 + symbol_count]),
+                int(columns[5 + symbol_count]),
+            )
+            offsets = [int(o) for o in columns[6 + symbol_count :]]
             assert synsets == senses == len(offsets) > 0, line
             for number, offset in enumerate(offsets, start=1):
                 assert lemma in {lemma_of(w) for w in words_and_pointers(data[offset])[0]}, line
@@ -107,8 +124,11 @@ def test_index_files_list_exactly_the_synsets_of_each_lemma():
                 assert sense_number == number, line
                 assert (tag_count > 0) == (number <= tagged), line
                 listed.add((lemma, offset))
-        every_word = {(lemma_of(w), offset) for offset, line in data.items()
-                      for w in words_and_pointers(line)[0]}
+        every_word = {
+            (lemma_of(w), offset)
+            for offset, line in data.items()
+            for w in words_and_pointers(line)[0]
+        }
         assert listed == every_word, name
 
 
@@ -125,7 +145,7 @@ def test_lexbench_prepares_and_nltk_reads_it_in_a_temporary_cache(tmp_path, monk
     glad = reader.synset("happy.a.01").lemmas()[0].antonyms()
     assert [lemma.name() for lemma in glad] == ["unhappy"]
     assert reader.morphy("happier", "a") == "happy"
-    assert locate_wordnet(TINY_WORDNET) == directory           # prepared once, then reused
+    assert locate_wordnet(TINY_WORDNET) == directory  # prepared once, then reused
     assert fingerprint(directory) == fingerprint(TINY_WORDNET)
 
 
@@ -169,11 +189,13 @@ def test_lambda_items_on_the_tiny_index_are_valid_and_deterministic(tiny_wordnet
 
 def test_make_tiny_wordnet_regenerates_the_fixture_byte_for_byte(tmp_path, monkeypatch):
     if not all((REAL_WORDNET / name).is_file() for name in (*REQUIRED_FILES, "index.sense")):
-        pytest.skip(f"the real WordNet 3.0 is not at {REAL_WORDNET} (Debian: apt-get install "
-                    "wordnet-base wordnet-sense-index); the fixture cannot be regenerated here")
+        pytest.skip(
+            f"the real WordNet 3.0 is not at {REAL_WORDNET} (Debian: apt-get install "
+            "wordnet-base wordnet-sense-index); the fixture cannot be regenerated here"
+        )
     spec = importlib.util.spec_from_file_location("make_tiny_wordnet", MAKER)
     maker = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, maker)   # its dataclasses look it up there
+    monkeypatch.setitem(sys.modules, spec.name, maker)  # its dataclasses look it up there
     spec.loader.exec_module(maker)
     assert maker.main(["--source", str(REAL_WORDNET), "--out", str(tmp_path / "tiny")]) == 0
     written = sorted(p.name for p in (tmp_path / "tiny").iterdir())

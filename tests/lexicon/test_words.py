@@ -60,7 +60,7 @@ def test_global_deciles_are_filtered_by_length_and_thin_at_the_rare_end():
 def test_unknown_scope_and_decile_are_errors():
     with pytest.raises(ValueError, match="unknown decile scope"):
         web2_deciles("corpus", 3)
-    with pytest.raises(ValueError, match="decile must be 1..10"):
+    with pytest.raises(ValueError, match=r"decile must be 1..10"):
         web2_deciles("length", 3).decile(11)
     with pytest.raises(ValueError, match="needs a token length"):
         web2_deciles("length", None)

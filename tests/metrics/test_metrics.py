@@ -12,7 +12,14 @@ from lexbench.metrics.rouge import ngrams, rouge_n, rouge_tokens
 
 def test_tokens_are_words_and_chinese_characters():
     assert rouge_tokens('Both "teapot" and the Teacup hold tea.') == [
-        "both", "teapot", "and", "the", "teacup", "hold", "tea"]
+        "both",
+        "teapot",
+        "and",
+        "the",
+        "teacup",
+        "hold",
+        "tea",
+    ]
     assert rouge_tokens("“茶壶”用来装茶。") == ["茶", "壶", "用", "来", "装", "茶"]
     assert rouge_tokens("R3.7 是made_of关系") == ["r3", "7", "是", "made", "of", "关", "系"]
     assert rouge_tokens("") == [] and rouge_tokens("。，！") == []
@@ -35,7 +42,7 @@ def test_rouge_clips_repeated_ngrams_and_handles_edges():
     assert clipped.precision == pytest.approx(0.5) and clipped.recall == pytest.approx(0.5)
     assert rouge_n("same words here", "same words here").f1 == pytest.approx(1.0)
     assert rouge_n("", "a reference").f1 == 0.0
-    assert rouge_n("one", "one").f1 == 0.0            # no bigram on either side
+    assert rouge_n("one", "one").f1 == 0.0  # no bigram on either side
     assert rouge_n("one", "one", n=1).f1 == pytest.approx(1.0)
     assert rouge_n("Tea, TEA!", "tea tea").f1 == pytest.approx(1.0)
     with pytest.raises(ValueError, match="n >= 1"):
@@ -53,8 +60,13 @@ def minilm():
 def test_minilm_similarity_ranks_paraphrases_above_unrelated_text(minilm):
     reference = "Furniture is made of timber."
     values = minilm.similarities(
-        ["Furniture is made of timber.", "Timber is the material furniture is made from.",
-         "The stock market fell sharply on Tuesday."], [reference] * 3)
+        [
+            "Furniture is made of timber.",
+            "Timber is the material furniture is made from.",
+            "The stock market fell sharply on Tuesday.",
+        ],
+        [reference] * 3,
+    )
     assert values[0] == pytest.approx(1.0, abs=1e-4)
     assert values[0] > values[1] > values[2]
     assert minilm.name == "all-MiniLM-L6-v2"
@@ -70,8 +82,10 @@ def test_missing_similarity_folder_is_a_clear_error(tmp_path):
         SentenceSimilarity(tmp_path / "nothing")
 
 
-@pytest.mark.skipif(importlib.util.find_spec("bert_score") is not None,
-                    reason="bert-score is installed; the missing-package message cannot show")
+@pytest.mark.skipif(
+    importlib.util.find_spec("bert_score") is not None,
+    reason="bert-score is installed; the missing-package message cannot show",
+)
 def test_bertscore_without_the_package_says_how_to_install():
     from lexbench.metrics.similarity import bertscore
 
@@ -104,18 +118,24 @@ def test_learned_metrics_are_skipped_with_the_reason_by_default():
     assert bleurt.backend is None and "no BLEURT checkpoint given" in bleurt.skipped
     assert "not available offline" in bleurt.skipped
     assert mover.backend is None and "no MoverScore encoder given" in mover.skipped
-    assert bleurt.to_dict() == {"name": "bleurt", "checkpoint": None, "backend": None,
-                                "skipped": bleurt.skipped}
+    assert bleurt.to_dict() == {
+        "name": "bleurt",
+        "checkpoint": None,
+        "backend": None,
+        "skipped": bleurt.skipped,
+    }
 
 
-@pytest.mark.skipif(importlib.util.find_spec("bleurt") is not None
-                    or importlib.util.find_spec("bleurt_pytorch") is not None
-                    or importlib.util.find_spec("moverscore_v2") is not None,
-                    reason="a BLEURT or MoverScore package is installed")
+@pytest.mark.skipif(
+    importlib.util.find_spec("bleurt") is not None
+    or importlib.util.find_spec("bleurt_pytorch") is not None
+    or importlib.util.find_spec("moverscore_v2") is not None,
+    reason="a BLEURT or MoverScore package is installed",
+)
 def test_a_named_checkpoint_that_cannot_run_is_an_error(tmp_path):
     from lexbench.metrics.learned import plan_bleurt, plan_moverscore
 
-    with pytest.raises(FileNotFoundError, match="--bleurt-checkpoint .*nowhere: no such folder"):
+    with pytest.raises(FileNotFoundError, match=r"--bleurt-checkpoint .*nowhere: no such folder"):
         plan_bleurt(tmp_path / "nowhere")
     with pytest.raises(ImportError, match="pip install bleurt-pytorch"):
         plan_bleurt(tmp_path)
@@ -124,8 +144,12 @@ def test_a_named_checkpoint_that_cannot_run_is_an_error(tmp_path):
 
 
 def test_bleurt_and_moverscore_run_through_their_packages(monkeypatch, tmp_path):
-    from lexbench.metrics.learned import (bleurt_scores, moverscore_scores, plan_bleurt,
-                                          plan_moverscore)
+    from lexbench.metrics.learned import (
+        bleurt_scores,
+        moverscore_scores,
+        plan_bleurt,
+        plan_moverscore,
+    )
 
     calls = {}
 
@@ -151,13 +175,21 @@ def test_bleurt_and_moverscore_run_through_their_packages(monkeypatch, tmp_path)
 
     encoder = tmp_path / "distilbert"
     encoder.mkdir()
-    _fake_module(monkeypatch, "moverscore_v2", model_name=str(encoder),
-                 get_idf_dict=lambda texts: {"n": len(texts)}, word_mover_score=word_mover_score)
+    _fake_module(
+        monkeypatch,
+        "moverscore_v2",
+        model_name=str(encoder),
+        get_idf_dict=lambda texts: {"n": len(texts)},
+        word_mover_score=word_mover_score,
+    )
     monkeypatch.delenv("MOVERSCORE_MODEL", raising=False)
     mover = plan_moverscore(encoder)
     assert moverscore_scores(mover, ["a b"], ["a c"]) == [0.5]
-    assert calls["mover"] == (["a c"], ["a b"], {"stop_words": [], "n_gram": 1,
-                                                 "remove_subwords": True})
+    assert calls["mover"] == (
+        ["a c"],
+        ["a b"],
+        {"stop_words": [], "n_gram": 1, "remove_subwords": True},
+    )
     import os
 
     assert os.environ["MOVERSCORE_MODEL"] == str(encoder)
@@ -173,12 +205,11 @@ def test_bleurt_and_moverscore_run_through_their_packages(monkeypatch, tmp_path)
 def test_explanation_runs_report_planned_learned_metrics(monkeypatch, tmp_path):
     from pathlib import Path
 
-    from mock_model import ScriptedModel
-
-    from lexbench.run.evaluate import evaluate
-    from lexbench.benchmarks.ekar.data import read_split
     from lexbench.benchmarks.ekar.explain import ExplanationBenchmark
+    from lexbench.benchmarks.ekar.files import read_split
     from lexbench.metrics.learned import plan_bleurt
+    from lexbench.run.evaluate import evaluate
+    from mock_model import ScriptedModel
 
     class Scorer:
         def __init__(self, checkpoint):
@@ -189,11 +220,16 @@ def test_explanation_runs_report_planned_learned_metrics(monkeypatch, tmp_path):
 
     score_module = _fake_module(monkeypatch, "bleurt.score", BleurtScorer=Scorer)
     _fake_module(monkeypatch, "bleurt", score=score_module)
-    dataset = read_split(Path(__file__).parents[1] / "fixtures" / "ekar" / "english" / "validation.json",
-                         "en")[:2]
+    dataset = read_split(
+        Path(__file__).parents[1] / "fixtures" / "ekar" / "english" / "validation.json", "en"
+    )[:2]
     benchmark = ExplanationBenchmark(dataset=dataset, bleurt=plan_bleurt(tmp_path))
-    evaluation = evaluate(benchmark, ScriptedModel(reply=lambda r: "timber makes furniture"),
-                          out_root=tmp_path / "runs", progress=False)
+    evaluation = evaluate(
+        benchmark,
+        ScriptedModel(reply=lambda r: "timber makes furniture"),
+        out_root=tmp_path / "runs",
+        progress=False,
+    )
     tables = evaluation.results["explanations"]
     assert tables["E_A"]["bleurt"]["estimate"] == pytest.approx(0.25)
     assert tables["E_A"]["bleurt"]["n"] == 8 and tables["E_Q"]["bleurt"]["n"] == 2
@@ -205,10 +241,15 @@ def test_model_card_languages(tmp_path):
     from lexbench.metrics.similarity import declared_languages, packaged_minilm_folder
 
     assert declared_languages(packaged_minilm_folder()) == frozenset({"en"})
-    cards = {"---\nlanguage: [en, zh]\nlicense: mit\n---\n": {"en", "zh"},
-             "---\nlicense: mit\nlanguage:\n  - multilingual\n  - 'zh'\ntags: []\n---\n":
-                 {"multilingual", "zh"},
-             "---\nlicense: mit\n---\n": None, "no front matter": None}
+    cards = {
+        "---\nlanguage: [en, zh]\nlicense: mit\n---\n": {"en", "zh"},
+        "---\nlicense: mit\nlanguage:\n  - multilingual\n  - 'zh'\ntags: []\n---\n": {
+            "multilingual",
+            "zh",
+        },
+        "---\nlicense: mit\n---\n": None,
+        "no front matter": None,
+    }
     for text, expected in cards.items():
         (tmp_path / "README.md").write_text(text)
         assert declared_languages(tmp_path) == (frozenset(expected) if expected else None)

@@ -14,11 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from fake_openai_server import FakeOpenAIServer, split_tokens
 
-from lexbench import api
+from fake_openai_server import FakeOpenAIServer, split_tokens
+from lexbench import api, plugins
 from lexbench.cli import main
-from lexbench import plugins
 from lexbench.models.base import Model
 from lexbench.types import RankedToken, Request, Response
 
@@ -42,17 +41,28 @@ class WordListModel(Model):
         for request in requests:
             seen = [w.strip(".,").lower() for w in request.prompt.split()]
             order = list(dict.fromkeys([w for w in reversed(seen) if w in WORDS] + list(WORDS)))
-            ranked = tuple(RankedToken(WORDS.index(w), " " + w, -float(i))
-                           for i, w in enumerate(order[:request.top_k]))
-            ranks = tuple(order[:request.top_k].index(t) + 1 if t in order[:request.top_k]
-                          else None for t in request.targets)
+            ranked = tuple(
+                RankedToken(WORDS.index(w), " " + w, -float(i))
+                for i, w in enumerate(order[: request.top_k])
+            )
+            ranks = tuple(
+                order[: request.top_k].index(t) + 1 if t in order[: request.top_k] else None
+                for t in request.targets
+            )
             out.append(Response(request_id=request.id, ranked=ranked, target_ranks=ranks))
         return out
 
     def loglikelihood(self, requests: Sequence[Request]) -> list[Response]:
-        return [Response(request_id=r.id, loglikelihoods=tuple(
-            float(sum(w.strip(".") in WORDS for w in c.split())) for c in r.continuations),
-            continuation_tokens=tuple(len(c.split()) for c in r.continuations)) for r in requests]
+        return [
+            Response(
+                request_id=r.id,
+                loglikelihoods=tuple(
+                    float(sum(w.strip(".") in WORDS for w in c.split())) for c in r.continuations
+                ),
+                continuation_tokens=tuple(len(c.split()) for c in r.continuations),
+            )
+            for r in requests
+        ]
 
 
 def load(name: str, options: dict[str, Any]) -> Model:
@@ -70,24 +80,27 @@ a
 
 def register_wordlist(monkeypatch):
     """What an entry point `wordlist = "<this module>"` in the `lexbench.models` group does."""
-    backends = plugins.backends()   # discovered first, so the test's entry stays
-    monkeypatch.setitem(plugins._REGISTRY.backends, "wordlist",
-                        plugins.Backend("wordlist", __name__, "test"))
+    backends = plugins.backends()  # discovered first, so the test's entry stays
+    monkeypatch.setitem(
+        plugins._REGISTRY.backends, "wordlist", plugins.Backend("wordlist", __name__, "test")
+    )
     assert "wordlist" not in backends
 
 
 def test_a_backend_is_one_file_plus_one_registry_line(monkeypatch, tmp_path, shared_data):
-    register_wordlist(monkeypatch)   # what its entry point does
-    scan = api.run("scan", "wordlist:toy", limit=12, out=tmp_path / "runs", use_cache=False,
-                   progress=False)
+    register_wordlist(monkeypatch)  # what its entry point does
+    scan = api.run(
+        "scan", "wordlist:toy", limit=12, out=tmp_path / "runs", use_cache=False, progress=False
+    )
     assert scan.results["overall"]["n"] == 12 and scan.results["request_kind"] == "rank"
     rows = [json.loads(line) for line in scan.folder.samples_path.read_text().splitlines()]
     first = next(r for r in rows if r["c"] == "nucleus" and r["d"] == "sun")
-    assert first["rank"] == 2 and first["value"] == 0.5     # the parrot says nucleus, then sun
+    assert first["rank"] == 2 and first["value"] == 0.5  # the parrot says nucleus, then sun
     sat_file = tmp_path / "sat.txt"
     sat_file.write_text(SAT)
-    sat = api.run("sat", "wordlist:toy", data=sat_file, out=tmp_path / "runs", use_cache=False,
-                  progress=False)
+    sat = api.run(
+        "sat", "wordlist:toy", data=sat_file, out=tmp_path / "runs", use_cache=False, progress=False
+    )
     assert sat.results["overall"]["n"] == 1 and sat.results["overall"]["scored"] == 1
     config = json.loads(sat.folder.config_path.read_text())
     assert config["model"]["kinds"] == ["rank", "loglikelihood"]
@@ -100,12 +113,18 @@ def test_a_benchmark_a_model_cannot_answer_is_refused_by_name(monkeypatch, tmp_p
         api.run("scan", "wordlist:toy", method="3cosadd", limit=2, out=tmp_path, use_cache=False)
     from lexbench.models.base import UnsupportedRequest
 
-    with pytest.raises(ValueError, match="setlexsem needs a model that answers generate "
-                                         "requests; wordlist-toy answers loglikelihood, rank"):
+    with pytest.raises(
+        ValueError,
+        match="setlexsem needs a model that answers generate "
+        "requests; wordlist-toy answers loglikelihood, rank",
+    ):
         api.run("setlexsem", "wordlist:toy", out=tmp_path, use_cache=False)
     # Past the declared check, the backend's own refusal names it and what it answers.
-    with pytest.raises(UnsupportedRequest, match=r"\(wordlist-toy\) cannot generate text "
-                                                 r"\(it answers: rank, loglikelihood\)"):
+    with pytest.raises(
+        UnsupportedRequest,
+        match=r"\(wordlist-toy\) cannot generate text "
+        r"\(it answers: rank, loglikelihood\)",
+    ):
         WordListModel("toy").generate([Request(id="x", kind="generate", prompt="hi")])
     with pytest.raises(ValueError, match="unknown benchmark 'nope'"):
         api.run("nope", "wordlist:toy", out=tmp_path)
@@ -117,10 +136,22 @@ def test_scan_google_and_pairs_through_an_openai_compatible_server(endpoint, tmp
     pairs.write_text("france\tparis\ngermany\tberlin\nitaly\trome\n")
     with FakeOpenAIServer() as server:
         options = {"base_url": server.url, "api": endpoint}
-        runs = {name: api.run(name, "openai:fake", model_options=options, out=tmp_path / "runs",
-                              use_cache=False, progress=False, **extra)
-                for name, extra in (("scan", {"limit": 15}), ("google", {"limit_per_relation": 2}),
-                                    ("pairs", {"data": pairs}))}
+        runs = {
+            name: api.run(
+                name,
+                "openai:fake",
+                model_options=options,
+                out=tmp_path / "runs",
+                use_cache=False,
+                progress=False,
+                **extra,
+            )
+            for name, extra in (
+                ("scan", {"limit": 15}),
+                ("google", {"limit_per_relation": 2}),
+                ("pairs", {"data": pairs}),
+            )
+        }
     for name, run in runs.items():
         rows = [json.loads(line) for line in run.folder.samples_path.read_text().splitlines()]
         assert rows and run.results["run"]["failed"] == 0, name
@@ -143,8 +174,25 @@ def test_run_all_leaderboard_and_rescore_from_the_command_line(tmp_path, capsys,
     # E-KAR's data is downloaded from the Hub: point it at a closed local port, as offline.
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
     monkeypatch.setenv("LEXBENCH_CACHE", str(tmp_path / "cache"))
-    assert main(["run", "all", "--model", "glove", "--limit", "3", "--only", "scan", "google",
-                 "setlexsem", "ekar", *common]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "all",
+                "--model",
+                "glove",
+                "--limit",
+                "3",
+                "--only",
+                "scan",
+                "google",
+                "setlexsem",
+                "ekar",
+                *common,
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr()
     assert "Leaderboard" in printed.out and "report:" in printed.out
     assert "skipped setlexsem: setlexsem needs a model that answers generate" in printed.out
@@ -167,8 +215,11 @@ def test_run_all_leaderboard_and_rescore_from_the_command_line(tmp_path, capsys,
     from lexbench.benchmarks.analogies import rank as analogy_rank
 
     monkeypatch.setattr(analogy_rank, "DEFAULT_TOP_K", 0)
-    monkeypatch.setattr(analogy_rank, "rank_outcome",
-                        lambda ranks, top_k=0: analogy_rank.RankOutcome(None, 0.0, 0.0))
+    monkeypatch.setattr(
+        analogy_rank,
+        "rank_outcome",
+        lambda ranks, top_k=0: analogy_rank.RankOutcome(None, 0.0, 0.0),
+    )
     assert main(["rescore", str(scan_run), "--write"]) == 0
     assert "run folder updated" in capsys.readouterr().out
     results = json.loads((scan_run / "results.json").read_text())

@@ -10,8 +10,20 @@ from lexbench.models.embeddings import AnalogyQuery, WordVectorModel, load
 from lexbench.models.registry import load_model, split_spec
 from lexbench.types import Request
 
-WORDS = ["the", "man", "woman", "king", "queen", "Paris", "paris", "france", "solar", "system",
-         "sun", "atom"]
+WORDS = [
+    "the",
+    "man",
+    "woman",
+    "king",
+    "queen",
+    "Paris",
+    "paris",
+    "france",
+    "solar",
+    "system",
+    "sun",
+    "atom",
+]
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +68,9 @@ def test_methods_match_their_formulas(model, vectors, method):
     query = AnalogyQuery("man", "king", "woman", method=method)
     assert query.exclude_question_words is (method != "scan-paper")
     [answer] = model.solve([query], top_k=5)
-    assert [w for w, _ in answer] == _expected(vectors, method, "man", "king", "woman",
-                                               query.exclude_question_words)[:5]
+    assert [w for w, _ in answer] == _expected(
+        vectors, method, "man", "king", "woman", query.exclude_question_words
+    )[:5]
     scores = [s for _, s in answer]
     assert scores == sorted(scores, reverse=True)
 
@@ -66,8 +79,9 @@ def test_question_words_excluded_in_every_case_variant(model):
     [answer] = model.solve([AnalogyQuery("france", "paris", "man")], top_k=len(WORDS))
     words = [w for w, _ in answer]
     assert not {"france", "paris", "Paris", "man"} & set(words)
-    [kept] = model.solve([AnalogyQuery("france", "paris", "man", exclude_question_words=False)],
-                           top_k=len(WORDS))
+    [kept] = model.solve(
+        [AnalogyQuery("france", "paris", "man", exclude_question_words=False)], top_k=len(WORDS)
+    )
     assert {"france", "man"} <= {w for w, _ in kept}
 
 
@@ -81,11 +95,14 @@ def test_case_insensitive_lookup_takes_the_first_variant(vectors):
 def test_multi_word_terms_and_the_paper_baseline(model, vectors):
     # scan-paper: |b − a| + c over raw vectors, a term is the mean of its words, a missing
     # word is the zero vector (the paper's UNK), and question words may answer.
-    [answer] = model.solve([AnalogyQuery("atom", "solar system", "nucleus", "scan-paper")],
-                             top_k=len(WORDS))
+    [answer] = model.solve(
+        [AnalogyQuery("atom", "solar system", "nucleus", "scan-paper")], top_k=len(WORDS)
+    )
     raw = {w: vectors.matrix[i] for i, w in enumerate(WORDS)}
     target = np.abs((raw["solar"] + raw["system"]) / 2 - raw["atom"]) + 0.0  # nucleus is OOV
-    expected = sorted(range(len(WORDS)), key=lambda r: (np.linalg.norm(vectors.matrix[r] - target), r))
+    expected = sorted(
+        range(len(WORDS)), key=lambda r: (np.linalg.norm(vectors.matrix[r] - target), r)
+    )
     assert [w for w, _ in answer] == [WORDS[r] for r in expected]
     # The cosine methods cannot answer with an unknown question word.
     [error] = model.solve([AnalogyQuery("atom", "solar system", "nucleus")], top_k=3)
@@ -95,8 +112,13 @@ def test_multi_word_terms_and_the_paper_baseline(model, vectors):
 def test_analogy_requests_carry_typed_queries_targets_and_typed_failures(model):
     from lexbench.types import Failure
 
-    good = Request(id="q1", kind="analogy", query=AnalogyQuery("man", "king", "woman"), top_k=3,
-                   targets=("Queen", "zebra", "nosuchword"))
+    good = Request(
+        id="q1",
+        kind="analogy",
+        query=AnalogyQuery("man", "king", "woman"),
+        top_k=3,
+        targets=("Queen", "zebra", "nosuchword"),
+    )
     bad = Request(id="q2", kind="analogy", query=AnalogyQuery("man", "king", "zebra"))
     assert model.supports("analogy") and not model.supports("rank")
     first, second = model.analogy([good, bad])
@@ -104,18 +126,27 @@ def test_analogy_requests_carry_typed_queries_targets_and_typed_failures(model):
     assert all(WORDS[t.token_id] == t.text for t in first.ranked)
     words = [t.text.lower() for t in first.ranked]
     expected = words.index("queen") + 1 if "queen" in words else None
-    assert first.target_ranks == (expected, None, None)          # compared case-folded
+    assert first.target_ranks == (expected, None, None)  # compared case-folded
     assert first.target_known == (True, "zebra" in WORDS, False)
     assert second.error == "out of vocabulary: 'zebra'" and not second.ranked
     assert second.failure == Failure.OUT_OF_VOCABULARY
     with pytest.raises(Exception, match="cannot rank next tokens"):
         model.rank([Request(id="x", kind="rank", prompt="If a is like b, then c is like")])
     # The query is part of the cache key; the id is not.
-    other = Request(id="q3", kind="analogy", query=AnalogyQuery("man", "king", "woman", "3cosmul"),
-                    top_k=3, targets=good.targets)
+    other = Request(
+        id="q3",
+        kind="analogy",
+        query=AnalogyQuery("man", "king", "woman", "3cosmul"),
+        top_k=3,
+        targets=good.targets,
+    )
     assert good.cache_key_payload() != other.cache_key_payload()
-    assert Request(id="zz", kind="analogy", query=good.query, top_k=3,
-                   targets=good.targets).cache_key_payload() == good.cache_key_payload()
+    assert (
+        Request(
+            id="zz", kind="analogy", query=good.query, top_k=3, targets=good.targets
+        ).cache_key_payload()
+        == good.cache_key_payload()
+    )
 
 
 def test_query_validation_and_round_trip():
@@ -160,10 +191,11 @@ def test_pair_choices_rank_by_the_method(model, vectors):
     answer = model.choose(PairChoiceQuery("man", "king", choices))
     expected = [float(_unit(u["king"] - u["man"]) @ _unit(u[d] - u[c])) for c, d in choices[:2]]
     assert [i for i, _ in answer][:2] == sorted(range(2), key=lambda i: -expected[i])
-    assert answer[-1] == (2, float("-inf"))              # a word out of vocabulary ranks last
+    assert answer[-1] == (2, float("-inf"))  # a word out of vocabulary ranks last
     assert model.choose(PairChoiceQuery("zebra", "king", choices)) == "out of vocabulary: 'zebra'"
-    [response] = model.analogy([Request(id="c", kind="analogy",
-                                        query=PairChoiceQuery("man", "king", choices))])
+    [response] = model.analogy(
+        [Request(id="c", kind="analogy", query=PairChoiceQuery("man", "king", choices))]
+    )
     assert response.choice_scores == tuple(score for _, score in sorted(answer))
 
 

@@ -29,9 +29,15 @@ def test_dequantised_cache_survives_a_copy_with_a_new_mtime(tmp_path, monkeypatc
     folder.mkdir(parents=True)
     (folder / "config.json").write_text("{}")
     stat = source.stat()
-    (folder / "lexbench-source.json").write_text(json.dumps({
-        "identity": {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns - 10**9},
-        "sha256": sha256_file(source), "source": "/elsewhere/tiny.gguf"}))
+    (folder / "lexbench-source.json").write_text(
+        json.dumps(
+            {
+                "identity": {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns - 10**9},
+                "sha256": sha256_file(source),
+                "source": "/elsewhere/tiny.gguf",
+            }
+        )
+    )
     assert dequantised_cache(source, "float32") == (folder, sha256_file(source))
     meta = json.loads((folder / "lexbench-source.json").read_text())
     assert meta["identity"]["mtime_ns"] == stat.st_mtime_ns and meta["source"] == str(source)
@@ -74,18 +80,27 @@ PROMPTS = [
 def _reference(model, prompt, max_new_tokens):
     encoded = model.tokenizer(prompt, return_tensors="pt")
     with torch.inference_mode():
-        out = model.model.generate(**encoded, max_new_tokens=max_new_tokens, do_sample=False,
-                                   pad_token_id=model.tokenizer.pad_token_id)
-    tokens = [t for t in out[0, encoded["input_ids"].shape[1]:].tolist()
-              if t != model.tokenizer.eos_token_id]
+        out = model.model.generate(
+            **encoded,
+            max_new_tokens=max_new_tokens,
+            do_sample=False,
+            pad_token_id=model.tokenizer.pad_token_id,
+        )
+    tokens = [
+        t
+        for t in out[0, encoded["input_ids"].shape[1] :].tolist()
+        if t != model.tokenizer.eos_token_id
+    ]
     return model.tokenizer.decode(tokens, skip_special_tokens=True)
 
 
 @pytest.mark.slow
 def test_batched_prefix_cached_greedy_matches_generate(smollm2):
     decoding = Decoding(max_new_tokens=5)
-    requests = [Request(id=str(i), kind="generate", prompt=p, decoding=decoding)
-                for i, p in enumerate(PROMPTS)]
+    requests = [
+        Request(id=str(i), kind="generate", prompt=p, decoding=decoding)
+        for i, p in enumerate(PROMPTS)
+    ]
     encoded = smollm2._encode(PROMPTS)
     assert shared_prefix_length(encoded) >= 8  # the shared instruction is reused from cache
     ours = [r.text for r in smollm2.generate(requests)]
@@ -100,9 +115,20 @@ def greedy_first_word(model, prompts, cap=8):
 
     done: dict[int, str] = {}
     for k in range(1, cap + 1):
-        texts = [r.text for r in model.generate([
-            Request(id=f"k{k}-{i}", kind="generate", prompt=p,
-                    decoding=Decoding(max_new_tokens=k)) for i, p in enumerate(prompts)])]
+        texts = [
+            r.text
+            for r in model.generate(
+                [
+                    Request(
+                        id=f"k{k}-{i}",
+                        kind="generate",
+                        prompt=p,
+                        decoding=Decoding(max_new_tokens=k),
+                    )
+                    for i, p in enumerate(prompts)
+                ]
+            )
+        ]
         for i, text in enumerate(texts):
             if i not in done and (first_word_complete(text) or k == cap):
                 done[i] = text
@@ -112,14 +138,22 @@ def greedy_first_word(model, prompts, cap=8):
 def test_word_end_and_stop_strings(smollm2):
     word = Decoding(max_new_tokens=8, stop_at_word_end=True)
     stop = Decoding(max_new_tokens=8, stop=("\n",))
-    requests = [Request(id=f"w{i}", kind="generate", prompt=p, decoding=word)
-                for i, p in enumerate(PROMPTS)]
-    requests += [Request(id=f"s{i}", kind="generate", prompt=p, decoding=stop)
-                 for i, p in enumerate(PROMPTS)]
+    requests = [
+        Request(id=f"w{i}", kind="generate", prompt=p, decoding=word) for i, p in enumerate(PROMPTS)
+    ]
+    requests += [
+        Request(id=f"s{i}", kind="generate", prompt=p, decoding=stop) for i, p in enumerate(PROMPTS)
+    ]
     responses = smollm2.generate(requests)
-    plain = [r.text for r in smollm2.generate([
-        Request(id=f"p{i}", kind="generate", prompt=p, decoding=Decoding(max_new_tokens=8))
-        for i, p in enumerate(PROMPTS)])]
+    plain = [
+        r.text
+        for r in smollm2.generate(
+            [
+                Request(id=f"p{i}", kind="generate", prompt=p, decoding=Decoding(max_new_tokens=8))
+                for i, p in enumerate(PROMPTS)
+            ]
+        )
+    ]
     words = [r.text for r in responses if r.request_id.startswith("w")]
     assert words == greedy_first_word(smollm2, PROMPTS)
     for response in responses:
@@ -132,8 +166,10 @@ def test_word_end_and_stop_strings(smollm2):
 @pytest.mark.slow
 def test_seeded_sampling_is_reproducible(smollm2):
     sampled = Decoding(max_new_tokens=6, temperature=0.9, top_p=0.9, top_k=40, seed=11)
-    requests = [Request(id=str(i), kind="generate", prompt=p, decoding=sampled)
-                for i, p in enumerate(PROMPTS)]
+    requests = [
+        Request(id=str(i), kind="generate", prompt=p, decoding=sampled)
+        for i, p in enumerate(PROMPTS)
+    ]
     first = [r.text for r in smollm2.generate(requests)]
     second = [r.text for r in smollm2.generate(requests)]
     assert first == second

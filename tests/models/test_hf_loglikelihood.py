@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from lexbench.models.hf_decode import nonempty_context
 from lexbench.types import Request
 
 pytestmark = pytest.mark.slow
@@ -17,26 +18,46 @@ def full_sequence_loglikelihood(model, context: str, continuation: str) -> tuple
     import torch
 
     head, tail = model.split_tokens(context, continuation)
-    head = model._nonempty_context(head)
+    head = nonempty_context(model.tokenizer, head)
     ids = torch.tensor([head + tail])
     with torch.inference_mode():
         logits = model.model(input_ids=ids).logits.float()
     logprobs = torch.log_softmax(logits[0, :-1], dim=-1)
     targets = ids[0, 1:]
     picked = logprobs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-    return float(picked[-len(tail):].sum()), len(tail)
+    return float(picked[-len(tail) :].sum()), len(tail)
 
 
 REQUESTS = [
-    Request(id="tea", kind="loglikelihood", prompt="tea : teapot : teacup ::",
-            continuations=(" passenger : bus : taxi", " magazine : bookshelf : reading room",
-                           " talents : school : enterprise", " textbooks : bookstore : printing factory")),
-    Request(id="short", kind="loglikelihood", prompt="hot : cold ::",
-            continuations=(" up : down", " x", " big : large")),
-    Request(id="space", kind="loglikelihood", prompt="The capital of France is ",
-            continuations=("Paris", "a city called Lyon")),
-    Request(id="zh", kind="loglikelihood", prompt="茶：茶壶：茶杯，相当于",
-            continuations=("乘客：公交车：出租车", "人才：学校：企业")),
+    Request(
+        id="tea",
+        kind="loglikelihood",
+        prompt="tea : teapot : teacup ::",
+        continuations=(
+            " passenger : bus : taxi",
+            " magazine : bookshelf : reading room",
+            " talents : school : enterprise",
+            " textbooks : bookstore : printing factory",
+        ),
+    ),
+    Request(
+        id="short",
+        kind="loglikelihood",
+        prompt="hot : cold ::",
+        continuations=(" up : down", " x", " big : large"),
+    ),
+    Request(
+        id="space",
+        kind="loglikelihood",
+        prompt="The capital of France is ",
+        continuations=("Paris", "a city called Lyon"),
+    ),
+    Request(
+        id="zh",
+        kind="loglikelihood",
+        prompt="茶：茶壶：茶杯，相当于",
+        continuations=("乘客：公交车：出租车", "人才：学校：企业"),
+    ),
     Request(id="empty", kind="loglikelihood", prompt="", continuations=(" hello world",)),
 ]
 
@@ -44,9 +65,13 @@ REQUESTS = [
 @pytest.fixture(scope="module")
 def reference(smollm2):
     """Full-sequence scores of every (request, continuation), computed once."""
-    return {(request.id, continuation): full_sequence_loglikelihood(smollm2, request.prompt,
-                                                                    continuation)
-            for request in REQUESTS for continuation in request.continuations}
+    return {
+        (request.id, continuation): full_sequence_loglikelihood(
+            smollm2, request.prompt, continuation
+        )
+        for request in REQUESTS
+        for continuation in request.continuations
+    }
 
 
 # batch_size 2: contexts split over batches and each context's continuations over chunks;
@@ -66,8 +91,9 @@ def test_cached_scores_match_full_sequences(smollm2, reference, batch_size):
     worst = 0.0
     for request, response in zip(requests, responses):
         assert len(response.loglikelihoods) == len(request.continuations)
-        for continuation, value, count in zip(request.continuations, response.loglikelihoods,
-                                              response.continuation_tokens):
+        for continuation, value, count in zip(
+            request.continuations, response.loglikelihoods, response.continuation_tokens
+        ):
             expected, tokens = reference[(request.id, continuation)]
             assert count == tokens
             assert value < 0 and math.isfinite(value)
@@ -78,5 +104,6 @@ def test_cached_scores_match_full_sequences(smollm2, reference, batch_size):
 
 def test_empty_continuation_is_an_error(smollm2):
     with pytest.raises(ValueError, match="empty"):
-        smollm2.loglikelihood([Request(id="e", kind="loglikelihood", prompt="a b",
-                                       continuations=("",))])
+        smollm2.loglikelihood(
+            [Request(id="e", kind="loglikelihood", prompt="a b", continuations=("",))]
+        )

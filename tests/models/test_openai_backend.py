@@ -8,12 +8,20 @@ import email.utils
 import random
 
 import pytest
-from fake_openai_server import FakeOpenAIServer
 
+from fake_openai_server import FakeOpenAIServer
 from lexbench.models.base import UnsupportedRequest
-from lexbench.models.openai import OpenAIModel, OpenAIOptions, load
+from lexbench.models.openai import OpenAIModel, load
+from lexbench.models.openai_options import OpenAIOptions
 from lexbench.models.openai_plan import continuation_logprobs, cut_after_first_word, split_context
-from lexbench.models.openai_retry import RateLimiter, backoff_delay, is_permanent_status, is_retryable_status, parse_retry_after, retry_delay
+from lexbench.models.openai_retry import (
+    RateLimiter,
+    backoff_delay,
+    is_permanent_status,
+    is_retryable_status,
+    parse_retry_after,
+    retry_delay,
+)
 from lexbench.models.registry import load_model
 from lexbench.types import Decoding, Request
 
@@ -36,7 +44,7 @@ def test_parse_retry_after_seconds_dates_and_junk():
 def test_backoff_grows_exponentially_within_jitter_bounds_and_caps():
     rng = random.Random(0)
     for attempt in range(10):
-        ceiling = min(30.0, 0.5 * 2 ** attempt)
+        ceiling = min(30.0, 0.5 * 2**attempt)
         for _ in range(50):
             delay = backoff_delay(attempt, rng)
             assert ceiling / 2 <= delay <= ceiling
@@ -74,10 +82,10 @@ class FakeClock:
 
 def test_rate_limiter_spaces_starts_evenly():
     clock = FakeClock()
-    limiter = RateLimiter(120, clock=clock)          # one start every 0.5 s
-    waits = [limiter.reserve() for _ in range(4)]    # four arrive at once
+    limiter = RateLimiter(120, clock=clock)  # one start every 0.5 s
+    waits = [limiter.reserve() for _ in range(4)]  # four arrive at once
     assert waits == [0.0, 0.5, 1.0, 1.5]
-    clock.now += 10                                  # idle time is not banked
+    clock.now += 10  # idle time is not banked
     assert limiter.reserve() == 0.0
     assert limiter.reserve() == 0.5
 
@@ -93,7 +101,7 @@ def test_rate_limiter_without_limit_never_waits_but_honours_pause():
 
 
 def test_rate_limiter_acquire_sleeps_for_its_slot():
-    limiter = RateLimiter(60 * 50)                   # 50 per second: 20 ms apart
+    limiter = RateLimiter(60 * 50)  # 50 per second: 20 ms apart
 
     async def three() -> None:
         for _ in range(3):
@@ -154,20 +162,37 @@ def test_options_are_validated_with_clear_messages():
     with pytest.raises(ValueError, match="prompts_per_request"):
         OpenAIOptions(prompts_per_request=0)
     # Prompts per request: max_concurrency // 8 in 1..16 unless given, never above it.
-    assert [OpenAIOptions(max_concurrency=c).batch_size() for c in (1, 8, 16, 32, 128, 1024)] == \
-        [1, 1, 2, 4, 16, 16]
+    assert [OpenAIOptions(max_concurrency=c).batch_size() for c in (1, 8, 16, 32, 128, 1024)] == [
+        1,
+        1,
+        2,
+        4,
+        16,
+        16,
+    ]
     assert OpenAIOptions(max_concurrency=4, prompts_per_request=64).batch_size() == 4
 
 
 def test_registry_options_and_fingerprint_never_hold_the_key(monkeypatch):
     monkeypatch.setenv("MY_SERVER_KEY", "sk-very-secret-123")
-    model = load_model("openai:some-model", {"base_url": "http://127.0.0.1:9/v1/",
-                                             "api_key_env": "MY_SERVER_KEY", "api": "chat",
-                                             "max_concurrency": 3, "timeout": 5.0})
+    model = load_model(
+        "openai:some-model",
+        {
+            "base_url": "http://127.0.0.1:9/v1/",
+            "api_key_env": "MY_SERVER_KEY",
+            "api": "chat",
+            "max_concurrency": 3,
+            "timeout": 5.0,
+        },
+    )
     assert isinstance(model, OpenAIModel)
-    assert model.fingerprint() == {"backend": "openai", "model": "some-model",
-                                   "base_url": "http://127.0.0.1:9/v1", "api": "chat",
-                                   "rank_targets": "first-token-v2"}
+    assert model.fingerprint() == {
+        "backend": "openai",
+        "model": "some-model",
+        "base_url": "http://127.0.0.1:9/v1",
+        "api": "chat",
+        "rank_targets": "first-token-v2",
+    }
     assert "sk-very-secret-123" not in repr(model.describe())
     assert model.describe()["api_key_set"] is True
     assert model.chunk_size() >= 64 * 3
@@ -188,14 +213,26 @@ def _model(server: FakeOpenAIServer, **options) -> OpenAIModel:
 
 def test_generate_completions_cuts_words_and_stops(server):
     model = _model(server)
-    word = Request(id="w", kind="generate", prompt="a : b\nc :",
-                   decoding=Decoding(max_new_tokens=8, stop_at_word_end=True))
-    plain = Request(id="p", kind="generate", prompt="a : b\nc :", decoding=Decoding(max_new_tokens=8))
-    stop = Request(id="s", kind="generate", prompt="a : b\nc :",
-                   decoding=Decoding(max_new_tokens=8, stop=("\n",)))
-    short = Request(id="t", kind="generate", prompt="a : b\nc :", decoding=Decoding(max_new_tokens=1))
+    word = Request(
+        id="w",
+        kind="generate",
+        prompt="a : b\nc :",
+        decoding=Decoding(max_new_tokens=8, stop_at_word_end=True),
+    )
+    plain = Request(
+        id="p", kind="generate", prompt="a : b\nc :", decoding=Decoding(max_new_tokens=8)
+    )
+    stop = Request(
+        id="s",
+        kind="generate",
+        prompt="a : b\nc :",
+        decoding=Decoding(max_new_tokens=8, stop=("\n",)),
+    )
+    short = Request(
+        id="t", kind="generate", prompt="a : b\nc :", decoding=Decoding(max_new_tokens=1)
+    )
     out = model.generate([word, plain, stop, short])
-    full = server.reply("a : b\nc :")        # " WORD\nmore words here"
+    full = server.reply("a : b\nc :")  # " WORD\nmore words here"
     assert [r.request_id for r in out] == ["w", "p", "s", "t"]
     assert out[0].text == full.split("\n")[0] + "\n"
     assert out[1].text == full
@@ -207,9 +244,12 @@ def test_generate_completions_cuts_words_and_stops(server):
 
 def test_generate_chat_sends_messages(server):
     model = _model(server, api="chat")
-    request = Request(id="c", kind="generate", prompt="hello there", decoding=Decoding(max_new_tokens=1))
-    messages = Request(id="m", kind="generate", chat=True, messages=(("system", "be brief"),
-                                                                      ("user", "hi")))
+    request = Request(
+        id="c", kind="generate", prompt="hello there", decoding=Decoding(max_new_tokens=1)
+    )
+    messages = Request(
+        id="m", kind="generate", chat=True, messages=(("system", "be brief"), ("user", "hi"))
+    )
     out = model.generate([request, messages])
     assert out[0].text == server.reply("hello there").split("\n")[0]
     assert out[1].text.startswith(server.reply("hi").split("\n")[0])
@@ -242,8 +282,9 @@ def test_rank_returns_what_the_server_has_when_fewer_than_k(server):
 def test_loglikelihood_sums_continuation_tokens(server):
     from fake_openai_server import pseudo_logprob
 
-    request = Request(id="l", kind="loglikelihood", prompt="the cat ",
-                      continuations=("sat down", "ran"))
+    request = Request(
+        id="l", kind="loglikelihood", prompt="the cat ", continuations=("sat down", "ran")
+    )
     out = _model(server).loglikelihood([request])[0]
     assert out.continuation_tokens == (2, 1)
     assert out.loglikelihoods[0] == pytest.approx(pseudo_logprob(" sat") + pseudo_logprob(" down"))
@@ -254,10 +295,12 @@ def test_loglikelihood_unsupported_is_a_clear_error(server):
     request = Request(id="l", kind="loglikelihood", prompt="a", continuations=(" b",))
     with pytest.raises(UnsupportedRequest, match="--api completions"):
         _model(server, api="chat").loglikelihood([request])
-    assert server.entries() == []            # refused before sending anything
-    with FakeOpenAIServer(echo_supported=False, lifetime=30) as no_echo:
-        with pytest.raises(UnsupportedRequest, match="echo"):
-            _model(no_echo).loglikelihood([request])
+    assert server.entries() == []  # refused before sending anything
+    with (
+        FakeOpenAIServer(echo_supported=False, lifetime=30) as no_echo,
+        pytest.raises(UnsupportedRequest, match="echo"),
+    ):
+        _model(no_echo).loglikelihood([request])
 
 
 def test_loglikelihood_refuses_a_server_whose_echo_disagrees_with_itself():
@@ -267,14 +310,22 @@ def test_loglikelihood_refuses_a_server_whose_echo_disagrees_with_itself():
         with pytest.raises(UnsupportedRequest, match="disagree"):
             model.loglikelihood([request])
         # Only the two probe requests went out, no loglikelihood request.
-        assert [e.prompt for e in server.entries()] == ["the cat", "the cat" + server.reply("the cat").split("\n")[0]]
+        assert [e.prompt for e in server.entries()] == [
+            "the cat",
+            "the cat" + server.reply("the cat").split("\n")[0],
+        ]
 
 
 def test_echo_check_runs_once_per_model(server):
     model = _model(server)
     for n in range(3):
-        model.loglikelihood([Request(id=f"l{n}", kind="loglikelihood", prompt=f"ctx {n}",
-                                     continuations=(" a", " b"))])
+        model.loglikelihood(
+            [
+                Request(
+                    id=f"l{n}", kind="loglikelihood", prompt=f"ctx {n}", continuations=(" a", " b")
+                )
+            ]
+        )
     # 2 probe requests, then 2 continuations for each of the 3 requests.
     assert len(server.entries()) == 2 + 3 * 2
 

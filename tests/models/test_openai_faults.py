@@ -9,10 +9,11 @@ import sqlite3
 from collections import Counter, defaultdict
 
 import pytest
-from fake_openai_server import FakeOpenAIServer
 
+from fake_openai_server import FakeOpenAIServer
 from lexbench.models.base import PermanentModelError
-from lexbench.models.openai import OpenAIModel, OpenAIOptions
+from lexbench.models.openai import OpenAIModel
+from lexbench.models.openai_options import OpenAIOptions
 from lexbench.run.runner import execute
 from lexbench.types import Decoding, Request
 
@@ -23,8 +24,8 @@ SCHEDULE: dict[int, tuple[str, range]] = {
     **{i: ("drop", range(1, 2)) for i in range(8, 12)},
     **{i: ("slow", range(1, 2)) for i in range(12, 14)},
     **{i: ("malformed", range(1, 2)) for i in range(14, 17)},
-    **{i: ("500", range(1, 100)) for i in range(17, 19)},        # never recovers
-    19: ("malformed", range(1, 100)),                              # never recovers
+    **{i: ("500", range(1, 100)) for i in range(17, 19)},  # never recovers
+    19: ("malformed", range(1, 100)),  # never recovers
 }
 ALWAYS_FAILING = {17: "HTTP 500", 18: "HTTP 500", 19: "malformed JSON"}
 COUNT = 32
@@ -42,20 +43,32 @@ def scheduled_fault(prompt: str, attempt: int) -> str | None:
 
 
 def requests() -> list[Request]:
-    return [Request(id=f"item-{n:02d}", kind="generate", prompt=prompt_of(n),
-                    decoding=Decoding(max_new_tokens=4)) for n in range(COUNT)]
+    return [
+        Request(
+            id=f"item-{n:02d}",
+            kind="generate",
+            prompt=prompt_of(n),
+            decoding=Decoding(max_new_tokens=4),
+        )
+        for n in range(COUNT)
+    ]
 
 
 @pytest.fixture
 def faulty_server():
-    with FakeOpenAIServer(faults=scheduled_fault, retry_after="1", slow_seconds=4.0,
-                          latency=0.01, lifetime=120) as server:
+    with FakeOpenAIServer(
+        faults=scheduled_fault, retry_after="1", slow_seconds=4.0, latency=0.01, lifetime=120
+    ) as server:
         yield server
 
 
 def test_every_item_answered_or_failed_with_reason(faulty_server, tmp_cache):
-    model = OpenAIModel("fake-model", OpenAIOptions(
-        base_url=faulty_server.url, max_concurrency=8, timeout=1.5, max_retries=MAX_RETRIES))
+    model = OpenAIModel(
+        "fake-model",
+        OpenAIOptions(
+            base_url=faulty_server.url, max_concurrency=8, timeout=1.5, max_retries=MAX_RETRIES
+        ),
+    )
     asked = requests()
     responses, stats = execute(model, asked, cache=tmp_cache, progress=False)
 
@@ -78,8 +91,9 @@ def test_every_item_answered_or_failed_with_reason(faulty_server, tmp_cache):
     # Every attempt reached the server; every attempt after a prompt's first is a retry.
     assert stats.retries == len(log) - COUNT
     assert sum(stats.retry_reasons.values()) == stats.retries
-    assert {"HTTP 429", "HTTP 500", "connection error", "timeout", "malformed JSON"} <= \
-        set(stats.retry_reasons)
+    assert {"HTTP 429", "HTTP 500", "connection error", "timeout", "malformed JSON"} <= set(
+        stats.retry_reasons
+    )
     assert stats.to_dict()["retry_reasons"]["HTTP 429"] == 4
     for number, (fault, faulty_attempts) in SCHEDULE.items():
         expected = MAX_RETRIES + 1 if number in ALWAYS_FAILING else faulty_attempts.stop
@@ -96,7 +110,7 @@ def test_every_item_answered_or_failed_with_reason(faulty_server, tmp_cache):
     for entry in log:
         times[entry.prompt].append((entry.attempt, entry.time, entry.outcome))
     for number in range(4):
-        (first, refused, outcome), (_, retried, _) = sorted(times[prompt_of(number)])[:2]
+        (_first, refused, outcome), (_, retried, _) = sorted(times[prompt_of(number)])[:2]
         assert outcome == "429"
         assert retried - refused >= 1.0
 
@@ -111,14 +125,17 @@ def _expected_text(server: FakeOpenAIServer, number: int) -> str:
 
 
 def test_rerun_sends_only_the_failed_requests(faulty_server, tmp_cache):
-    options = OpenAIOptions(base_url=faulty_server.url, max_concurrency=8, timeout=1.5,
-                            max_retries=MAX_RETRIES)
-    first, _ = execute(OpenAIModel("fake-model", options), requests(), cache=tmp_cache,
-                       progress=False)
+    options = OpenAIOptions(
+        base_url=faulty_server.url, max_concurrency=8, timeout=1.5, max_retries=MAX_RETRIES
+    )
+    first, _ = execute(
+        OpenAIModel("fake-model", options), requests(), cache=tmp_cache, progress=False
+    )
     seen = len(faulty_server.entries())
-    faulty_server.faults = None      # the server recovered
-    second, stats = execute(OpenAIModel("fake-model", options), requests(), cache=tmp_cache,
-                            progress=False)
+    faulty_server.faults = None  # the server recovered
+    second, stats = execute(
+        OpenAIModel("fake-model", options), requests(), cache=tmp_cache, progress=False
+    )
     resent = sorted(entry.prompt for entry in faulty_server.entries()[seen:])
     assert resent == sorted(prompt_of(n) for n in ALWAYS_FAILING)
     assert stats.cached == COUNT - len(ALWAYS_FAILING) and stats.failed == 0
@@ -132,9 +149,11 @@ def test_permanent_error_stops_the_run_and_keeps_what_arrived(tmp_cache):
         return "400" if prompt == prompt_of(20) else None
 
     with FakeOpenAIServer(faults=bad_request_for_one, latency=0.02, lifetime=60) as server:
-        model = OpenAIModel("fake-model", OpenAIOptions(base_url=server.url, max_concurrency=2,
-                                                        max_retries=5, timeout=5))
-        with pytest.raises(PermanentModelError, match="HTTP 400.*injected 400"):
+        model = OpenAIModel(
+            "fake-model",
+            OpenAIOptions(base_url=server.url, max_concurrency=2, max_retries=5, timeout=5),
+        )
+        with pytest.raises(PermanentModelError, match=r"HTTP 400.*injected 400"):
             execute(model, requests(), cache=tmp_cache, progress=False)
         log = server.entries()
     # Stopped at once: the 400 was never retried, and the run did not go on to the end.
@@ -155,11 +174,11 @@ def test_bad_key_is_permanent_and_never_written_anywhere(tmp_path, monkeypatch, 
     from lexbench.run.cache import ResponseCache
 
     with FakeOpenAIServer(require_key="sk-the-right-one", lifetime=60) as server:
-        model = OpenAIModel("fake-model", OpenAIOptions(base_url=server.url,
-                                                        api_key_env="LEXBENCH_TEST_KEY"))
-        with ResponseCache(cache_path) as cache:
-            with pytest.raises(PermanentModelError) as raised:
-                execute(model, requests()[:3], cache=cache, progress=False)
+        model = OpenAIModel(
+            "fake-model", OpenAIOptions(base_url=server.url, api_key_env="LEXBENCH_TEST_KEY")
+        )
+        with ResponseCache(cache_path) as cache, pytest.raises(PermanentModelError) as raised:
+            execute(model, requests()[:3], cache=cache, progress=False)
     message = str(raised.value)
     assert "HTTP 401" in message and "LEXBENCH_TEST_KEY" in message
     # The server echoed the Authorization header in its error; the key is scrubbed.
@@ -170,7 +189,7 @@ def test_bad_key_is_permanent_and_never_written_anywhere(tmp_path, monkeypatch, 
 def test_unknown_route_is_permanent_with_a_url_hint(tmp_cache):
     with FakeOpenAIServer(lifetime=30) as server:
         model = OpenAIModel("fake-model", OpenAIOptions(base_url=server.url[:-3] + "/wrong"))
-        with pytest.raises(PermanentModelError, match="HTTP 404.*--base-url"):
+        with pytest.raises(PermanentModelError, match=r"HTTP 404.*--base-url"):
             execute(model, requests()[:2], cache=tmp_cache, progress=False)
 
 
@@ -185,10 +204,17 @@ def test_failed_items_are_recorded_in_the_run_folder(tmp_path, wordnet_index):
         return "500" if prompt in broken else None
 
     with FakeOpenAIServer(faults=fail_two, lifetime=60) as server:
-        model = OpenAIModel("fake-model", OpenAIOptions(base_url=server.url, max_retries=1,
-                                                        max_concurrency=1))
-        run = api.run("lambda", model, limit=3, out=tmp_path / "runs",
-                             cache=tmp_path / "c.sqlite", progress=False)
+        model = OpenAIModel(
+            "fake-model", OpenAIOptions(base_url=server.url, max_retries=1, max_concurrency=1)
+        )
+        run = api.run(
+            "lambda",
+            model,
+            limit=3,
+            out=tmp_path / "runs",
+            cache=tmp_path / "c.sqlite",
+            progress=False,
+        )
     samples = [json.loads(line) for line in run.folder.samples_path.read_text().splitlines()]
     failed = [s for s in samples if s["error"]]
     assert len(samples) == 9 and len(failed) == 2

@@ -5,17 +5,22 @@ a chat-only model on the completions endpoint is a permanent error that says --a
 from __future__ import annotations
 
 import pytest
-from fake_openai_server import FakeOpenAIServer, split_tokens
 
+from fake_openai_server import FakeOpenAIServer, split_tokens
 from lexbench.models.base import PermanentModelError
-from lexbench.models.openai import OpenAIModel, OpenAIOptions
+from lexbench.models.openai import OpenAIModel
+from lexbench.models.openai_options import OpenAIOptions
 from lexbench.models.openai_plan import Adaptations, learn_from_refusal
 from lexbench.types import Decoding, Request
 
-MAX_TOKENS_REFUSAL = ("Unsupported parameter: 'max_tokens' is not supported with this model. "
-                      "Use 'max_completion_tokens' instead.")
-TEMPERATURE_REFUSAL = ("Unsupported value: 'temperature' does not support 0.0 with this model. "
-                       "Only the default (1) value is supported.")
+MAX_TOKENS_REFUSAL = (
+    "Unsupported parameter: 'max_tokens' is not supported with this model. "
+    "Use 'max_completion_tokens' instead."
+)
+TEMPERATURE_REFUSAL = (
+    "Unsupported value: 'temperature' does not support 0.0 with this model. "
+    "Only the default (1) value is supported."
+)
 
 
 def model_for(server: FakeOpenAIServer, **options) -> OpenAIModel:
@@ -24,34 +29,64 @@ def model_for(server: FakeOpenAIServer, **options) -> OpenAIModel:
 
 
 def generate(prompt: str, tokens: int = 2) -> Request:
-    return Request(id=prompt, kind="generate", prompt=prompt,
-                   decoding=Decoding(max_new_tokens=tokens))
+    return Request(
+        id=prompt, kind="generate", prompt=prompt, decoding=Decoding(max_new_tokens=tokens)
+    )
 
 
 def test_learn_from_refusal_reads_openai_and_vllm_messages():
     adaptations = Adaptations()
-    body = {"model": "m", "messages": [], "max_tokens": 2, "temperature": 0.0, "seed": 3,
-            "logprobs": True, "top_logprobs": 50}
-    assert "max_completion_tokens" in learn_from_refusal(MAX_TOKENS_REFUSAL, body, "chat/completions",
-                                                         adaptations)
-    assert "not greedy" in learn_from_refusal(TEMPERATURE_REFUSAL, body, "chat/completions",
-                                              adaptations)
+    body = {
+        "model": "m",
+        "messages": [],
+        "max_tokens": 2,
+        "temperature": 0.0,
+        "seed": 3,
+        "logprobs": True,
+        "top_logprobs": 50,
+    }
+    assert "max_completion_tokens" in learn_from_refusal(
+        MAX_TOKENS_REFUSAL, body, "chat/completions", adaptations
+    )
+    assert "not greedy" in learn_from_refusal(
+        TEMPERATURE_REFUSAL, body, "chat/completions", adaptations
+    )
     assert "at most 20" in learn_from_refusal(
         "Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got "
-        "50 instead.", body, "chat/completions", adaptations)
-    assert learn_from_refusal("Unrecognized request argument supplied: seed", body,
-                              "chat/completions", adaptations) is not None
+        "50 instead.",
+        body,
+        "chat/completions",
+        adaptations,
+    )
+    assert (
+        learn_from_refusal(
+            "Unrecognized request argument supplied: seed", body, "chat/completions", adaptations
+        )
+        is not None
+    )
     sent = adaptations.apply(body, "chat/completions")
-    assert sent == {"model": "m", "messages": [], "max_completion_tokens": 2,
-                    "logprobs": True, "top_logprobs": 20}
-    assert body["max_tokens"] == 2                        # the planned body is left alone
+    assert sent == {
+        "model": "m",
+        "messages": [],
+        "max_completion_tokens": 2,
+        "logprobs": True,
+        "top_logprobs": 20,
+    }
+    assert body["max_tokens"] == 2  # the planned body is left alone
     # vLLM's wording for completions logprobs, and refusals nothing can fix.
     completions = Adaptations()
-    assert learn_from_refusal("Requested sample logprobs of 50, which is greater than max "
-                              "allowed: 20", {"logprobs": 50}, "completions", completions)
+    assert learn_from_refusal(
+        "Requested sample logprobs of 50, which is greater than max allowed: 20",
+        {"logprobs": 50},
+        "completions",
+        completions,
+    )
     assert completions.logprobs_cap == {"completions": 20}
-    for message in ("This model's maximum context length is 2048 tokens",
-                    "Unsupported parameter: 'messages'", "prompt must be a string"):
+    for message in (
+        "This model's maximum context length is 2048 tokens",
+        "Unsupported parameter: 'messages'",
+        "prompt must be a string",
+    ):
         assert learn_from_refusal(message, body, "chat/completions", Adaptations()) is None
 
 
@@ -61,8 +96,8 @@ def test_max_completion_tokens_is_adapted_to_once(capsys):
         out = model.generate([generate("first :"), generate("second :", 1)])
         log = server.entries()
     assert [r.error for r in out] == [None, None]
-    assert out[1].text == split_tokens(server.reply("second :"))[0]   # max 1 token honoured
-    assert [e.outcome for e in log] == ["400", "ok", "ok"]            # refused once
+    assert out[1].text == split_tokens(server.reply("second :"))[0]  # max 1 token honoured
+    assert [e.outcome for e in log] == ["400", "ok", "ok"]  # refused once
     assert model.retry_count == 0
     err = capsys.readouterr().err
     assert err.count("wants 'max_completion_tokens'") == 1
@@ -92,13 +127,14 @@ def test_chat_rank_is_capped_at_the_servers_most_top_logprobs(capsys):
 
 def test_chat_only_model_on_completions_says_use_api_chat():
     with FakeOpenAIServer(chat_only=True, lifetime=30) as server:
-        with pytest.raises(PermanentModelError, match="HTTP 404.*use --api chat"):
+        with pytest.raises(PermanentModelError, match=r"HTTP 404.*use --api chat"):
             model_for(server).generate([generate("x :")])
         # Through chat it answers, and SCAN-style rank requests fall back to the strict
         # prefix rule since no echo can say how the server tokenises.
         model = model_for(server, api="chat", max_concurrency=2)
-        ranked = model.rank([Request(id="r", kind="rank", prompt="x", top_k=20,
-                                     targets=("large", "la"))])[0]
+        ranked = model.rank(
+            [Request(id="r", kind="rank", prompt="x", top_k=20, targets=("large", "la"))]
+        )[0]
     assert ranked.error is None
     assert model.describe()["rank_target_rule"].startswith("strict prefix")
 
@@ -107,7 +143,10 @@ def test_a_400_nothing_can_fix_stops_the_run():
     def too_long(prompt: str, attempt: int) -> str | None:
         return "400"
 
-    with (FakeOpenAIServer(faults=too_long, error_message="maximum context length exceeded",
-                           lifetime=30) as server,
-          pytest.raises(PermanentModelError, match="HTTP 400.*maximum context length")):
+    with (
+        FakeOpenAIServer(
+            faults=too_long, error_message="maximum context length exceeded", lifetime=30
+        ) as server,
+        pytest.raises(PermanentModelError, match=r"HTTP 400.*maximum context length"),
+    ):
         model_for(server).generate([generate("x :")])

@@ -16,18 +16,33 @@ ANSWER = json.dumps({"choices": [{"text": " hi"}]}).encode()
 
 def chunked(body: bytes) -> bytes:
     half = len(body) // 2
-    return (b"%x\r\n%s\r\n%x;ext=1\r\n%s\r\n0\r\nTrailer: x\r\n\r\n"
-            % (half, body[:half], len(body) - half, body[half:]))
+    return b"%x\r\n%s\r\n%x;ext=1\r\n%s\r\n0\r\nTrailer: x\r\n\r\n" % (
+        half,
+        body[:half],
+        len(body) - half,
+        body[half:],
+    )
 
 
 STYLES = {
-    "length": lambda body: (b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body), True),
-    "chunked": lambda body: (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked(body), True),
-    "close": lambda body: (b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s"
-                           % (len(body), body), False),
+    "length": lambda body: (
+        b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body),
+        True,
+    ),
+    "chunked": lambda body: (
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked(body),
+        True,
+    ),
+    "close": lambda body: (
+        b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body),
+        False,
+    ),
     "http10": lambda body: (b"HTTP/1.0 200 OK\r\n\r\n" + body, False),
-    "continue": lambda body: (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: %d"
-                              b"\r\n\r\n%s" % (len(body), body), True),
+    "continue": lambda body: (
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: %d"
+        b"\r\n\r\n%s" % (len(body), body),
+        True,
+    ),
 }
 
 
@@ -39,8 +54,13 @@ async def serve(style: str, seen: list[bytes], connections: list[int]) -> asynci
                 head = await reader.readuntil(b"\r\n\r\n")
             except asyncio.IncompleteReadError:
                 break
-            length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
-                              if line.lower().startswith(b"content-length")))
+            length = int(
+                next(
+                    line.split(b":")[1]
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length")
+                )
+            )
             seen.append(head + await reader.readexactly(length))
             answer, keep = STYLES[style](ANSWER)
             writer.write(answer)
@@ -59,8 +79,9 @@ def test_every_body_framing_reads_whole_and_reuses_what_it_can(style):
         connections: list[int] = []
         server = await serve(style, seen, connections)
         port = server.sockets[0].getsockname()[1]
-        pool = ConnectionPool(f"http://127.0.0.1:{port}/v1", api_key="sk-abc",
-                              url_credentials=None, timeout=5)
+        pool = ConnectionPool(
+            f"http://127.0.0.1:{port}/v1", api_key="sk-abc", url_credentials=None, timeout=5
+        )
         replies = []
         for _ in range(3):
             connection = pool.acquire()
@@ -90,17 +111,18 @@ def test_a_server_closing_an_idle_connection_costs_no_failed_request():
             await reader.readexactly(length)
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
             await writer.drain()
-            writer.close()          # keep-alive announced, then the idle connection is closed
+            writer.close()  # keep-alive announced, then the idle connection is closed
 
         server = await asyncio.start_server(handle, "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
-        pool = ConnectionPool(f"http://127.0.0.1:{port}/v1", api_key=None,
-                              url_credentials=None, timeout=5)
+        pool = ConnectionPool(
+            f"http://127.0.0.1:{port}/v1", api_key=None, url_credentials=None, timeout=5
+        )
         for _ in range(3):
             connection = pool.acquire()
             statuses.append((await connection.post("/v1/x", b"{}")).status)
             pool.release(connection)
-            await asyncio.sleep(0.05)         # the close reaches us while idle
+            await asyncio.sleep(0.05)  # the close reaches us while idle
         await pool.aclose()
         server.close()
         return statuses
@@ -112,14 +134,15 @@ def test_a_dropped_answer_is_a_transport_error():
     async def main() -> None:
         async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             await reader.readuntil(b"\r\n\r\n")
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"cut")
+            writer.write(b'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"cut')
             await writer.drain()
             writer.transport.abort()
 
         server = await asyncio.start_server(handle, "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
-        pool = ConnectionPool(f"http://127.0.0.1:{port}/v1", api_key=None,
-                              url_credentials=None, timeout=5)
+        pool = ConnectionPool(
+            f"http://127.0.0.1:{port}/v1", api_key=None, url_credentials=None, timeout=5
+        )
         connection = pool.acquire()
         with pytest.raises(TransportError, match="closed mid-answer"):
             await connection.post("/v1/x", b"{}")
@@ -131,8 +154,16 @@ def test_a_dropped_answer_is_a_transport_error():
 
 
 def test_a_proxy_in_the_environment_sends_requests_through_httpx(monkeypatch):
-    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "HTTP_PROXY",
-                 "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+    for name in (
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "no_proxy",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "NO_PROXY",
+    ):
         monkeypatch.delenv(name, raising=False)
     assert not _proxy_applies("https", "api.openai.com")
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
@@ -140,20 +171,21 @@ def test_a_proxy_in_the_environment_sends_requests_through_httpx(monkeypatch):
     assert not _proxy_applies("http", "127.0.0.1")
     monkeypatch.setenv("NO_PROXY", "api.openai.com")
     assert not _proxy_applies("https", "api.openai.com")
-    pool = ConnectionPool("https://example.org/v1", api_key=None, url_credentials=None,
-                          timeout=5)
+    pool = ConnectionPool("https://example.org/v1", api_key=None, url_credentials=None, timeout=5)
     assert pool.proxied
 
 
 def test_the_httpx_path_answers_like_the_direct_one(monkeypatch):
     from fake_openai_server import FakeOpenAIServer
-
     from lexbench.models import openai_http
-    from lexbench.models.openai import OpenAIModel, OpenAIOptions
+    from lexbench.models.openai import OpenAIModel
+    from lexbench.models.openai_options import OpenAIOptions
     from lexbench.types import Decoding, Request
 
-    asked = [Request(id=f"q{n}", kind="generate", prompt=f"q {n} :",
-                     decoding=Decoding(max_new_tokens=2)) for n in range(6)]
+    asked = [
+        Request(id=f"q{n}", kind="generate", prompt=f"q {n} :", decoding=Decoding(max_new_tokens=2))
+        for n in range(6)
+    ]
     with FakeOpenAIServer(lifetime=30) as server:
         options = OpenAIOptions(base_url=server.url, max_concurrency=16)
         direct = OpenAIModel("fake-model", options).generate(asked)
@@ -170,9 +202,28 @@ def test_https_through_the_own_client(tmp_path):
     if shutil.which("openssl") is None:
         pytest.skip("the openssl command is needed to make a test certificate")
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     server_side = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     server_side.load_cert_chain(cert, key)
     client_side = ssl.create_default_context(cafile=str(cert))
@@ -189,14 +240,21 @@ def test_https_through_the_own_client(tmp_path):
                 seen.append(head)
                 length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
                 await reader.readexactly(length)
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(ANSWER), ANSWER))
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(ANSWER), ANSWER)
+                )
                 await writer.drain()
             writer.close()
 
         server = await asyncio.start_server(handle, "127.0.0.1", 0, ssl=server_side)
         port = server.sockets[0].getsockname()[1]
-        pool = ConnectionPool(f"https://127.0.0.1:{port}/v1", api_key="sk-tls",
-                              url_credentials=None, timeout=5, tls=client_side)
+        pool = ConnectionPool(
+            f"https://127.0.0.1:{port}/v1",
+            api_key="sk-tls",
+            url_credentials=None,
+            timeout=5,
+            tls=client_side,
+        )
         statuses = []
         for _ in range(2):
             connection = pool.acquire()
@@ -204,7 +262,10 @@ def test_https_through_the_own_client(tmp_path):
             pool.release(connection)
         await pool.aclose()
         server.close()
-        assert seen[0].startswith(b"POST /v1/completions") and f"Host: 127.0.0.1:{port}".encode() in seen[0]
+        assert (
+            seen[0].startswith(b"POST /v1/completions")
+            and f"Host: 127.0.0.1:{port}".encode() in seen[0]
+        )
         return statuses
 
     assert asyncio.run(main()) == [200, 200]

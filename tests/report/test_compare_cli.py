@@ -9,16 +9,18 @@ import math
 import numpy as np
 import pytest
 from scipy import stats as scipy_stats
+from test_report_runs import make_lambda_run, write_graded_run
 
 from lexbench.cli import main
 from lexbench.run.store import read_jsonl
-from test_report_runs import make_lambda_run, write_graded_run
 
 
 @pytest.fixture
 def lambda_pair(tmp_path):
-    return (make_lambda_run(tmp_path, "model-a", 1, 0.7, fail_ids=("antonym-0003",)),
-            make_lambda_run(tmp_path, "model-b", 2, 0.3))
+    return (
+        make_lambda_run(tmp_path, "model-a", 1, 0.7, fail_ids=("antonym-0003",)),
+        make_lambda_run(tmp_path, "model-b", 2, 0.3),
+    )
 
 
 def test_json_p_values_match_scipy_on_the_run_files(lambda_pair, capsys):
@@ -29,14 +31,18 @@ def test_json_p_values_match_scipy_on_the_run_files(lambda_pair, capsys):
     # Recompute from the files: shared ids, both scorable, discordant counts.
     rows_a = {r["id"]: r for r in read_jsonl(a / "samples.jsonl")}
     rows_b = {r["id"]: r for r in read_jsonl(b / "samples.jsonl")}
-    ids = sorted(i for i in rows_a.keys() & rows_b.keys()
-                 if rows_a[i]["correct"] is not None and rows_b[i]["correct"] is not None)
+    ids = sorted(
+        i
+        for i in rows_a.keys() & rows_b.keys()
+        if rows_a[i]["correct"] is not None and rows_b[i]["correct"] is not None
+    )
     assert pair["used"] == len(ids) == 29 and pair["shared"] == 30
     only_a = sum(1 for i in ids if rows_a[i]["correct"] and not rows_b[i]["correct"])
     only_b = sum(1 for i in ids if rows_b[i]["correct"] and not rows_a[i]["correct"])
     assert (pair["only_a"], pair["only_b"]) == (only_a, only_b) and only_a + only_b > 0
     assert pair["p_value"] == pytest.approx(
-        scipy_stats.binomtest(only_a, only_a + only_b, 0.5).pvalue, rel=1e-9)
+        scipy_stats.binomtest(only_a, only_a + only_b, 0.5).pvalue, rel=1e-9
+    )
     difference = pair["difference"]
     assert difference["estimate"] == pytest.approx((only_a - only_b) / len(ids))
     assert difference["low"] <= difference["estimate"] <= difference["high"]
@@ -50,15 +56,34 @@ def test_graded_runs_permutation_p_matches_scipy(tmp_path, capsys):
     a = write_graded_run(tmp_path / "x", "lm-a", values_a.tolist())
     b = write_graded_run(tmp_path / "y", "lm-b", values_b.tolist())
     resamples = 20_000
-    assert main(["compare", str(a), str(b), "--format", "json", "--resamples", str(resamples),
-                 "--seed", "4"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                str(a),
+                str(b),
+                "--format",
+                "json",
+                "--resamples",
+                str(resamples),
+                "--seed",
+                "4",
+            ]
+        )
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     score = next(c for c in result["comparisons"] if c["metric"] == "score")
     assert score["test"] == "paired permutation"
     expected = scipy_stats.permutation_test(
-        (values_a, values_b), lambda x, y, axis: np.mean(x - y, axis=axis),
-        permutation_type="samples", vectorized=True, n_resamples=resamples,
-        alternative="two-sided", random_state=4).pvalue
+        (values_a, values_b),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=resamples,
+        alternative="two-sided",
+        random_state=4,
+    ).pvalue
     p = (score["p_value"] + expected) / 2
     sd = math.sqrt((p * (1 - p) + 4 * (p / 2) * (1 - p / 2)) / resamples)
     assert abs(score["p_value"] - expected) <= 5 * sd + 2 / resamples
@@ -112,10 +137,15 @@ def test_unknown_suffix_and_disjoint_items_are_clear_errors(lambda_pair, tmp_pat
     assert "share no sample ids" in capsys.readouterr().err
 
 
-def test_baseline_by_folder_compares_each_run_against_it(lambda_pair, tmp_path, capsys, monkeypatch):
+def test_baseline_by_folder_compares_each_run_against_it(
+    lambda_pair, tmp_path, capsys, monkeypatch
+):
     a, b = lambda_pair
     c = make_lambda_run(tmp_path, "model-c", 3, 0.5)
-    monkeypatch.chdir(b.parent)                         # a relative path names the baseline
-    assert main(["compare", str(a), str(b), str(c), "--baseline", f"./{b.name}", "--format", "json"]) == 0
+    monkeypatch.chdir(b.parent)  # a relative path names the baseline
+    assert (
+        main(["compare", str(a), str(b), str(c), "--baseline", f"./{b.name}", "--format", "json"])
+        == 0
+    )
     pairs = [(p["a"], p["b"]) for p in json.loads(capsys.readouterr().out)["comparisons"]]
     assert pairs == [("model-b", "model-a"), ("model-b", "model-c")]

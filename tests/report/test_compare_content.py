@@ -8,18 +8,23 @@ import json
 from dataclasses import replace
 
 import pytest
-
-from lexbench.cli import main
 from test_report_runs import lambda_items
 from test_robust_output import scripted_lambda_run
+
+from lexbench.cli import main
 
 
 def reseeded(items, keep: int = 0):
     """The same ids, other questions (as another --seed gives), except the first `keep` of
     each relation."""
-    return [item if int(item.id.rsplit("-", 1)[1]) < keep else replace(
-        item, query=item.query + "x", support=(("omega", item.support[0][1]), item.support[1]))
-        for item in items]
+    return [
+        item
+        if int(item.id.rsplit("-", 1)[1]) < keep
+        else replace(
+            item, query=item.query + "x", support=(("omega", item.support[0][1]), item.support[1])
+        )
+        for item in items
+    ]
 
 
 def test_runs_with_the_same_ids_but_other_questions_are_refused(tmp_path, capsys):
@@ -58,28 +63,74 @@ def test_runs_of_the_same_items_pair_as_before_without_warnings(tmp_path, capsys
 # Sample rows as each benchmark's `sample()` writes them (the question fields, plus fields
 # that may differ between conditions worth comparing and must not split an item).
 SAMPLES = {
-    "lambda": ({"id": "s-1", "relation": "synonym", "support": [["a", "b"], ["c", "d"]],
-                "query": "big", "prompt": "p1", "output": "large"},
-               {"prompt": "another prompt style", "output": "huge"},
-               {"query": "small"}),
-    "scan": ({"id": "q1", "a": "sun", "b": "planet", "c": "nucleus", "d": "electron",
-              "shots": [], "prompt": "zero-shot"}, {"shots": ["x"], "prompt": "one-shot"},
-             {"c": "atom"}),
-    "google": ({"id": "g1", "a": "athens", "b": "greece", "c": "paris", "d": "france"},
-               {"ranked": [[1, "x", -1.0]]}, {"d": "spain"}),
-    "bats": ({"id": "b1", "a": "a", "b": "b", "c": "c", "d": "d"}, {"answer": "z"},
-             {"b": "bb"}),
-    "pairs": ({"id": "p1", "a": "a", "b": "b", "c": "c", "d": "d"}, {"answer": "z"},
-              {"a": "aa"}),
-    "sat": ({"id": "q0001", "a": "ostrich", "b": "bird", "choices": [["lion", "cat"]],
-             "answer": 0, "answer_given": 1}, {"answer_given": 0, "scores": [1.0]},
-            {"choices": [["goose", "flock"]]}),
-    "setlexsem": ({"id": "c1-0", "operation": "union", "set_a": ["x"], "set_b": ["y"],
-                   "demonstrations": [], "output": "{x}"}, {"output": "{y}"},
-                  {"set_a": ["z"]}),
-    "ekar": ({"id": "e1", "language": "en", "question": "a:b", "choices": ["c:d", "e:f"],
-              "gold": 0, "method": "generate"}, {"method": "loglikelihood"},
-             {"question": "a:c"}),
+    "lambda": (
+        {
+            "id": "s-1",
+            "relation": "synonym",
+            "support": [["a", "b"], ["c", "d"]],
+            "query": "big",
+            "prompt": "p1",
+            "output": "large",
+        },
+        {"prompt": "another prompt style", "output": "huge"},
+        {"query": "small"},
+    ),
+    "scan": (
+        {
+            "id": "q1",
+            "a": "sun",
+            "b": "planet",
+            "c": "nucleus",
+            "d": "electron",
+            "shots": [],
+            "prompt": "zero-shot",
+        },
+        {"shots": ["x"], "prompt": "one-shot"},
+        {"c": "atom"},
+    ),
+    "google": (
+        {"id": "g1", "a": "athens", "b": "greece", "c": "paris", "d": "france"},
+        {"ranked": [[1, "x", -1.0]]},
+        {"d": "spain"},
+    ),
+    "bats": ({"id": "b1", "a": "a", "b": "b", "c": "c", "d": "d"}, {"answer": "z"}, {"b": "bb"}),
+    "pairs": ({"id": "p1", "a": "a", "b": "b", "c": "c", "d": "d"}, {"answer": "z"}, {"a": "aa"}),
+    "sat": (
+        {
+            "id": "q0001",
+            "a": "ostrich",
+            "b": "bird",
+            "choices": [["lion", "cat"]],
+            "answer": 0,
+            "answer_given": 1,
+        },
+        {"answer_given": 0, "scores": [1.0]},
+        {"choices": [["goose", "flock"]]},
+    ),
+    "setlexsem": (
+        {
+            "id": "c1-0",
+            "operation": "union",
+            "set_a": ["x"],
+            "set_b": ["y"],
+            "demonstrations": [],
+            "output": "{x}",
+        },
+        {"output": "{y}"},
+        {"set_a": ["z"]},
+    ),
+    "ekar": (
+        {
+            "id": "e1",
+            "language": "en",
+            "question": "a:b",
+            "choices": ["c:d", "e:f"],
+            "gold": 0,
+            "method": "generate",
+        },
+        {"method": "loglikelihood"},
+        {"question": "a:c"},
+    ),
 }
 
 
@@ -88,7 +139,7 @@ def test_item_keys_follow_the_question_not_the_condition(benchmark):
     from lexbench.report.runs import FALLBACK_QUESTION_FIELDS, item_key, question_fields
 
     row, same_question, other_question = SAMPLES[benchmark]
-    assert question_fields(benchmark) != FALLBACK_QUESTION_FIELDS   # declared by its spec
+    assert question_fields(benchmark) != FALLBACK_QUESTION_FIELDS  # declared by its spec
     key = item_key(benchmark, row)
     assert key.startswith(f"{row['id']}#")
     assert item_key(benchmark, {**row, **same_question}) == key

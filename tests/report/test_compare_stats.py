@@ -20,20 +20,36 @@ from lexbench.report.runs import LoadedRun
 
 
 def run_of(label: str, correct, values=None, ids=None, benchmark: str = "lambda") -> LoadedRun:
-    values = values if values is not None else [float(bool(c)) if c is not None else 0.0 for c in correct]
+    values = (
+        values
+        if values is not None
+        else [float(bool(c)) if c is not None else 0.0 for c in correct]
+    )
     ids = ids if ids is not None else [f"i{k:04d}" for k in range(len(correct))]
-    samples = [{"id": i, "correct": c, "value": None if v is None else float(v)}
-               for i, c, v in zip(ids, correct, values)]
-    return LoadedRun(path=Path(f"/runs/{label}"), config={"model": {"name": label}},
-                     samples=samples, results={"benchmark": benchmark}, report_markdown="",
-                     label=label)
+    samples = [
+        {"id": i, "correct": c, "value": None if v is None else float(v)}
+        for i, c, v in zip(ids, correct, values)
+    ]
+    return LoadedRun(
+        path=Path(f"/runs/{label}"),
+        config={"model": {"name": label}},
+        samples=samples,
+        results={"benchmark": benchmark},
+        report_markdown="",
+        label=label,
+    )
 
 
 def scipy_paired_permutation_p(a, b, resamples: int, seed: int) -> float:
     result = scipy_stats.permutation_test(
         (np.asarray(a, float), np.asarray(b, float)),
-        lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
-        vectorized=True, n_resamples=resamples, alternative="two-sided", random_state=seed)
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=resamples,
+        alternative="two-sided",
+        random_state=seed,
+    )
     return float(result.pvalue)
 
 
@@ -64,14 +80,17 @@ def test_mcnemar_matches_scipy_binomtest(seed):
         assert result.p_value == pytest.approx(expected, rel=1e-9, abs=1e-15)
 
 
-@pytest.mark.parametrize("only_a,only_b", [(0, 0), (0, 1), (1, 0), (3, 3), (0, 25), (12, 2),
-                                           (40, 41), (100, 60)])
+@pytest.mark.parametrize(
+    "only_a,only_b", [(0, 0), (0, 1), (1, 0), (3, 3), (0, 25), (12, 2), (40, 41), (100, 60)]
+)
 def test_mcnemar_edge_tables_match_scipy(only_a, only_b):
     # Both right on 5 items and both wrong on 4, around the discordant ones.
     a = [True] * only_a + [False] * only_b + [True] * 5 + [False] * 4
     b = [False] * only_a + [True] * only_b + [True] * 5 + [False] * 4
     result = compare_pair(run_of("a", a), run_of("b", b), "accuracy")
-    expected = 1.0 if only_a + only_b == 0 else scipy_stats.binomtest(only_a, only_a + only_b, 0.5).pvalue
+    expected = (
+        1.0 if only_a + only_b == 0 else scipy_stats.binomtest(only_a, only_a + only_b, 0.5).pvalue
+    )
     assert result.p_value == pytest.approx(expected, rel=1e-9, abs=1e-15)
 
 
@@ -83,9 +102,13 @@ def test_paired_permutation_matches_scipy_within_monte_carlo_error(seed, shift):
     ranks_a = rng.integers(1, 8, n)
     a = 1.0 / ranks_a
     b = np.clip(a - shift + rng.normal(0, 0.15, n), 0.0, 1.0)
-    result = compare_pair(run_of("a", [x == 1.0 for x in a], a.tolist()),
-                          run_of("b", [x == 1.0 for x in b], b.tolist()), "score",
-                          resamples=resamples, seed=seed)
+    result = compare_pair(
+        run_of("a", [x == 1.0 for x in a], a.tolist()),
+        run_of("b", [x == 1.0 for x in b], b.tolist()),
+        "score",
+        resamples=resamples,
+        seed=seed,
+    )
     expected = scipy_paired_permutation_p(a, b, resamples, seed)
     p = (result.p_value + expected) / 2
     tolerance = 5 * monte_carlo_sd(p, resamples) + 2 / resamples
@@ -99,20 +122,29 @@ def test_paired_permutation_matches_scipy_exact_null_for_small_n():
     a = np.array([1.0, 0.5, 1.0, 0.33, 1.0, 0.25, 1.0, 0.5, 1.0, 0.2])
     b = np.array([0.5, 0.5, 0.33, 0.33, 1.0, 0.2, 0.5, 0.25, 0.5, 0.2])
     resamples = 20_000
-    result = compare_pair(run_of("a", [x == 1 for x in a], a.tolist()),
-                          run_of("b", [x == 1 for x in b], b.tolist()), "score",
-                          resamples=resamples, seed=3)
+    result = compare_pair(
+        run_of("a", [x == 1 for x in a], a.tolist()),
+        run_of("b", [x == 1 for x in b], b.tolist()),
+        "score",
+        resamples=resamples,
+        seed=3,
+    )
     exact = scipy_paired_permutation_p(a, b, resamples, 3)
     # scipy's p is exact here, so only our estimate varies: SD sqrt(p(1-p)/R).
-    assert abs(result.p_value - exact) <= 5 * math.sqrt(exact * (1 - exact) / resamples) + 2 / resamples
+    assert (
+        abs(result.p_value - exact)
+        <= 5 * math.sqrt(exact * (1 - exact) / resamples) + 2 / resamples
+    )
     assert 0.001 < exact < 0.2  # a p-value where agreement means something
 
 
 def test_only_shared_scorable_items_are_paired():
     a = run_of("a", [True, False, True, None, True], ids=["x1", "x2", "x3", "x4", "x5"])
-    b = run_of("b", [False, False, True, True, None, True], ids=["x1", "x2", "x3", "x4", "x5", "x6"])
+    b = run_of(
+        "b", [False, False, True, True, None, True], ids=["x1", "x2", "x3", "x4", "x5", "x6"]
+    )
     result = compare_pair(a, b, "accuracy")
-    assert result.shared == 5 and result.used == 3          # x4 and x5 are null on one side
+    assert result.shared == 5 and result.used == 3  # x4 and x5 are null on one side
     assert (result.only_a, result.only_b) == (1, 0)
     assert result.mean_a == pytest.approx(2 / 3) and result.mean_b == pytest.approx(1 / 3)
 
@@ -120,7 +152,7 @@ def test_only_shared_scorable_items_are_paired():
 def test_errors_name_the_problem():
     lam = run_of("a", [True, False])
     scan = run_of("s", [True, False], benchmark="scan")
-    with pytest.raises(ValueError, match="different benchmarks .*lambda, scan"):
+    with pytest.raises(ValueError, match=r"different benchmarks .*lambda, scan"):
         compare_runs([lam, scan])
     with pytest.raises(ValueError, match="share no sample ids"):
         compare_runs([lam, run_of("b", [True], ids=["other"])])
@@ -133,8 +165,9 @@ def test_errors_name_the_problem():
 def test_graded_runs_get_both_tests_and_holm_per_metric():
     rng = np.random.default_rng(5)
     values = [np.round(1.0 / rng.integers(1, 6, 80), 4) for _ in range(3)]
-    runs = [run_of(name, [v == 1.0 for v in vals], vals.tolist())
-            for name, vals in zip("abc", values)]
+    runs = [
+        run_of(name, [v == 1.0 for v in vals], vals.tolist()) for name, vals in zip("abc", values)
+    ]
     comparison = compare_runs(runs, resamples=2000, seed=1)
     assert comparison.metrics == ("accuracy", "score")
     assert len(comparison.pairs) == 6

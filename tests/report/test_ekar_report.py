@@ -7,17 +7,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from mock_model import ScriptedModel
 
-from lexbench.run.evaluate import evaluate
 from lexbench.benchmarks.ekar.benchmark import EkarBenchmark
-from lexbench.benchmarks.ekar.data import read_split
-from lexbench.benchmarks.ekar.splits import find_split_file
 from lexbench.benchmarks.ekar.explain import ExplanationBenchmark
-from lexbench.report.build import build_report
+from lexbench.benchmarks.ekar.files import read_split
 from lexbench.benchmarks.ekar.report import EkarExplanationReporter, EkarReporter
+from lexbench.benchmarks.ekar.splits import find_split_file
+from lexbench.report.build import build_report
 from lexbench.report.registry import reporter_for
 from lexbench.report.runs import load_runs
+from lexbench.run.evaluate import evaluate
+from mock_model import ScriptedModel
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "ekar"
 
@@ -32,13 +32,21 @@ def runs(tmp_path_factory):
     dataset = items()
     gold = {i.id: i.answer for i in dataset}
     right = ScriptedModel(reply=lambda r: f"Answer: {gold[r.id]}", name="always-right")
-    evaluate(EkarBenchmark(dataset=dataset, method="generate"), right, out_root=root,
-             progress=False)
-    evaluate(EkarBenchmark(dataset=dataset, method="generate"),
-             ScriptedModel(reply=lambda r: "B", name="always-b"), out_root=root, progress=False)
-    evaluate(ExplanationBenchmark(dataset=dataset[:2]),
-             ScriptedModel(reply=lambda r: "timber is made into furniture", name="explainer"),
-             out_root=root, progress=False)
+    evaluate(
+        EkarBenchmark(dataset=dataset, method="generate"), right, out_root=root, progress=False
+    )
+    evaluate(
+        EkarBenchmark(dataset=dataset, method="generate"),
+        ScriptedModel(reply=lambda r: "B", name="always-b"),
+        out_root=root,
+        progress=False,
+    )
+    evaluate(
+        ExplanationBenchmark(dataset=dataset[:2]),
+        ScriptedModel(reply=lambda r: "timber is made into furniture", name="explainer"),
+        out_root=root,
+        progress=False,
+    )
     return load_runs([root])
 
 
@@ -48,8 +56,14 @@ def test_summary_shows_accuracy_per_meta_relation_with_intervals(runs):
     assert isinstance(reporter, EkarReporter)
     summary = reporter.summary_markdown(qa)
     header = summary.splitlines()[0]
-    for column in ("R1 semantic", "R2 extension", "R3 intension", "R4 grammar",
-                   "R5 association", "overall"):
+    for column in (
+        "R1 semantic",
+        "R2 extension",
+        "R3 intension",
+        "R4 grammar",
+        "R5 association",
+        "overall",
+    ):
         assert column in header
     right = next(line for line in summary.splitlines() if "always-right" in line)
     b = next(line for line in summary.splitlines() if "always-b" in line)
@@ -78,5 +92,8 @@ def test_explanation_summary_names_skipped_metrics(runs):
     summary = EkarExplanationReporter().summary_markdown(explain)
     assert "E_A rouge2_f1" in summary.splitlines()[0] and "E_Q rouge2_f1" in summary
     assert "Not computed -- moverscore: no MoverScore encoder given" in summary
-    assert EkarExplanationReporter().run_markdown(explain[0]).startswith(
-        f"# {explain[0].label}: E-KAR explanation generation")
+    assert (
+        EkarExplanationReporter()
+        .run_markdown(explain[0])
+        .startswith(f"# {explain[0].label}: E-KAR explanation generation")
+    )

@@ -14,19 +14,22 @@ import struct
 from pathlib import Path
 
 import pytest
+from test_report_runs import INJECTION, make_lambda_run, write_graded_run
 
 from lexbench.report.browser import Chromium, find_chromium
 from lexbench.report.build import build_report
 from lexbench.report.runs import load_run
-from test_report_runs import INJECTION, make_lambda_run, write_graded_run
 
 
 def require_chromium() -> str:
     executable = find_chromium()
     if executable is None:
         configured = os.environ.get("LEXBENCH_CHROMIUM")
-        message = (f"LEXBENCH_CHROMIUM={configured!r} is not an executable" if configured
-                   else "chromium is not installed (Debian: apt-get install -y chromium)")
+        message = (
+            f"LEXBENCH_CHROMIUM={configured!r} is not an executable"
+            if configured
+            else "chromium is not installed (Debian: apt-get install -y chromium)"
+        )
         if os.environ.get("LEXBENCH_REQUIRE_BROWSER") == "1":
             pytest.fail(f"{message}, and LEXBENCH_REQUIRE_BROWSER=1 requires it")
         pytest.skip(f"{message}; set LEXBENCH_REQUIRE_BROWSER=1 to make this a failure")
@@ -44,21 +47,25 @@ def set_control(browser: Chromium, element_id: str, value: str, event: str = "ch
     accepted = browser.evaluate(
         f"(() => {{ const e = document.getElementById({json.dumps(element_id)}); "
         f"e.value = {json.dumps(value)}; e.dispatchEvent(new Event({json.dumps(event)})); "
-        f"return e.value; }})()")
+        f"return e.value; }})()"
+    )
     assert accepted == value, f"#{element_id} did not take {value!r}"
 
 
 def visible_rows(browser: Chromium) -> list[dict]:
     return browser.evaluate(
         "Array.from(document.querySelectorAll('#sample-rows tr.sample-row')).map(tr => ("
-        "{status: tr.dataset.status, cells: Array.from(tr.cells).map(td => td.textContent)}))")
+        "{status: tr.dataset.status, cells: Array.from(tr.cells).map(td => td.textContent)}))"
+    )
 
 
 def test_report_in_headless_chromium(tmp_path):
     executable = require_chromium()
-    runs = [make_lambda_run(tmp_path / "runs", "model-a", 1, 0.7, fail_ids=("antonym-0003",)),
-            make_lambda_run(tmp_path / "runs", "model-b", 2, 0.3),
-            write_graded_run(tmp_path / "runs", "lm-scan", [1.0, 0.5, 0.25, 0.2] * 5)]
+    runs = [
+        make_lambda_run(tmp_path / "runs", "model-a", 1, 0.7, fail_ids=("antonym-0003",)),
+        make_lambda_run(tmp_path / "runs", "model-b", 2, 0.3),
+        write_graded_run(tmp_path / "runs", "lm-scan", [1.0, 0.5, 0.25, 0.2] * 5),
+    ]
     files = build_report(runs, tmp_path / "report")
     samples = [row for path in runs for row in load_run(path).samples]
     shots = Path(os.environ.get("LEXBENCH_REPORT_SCREENSHOTS") or tmp_path / "shots")
@@ -71,15 +78,22 @@ def test_report_in_headless_chromium(tmp_path):
         # Every figure is decoded (naturalWidth > 0 only once the PNG data decoded).
         figures = browser.evaluate(
             "Array.from(document.querySelectorAll('img.report-figure')).map(i => "
-            "({ok: i.complete, width: i.naturalWidth, height: i.naturalHeight, alt: i.alt}))")
-        assert len(figures) == len(files.figures) == 4   # LAMBDA bars, 2 length plots, SCAN PNG
+            "({ok: i.complete, width: i.naturalWidth, height: i.naturalHeight, alt: i.alt}))"
+        )
+        assert len(figures) == len(files.figures) == 4  # LAMBDA bars, 2 length plots, SCAN PNG
         assert all(f["ok"] and f["width"] > 0 and f["height"] > 0 for f in figures), figures
-        assert browser.evaluate("Promise.all(Array.from(document.images).map(i => i.decode()))"
-                                ".then(() => true)") is True
+        assert (
+            browser.evaluate(
+                "Promise.all(Array.from(document.images).map(i => i.decode())).then(() => true)"
+            )
+            is True
+        )
 
         # The browser starts on all samples, 50 per page.
         total = len(samples)
-        assert browser.evaluate("document.getElementById('sample-count').dataset.count") == str(total)
+        assert browser.evaluate("document.getElementById('sample-count').dataset.count") == str(
+            total
+        )
         assert len(visible_rows(browser)) == 50
         set_control(browser, "page-size", "250")
         assert len(visible_rows(browser)) == total
@@ -106,7 +120,8 @@ def test_report_in_headless_chromium(tmp_path):
         set_control(browser, "filter-status", "wrong")
         set_control(browser, "filter-error", "identity_echo")
         assert len(visible_rows(browser)) == sum(
-            1 for s in samples if s["error_class"] == "identity_echo" and s["correct"] is False)
+            1 for s in samples if s["error_class"] == "identity_echo" and s["correct"] is False
+        )
         set_control(browser, "filter-status", "")
 
         set_control(browser, "filter-error", "")
@@ -121,8 +136,9 @@ def test_report_in_headless_chromium(tmp_path):
         assert len(rows) == sum(1 for s in samples if INJECTION in s.get("output", ""))
         assert rows and all(INJECTION in r["cells"][6] for r in rows)
         browser.evaluate("document.querySelector('#sample-rows tr.sample-row').click()")
-        detail = json.loads(browser.evaluate(
-            "document.querySelector('#sample-rows tr.detail-row pre').textContent"))
+        detail = json.loads(
+            browser.evaluate("document.querySelector('#sample-rows tr.detail-row pre').textContent")
+        )
         assert INJECTION in detail["output"]
         assert browser.evaluate("typeof window.__pwned") == "undefined"
         set_control(browser, "filter-search", "synonym-0004", event="input")
@@ -131,9 +147,11 @@ def test_report_in_headless_chromium(tmp_path):
         # Screenshots: the page (top and samples) and every figure.
         set_control(browser, "filter-search", "", event="input")
         set_control(browser, "filter-status", "wrong")
-        taken = [browser.screenshot(shots / "page-top.png"),
-                 browser.screenshot(shots / "page-full.png", full_page=True),
-                 browser.screenshot(shots / "samples-wrong.png", "#samples", max_height=1200)]
+        taken = [
+            browser.screenshot(shots / "page-top.png"),
+            browser.screenshot(shots / "page-full.png", full_page=True),
+            browser.screenshot(shots / "samples-wrong.png", "#samples", max_height=1200),
+        ]
         for number in range(1, len(figures) + 1):
             taken.append(browser.screenshot(shots / f"figure-{number}.png", f"#figure-{number}"))
     for path in taken:

@@ -8,10 +8,13 @@ from lexbench.report.markdown import inline, split_row, to_html
 def test_pipe_table_with_alignment_and_inline_markup():
     text = "| relation | n | acc % |\n|:---|---:|:---:|\n| **overall** | 120 | 4.2 |\n| a_b | 3 | `x` |"
     out = to_html(text)
-    assert out.startswith("<table>\n<thead><tr><th style=\"text-align:left\">relation</th>")
-    assert '<th style="text-align:right">n</th>' in out and '<th style="text-align:center">acc %</th>' in out
-    assert "<td style=\"text-align:left\"><strong>overall</strong></td>" in out
-    assert "<td style=\"text-align:left\">a_b</td>" in out          # underscores stay literal
+    assert out.startswith('<table>\n<thead><tr><th style="text-align:left">relation</th>')
+    assert (
+        '<th style="text-align:right">n</th>' in out
+        and '<th style="text-align:center">acc %</th>' in out
+    )
+    assert '<td style="text-align:left"><strong>overall</strong></td>' in out
+    assert '<td style="text-align:left">a_b</td>' in out  # underscores stay literal
     assert out.count("<tr>") == 3 and "<code>x</code>" in out
 
 
@@ -26,15 +29,19 @@ def test_bars_inside_code_and_escaped_bars_do_not_split_cells():
 
 
 def test_everything_is_escaped():
-    out = to_html("# Title <b>\n\n<script>alert(1)</script> & \"q\"\n\n| x |\n|---|\n| <img src=x onerror=alert(1)> |")
+    out = to_html(
+        '# Title <b>\n\n<script>alert(1)</script> & "q"\n\n| x |\n|---|\n| <img src=x onerror=alert(1)> |'
+    )
     assert "<script>" not in out and "<img" not in out and "<b>" not in out
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp;" in out
     assert "<h1>Title &lt;b&gt;</h1>" in out
 
 
 def test_links_keep_only_safe_targets():
-    assert inline("[docs](https://example.org/a?b=1&c=2)") == \
-        '<a href="https://example.org/a?b=1&amp;c=2">docs</a>'
+    assert (
+        inline("[docs](https://example.org/a?b=1&c=2)")
+        == '<a href="https://example.org/a?b=1&amp;c=2">docs</a>'
+    )
     assert "href" not in inline("[x](javascript:alert)")
     assert inline("[local](figures/a.png)") == '<a href="figures/a.png">local</a>'
 

@@ -16,18 +16,46 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.run.evaluate import evaluate
 from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark
 from lexbench.benchmarks.lambda_.items import LambdaItem
 from lexbench.report.runs import discover, label_runs, load_run, load_runs
+from lexbench.run.evaluate import evaluate
 from mock_model import ScriptedModel
 
-INJECTION = "<script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">"
+INJECTION = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
 
-_WORDS = ["happy", "large", "ancient", "swift", "bright", "gentle", "narrow", "silent",
-          "brave", "honest", "curious", "distant", "elegant", "fragile", "generous",
-          "hollow", "immense", "jovial", "keen", "lucid", "massive", "nimble", "obscure",
-          "placid", "quaint", "rugged", "serene", "tranquil", "vivid", "weary"]
+_WORDS = [
+    "happy",
+    "large",
+    "ancient",
+    "swift",
+    "bright",
+    "gentle",
+    "narrow",
+    "silent",
+    "brave",
+    "honest",
+    "curious",
+    "distant",
+    "elegant",
+    "fragile",
+    "generous",
+    "hollow",
+    "immense",
+    "jovial",
+    "keen",
+    "lucid",
+    "massive",
+    "nimble",
+    "obscure",
+    "placid",
+    "quaint",
+    "rugged",
+    "serene",
+    "tranquil",
+    "vivid",
+    "weary",
+]
 
 
 def lambda_items(per_relation: int = 10) -> list[LambdaItem]:
@@ -36,16 +64,24 @@ def lambda_items(per_relation: int = 10) -> list[LambdaItem]:
     for r, relation in enumerate(("synonym", "antonym", "derivation")):
         for k in range(per_relation):
             query = _WORDS[(k + 7 * r) % len(_WORDS)]
-            items.append(LambdaItem(
-                id=f"{relation}-{k:04d}", relation=relation,
-                support=(("alpha", f"beta{k}"), ("gamma", f"delta{k}")), query=query,
-                gold=f"gold{r}{k}", candidates=(f"gold{r}{k}", f"other{r}{k}"),
-                query_pos="adj", query_length=len(query)))
+            items.append(
+                LambdaItem(
+                    id=f"{relation}-{k:04d}",
+                    relation=relation,
+                    support=(("alpha", f"beta{k}"), ("gamma", f"delta{k}")),
+                    query=query,
+                    gold=f"gold{r}{k}",
+                    candidates=(f"gold{r}{k}", f"other{r}{k}"),
+                    query_pos="adj",
+                    query_length=len(query),
+                )
+            )
     return items
 
 
 def lambda_answerer(seed: int, accuracy: float) -> Callable[..., str]:
     """Right with probability `accuracy`, else a wrong answer of a rotating error class."""
+
     def reply(request) -> str:  # type: ignore[no-untyped-def]
         rng = random.Random(f"{seed}:{request.id}")
         relation, number = request.id.rsplit("-", 1)
@@ -55,22 +91,40 @@ def lambda_answerer(seed: int, accuracy: float) -> Callable[..., str]:
             return f" gold{r}{k}"
         query = next(line[:-4] for line in request.prompt.split("\n") if line.endswith(" : ?"))
         return [f" {query}", " alpha", " zebra", f" {INJECTION}"][rng.randrange(4)]
+
     return reply
 
 
-def make_lambda_run(root: Path, name: str, seed: int, accuracy: float,
-                    per_relation: int = 10, fail_ids: Sequence[str] = ()) -> Path:
+def make_lambda_run(
+    root: Path,
+    name: str,
+    seed: int,
+    accuracy: float,
+    per_relation: int = 10,
+    fail_ids: Sequence[str] = (),
+) -> Path:
     """A LAMBDA run folder written by the real `evaluate` (ScriptedModel answers)."""
-    model = ScriptedModel(lambda_answerer(seed, accuracy), name=name,
-                          fail_on=lambda request: request.id in fail_ids)
-    bench = LambdaBenchmark(dataset=lambda_items(per_relation), index=None,
-                            dataset_config={"relations": ["synonym", "antonym", "derivation"]})
+    model = ScriptedModel(
+        lambda_answerer(seed, accuracy), name=name, fail_on=lambda request: request.id in fail_ids
+    )
+    bench = LambdaBenchmark(
+        dataset=lambda_items(per_relation),
+        index=None,
+        dataset_config={"relations": ["synonym", "antonym", "derivation"]},
+    )
     return evaluate(bench, model, out_root=root, cache=None, progress=False).folder.path
 
 
-def write_graded_run(root: Path, model: str, values: Sequence[float], *,
-                     benchmark: str = "ranked", ids: Sequence[str] | None = None,
-                     figure: bool = True, nulls: Sequence[int] = ()) -> Path:
+def write_graded_run(
+    root: Path,
+    model: str,
+    values: Sequence[float],
+    *,
+    benchmark: str = "ranked",
+    ids: Sequence[str] | None = None,
+    figure: bool = True,
+    nulls: Sequence[int] = (),
+) -> Path:
     """A hand-written run folder for a benchmark without a reporter: `value` is graded
     (a reciprocal rank), `correct` is value == 1; indices in `nulls` are not scorable."""
     folder = root / benchmark / model / "h4nd"
@@ -80,27 +134,42 @@ def write_graded_run(root: Path, model: str, values: Sequence[float], *,
     rows = []
     for i, (item_id, value) in enumerate(zip(ids, values)):
         scorable = i not in nulls
-        rows.append({"id": item_id, "correct": (value == 1.0) if scorable else None,
-                     "value": float(value) if scorable else 0.0,
-                     "error_class": ("correct" if value == 1.0 else "ranked_lower") if scorable
-                     else "request_failed",
-                     "type": types[i % 2], "prompt": f"source : target :: {item_id} :",
-                     "output": f"rank {round(1 / value) if value else 'none'}"})
+        rows.append(
+            {
+                "id": item_id,
+                "correct": (value == 1.0) if scorable else None,
+                "value": float(value) if scorable else 0.0,
+                "error_class": ("correct" if value == 1.0 else "ranked_lower")
+                if scorable
+                else "request_failed",
+                "type": types[i % 2],
+                "prompt": f"source : target :: {item_id} :",
+                "output": f"rank {round(1 / value) if value else 'none'}",
+            }
+        )
     (folder / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (folder / "config.json").write_text(json.dumps(
-        {"benchmark": {"name": benchmark, "split": "all"}, "model": {"name": model}}))
+    (folder / "config.json").write_text(
+        json.dumps({"benchmark": {"name": benchmark, "split": "all"}, "model": {"name": model}})
+    )
     mrr = sum(r["value"] for r in rows if r["correct"] is not None) / max(1, len(rows))
     (folder / "results.json").write_text(json.dumps({"benchmark": benchmark, "mrr": mrr}))
     (folder / "report.md").write_text(
         f"# {benchmark.upper()} ({model})\n\n## MRR by type\n\n| type | n | MRR |\n|---|---:|---:|\n"
         f"| science | {len(rows) // 2} | {mrr:.3f} |\n| metaphor | {len(rows) - len(rows) // 2} | "
-        f"{mrr:.3f} |\n\nA note with `code|bar` and <b>raw html</b>.\n")
+        f"{mrr:.3f} |\n\nA note with `code|bar` and <b>raw html</b>.\n"
+    )
     if figure:
         from lexbench.report.figures import bar_with_intervals
 
-        bar_with_intervals(folder / "figures" / "mrr_by_type.png", ["science", "metaphor"],
-                           [mrr, mrr], [mrr - 0.1, mrr - 0.1], [mrr + 0.1, mrr + 0.1],
-                           title=f"MRR by type ({model})", ylabel="MRR")
+        bar_with_intervals(
+            folder / "figures" / "mrr_by_type.png",
+            ["science", "metaphor"],
+            [mrr, mrr],
+            [mrr - 0.1, mrr - 0.1],
+            [mrr + 0.1, mrr + 0.1],
+            title=f"MRR by type ({model})",
+            ylabel="MRR",
+        )
     return folder
 
 
@@ -153,7 +222,9 @@ def test_bad_folders_and_samples_get_clear_errors(tmp_path):
     (folder / "samples.jsonl").write_text(lines[0] + "\n" + lines[0] + "\n")
     with pytest.raises(ValueError, match="ids repeat"):
         load_run(folder)
-    (folder / "samples.jsonl").write_text(lines[0].replace('"correct": true', '"correct": "yes"') + "\n")
+    (folder / "samples.jsonl").write_text(
+        lines[0].replace('"correct": true', '"correct": "yes"') + "\n"
+    )
     with pytest.raises(ValueError, match="'correct' must be"):
         load_run(folder)
     (folder / "samples.jsonl").write_text(lines[0] + "\n")

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from lexbench.benchmarks.setlexsem.benchmark import generate_items, run_setlexsem
+from lexbench.benchmarks.setlexsem.report import SetLexSemReporter
 from lexbench.report.build import build_report
 from lexbench.report.registry import reporter_for
 from lexbench.report.runs import load_runs
-from lexbench.benchmarks.setlexsem.report import SetLexSemReporter
 from mock_model import ScriptedModel
 
 
@@ -24,7 +24,7 @@ def run_folders(tmp_path_factory):
         def reply(request):
             item = items[request.id]
             members = list(item.answer)
-            if (order[request.id] + 1) % wrong_every == 0:   # by position, not send order
+            if (order[request.id] + 1) % wrong_every == 0:  # by position, not send order
                 members = [item.set_a[0]] if not members else members[:-1]
             return "<answer>{" + ", ".join(map(str, members)) + "}</answer>"
 
@@ -32,8 +32,14 @@ def run_folders(tmp_path_factory):
 
     folders = []
     for name, wrong_every in (("steady", 10**9), ("shaky", 3)):
-        evaluation = run_setlexsem(ScriptedModel(answers(wrong_every), name=name), grid="small",
-                                   limit=1, out=root, use_cache=False, progress=False)
+        evaluation = run_setlexsem(
+            ScriptedModel(answers(wrong_every), name=name),
+            grid="small",
+            limit=1,
+            out=root,
+            use_cache=False,
+            progress=False,
+        )
         folders.append(evaluation.folder.path)
     return folders
 
@@ -54,11 +60,18 @@ def test_summary_is_table_3_by_model_with_the_sd(run_folders):
     assert by_label["steady"][1:3] == ["100.00", "0.00"]
     assert float(by_label["shaky"][2]) > 20.0
     # N: the small grid's Table 3 slice (k = 0, formal, allow-empty) at one prompt each.
-    table3 = [c for c in runs[0].results["configurations"] if c["k"] == 0
-              and c["phrasing"] == "formal" and c["token_type"] in ("numbers", "words")
-              and c["overlap"] is None]
+    table3 = [
+        c
+        for c in runs[0].results["configurations"]
+        if c["k"] == 0
+        and c["phrasing"] == "formal"
+        and c["token_type"] in ("numbers", "words")
+        and c["overlap"] is None
+    ]
     assert by_label["steady"][3] == str(len(table3))
-    assert "Accuracy across set operations by model" in summary and "Symmetric difference" in summary
+    assert (
+        "Accuracy across set operations by model" in summary and "Symmetric difference" in summary
+    )
 
 
 def test_the_html_report_has_figure_3_and_each_runs_paper_tables(run_folders, tmp_path):

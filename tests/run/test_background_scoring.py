@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pytest
-from mock_model import ScriptedModel
 
 from lexbench.run.evaluate import evaluate
 from lexbench.run.runner import execute
 from lexbench.run.scoring import BackgroundScoring
 from lexbench.run.store import read_run
 from lexbench.types import Request, Response, Score
+from mock_model import ScriptedModel
 
 
 def _response(i: int, text: str = "") -> Response:
@@ -27,9 +27,9 @@ def _join(item, responses: Sequence[Response]) -> Score:
 
 def test_scores_come_back_in_item_order_whatever_the_arrival_order():
     items = ["a", "b", "c", "d"]
-    counts = [2, 0, 1, 3]             # "b" asked nothing: scored at once
+    counts = [2, 0, 1, 3]  # "b" asked nothing: scored at once
     scoring = BackgroundScoring(_join, items, counts)
-    for index in (5, 2, 0, 4, 1, 3):   # flat requests: a=0,1 c=2 d=3,4,5
+    for index in (5, 2, 0, 4, 1, 3):  # flat requests: a=0,1 c=2 d=3,4,5
         scoring.arrived(index, _response(index))
     scores = scoring.scores()
     assert [s.item_id for s in scores] == items
@@ -47,9 +47,9 @@ def test_an_item_is_scored_once_its_last_response_is_in():
 
     scoring = BackgroundScoring(score, ["a", "b"], [1, 2])
     scoring.arrived(0, _response(0))
-    assert started.wait(5) and seen == ["a"]       # before "b" has any answer
+    assert started.wait(5) and seen == ["a"]  # before "b" has any answer
     scoring.arrived(1, _response(1))
-    assert seen == ["a"]                            # "b" still waits for its second one
+    assert seen == ["a"]  # "b" still waits for its second one
     scoring.arrived(2, _response(2))
     assert [s.item_id for s in scoring.scores()] == ["a", "b"] and seen == ["a", "b"]
 
@@ -93,7 +93,7 @@ def test_cancel_drops_what_has_not_started():
     scoring.cancel()
     release.set()
     scoring._worker.shutdown(wait=True)
-    assert scored == ["a"]          # the one running finished; the queued two never ran
+    assert scored == ["a"]  # the one running finished; the queued two never ran
 
 
 def test_the_runner_reports_every_response_once_cached_shared_and_sent(tmp_cache):
@@ -105,8 +105,13 @@ def test_the_runner_reports_every_response_once_cached_shared_and_sent(tmp_cache
         assert index not in reported
         reported[index] = response.request_id
 
-    out, stats = execute(ScriptedModel(lambda r: r.prompt), requests, cache=tmp_cache,
-                         progress=False, on_response=on_response)
+    out, stats = execute(
+        ScriptedModel(lambda r: r.prompt),
+        requests,
+        cache=tmp_cache,
+        progress=False,
+        on_response=on_response,
+    )
     # r0, r1 cached (and r4, r5 share their prompts); r2, r3 sent, r6, r7 share theirs.
     assert stats.cached == 4 and stats.sent == 2
     assert reported == {i: f"r{i}" for i in range(8)}
@@ -139,15 +144,18 @@ class _Echo:
         return [_Item(f"i{n}") for n in range(40)]
 
     def requests(self, item):
-        return [Request(id=f"{item.id}/{k}", kind="generate", prompt=f"{item.id} {k}")
-                for k in range(2)]
+        return [
+            Request(id=f"{item.id}/{k}", kind="generate", prompt=f"{item.id} {k}") for k in range(2)
+        ]
 
     def score(self, item, responses):
         self.threads.add(threading.current_thread().name)
         if self.model is not None:
             self.scored_while.append(len(self.model.sent))
         right = responses[0].text.endswith("0")
-        return Score(item.id, right, float(right), responses[1].text, "correct" if right else "other")
+        return Score(
+            item.id, right, float(right), responses[1].text, "correct" if right else "other"
+        )
 
     def sample(self, item, requests, responses, score):
         return {"id": item.id, "answer": score.answer, "correct": score.correct}
@@ -164,8 +172,14 @@ def test_evaluate_in_the_background_writes_what_scoring_afterwards_writes(tmp_pa
     for background in (False, True):
         model = ScriptedModel(lambda r: r.prompt)
         bench = _Echo(background=background, model=model)
-        run = evaluate(bench, model, out_root=tmp_path / str(background), cache=None,
-                       progress=False, chunk_size=8)
+        run = evaluate(
+            bench,
+            model,
+            out_root=tmp_path / str(background),
+            cache=None,
+            progress=False,
+            chunk_size=8,
+        )
         runs[background] = read_run(run.folder.path)
         if background:
             assert bench.threads == {"lexbench-scoring_0"}
@@ -174,7 +188,10 @@ def test_evaluate_in_the_background_writes_what_scoring_afterwards_writes(tmp_pa
         else:
             assert bench.threads == {threading.current_thread().name}
     (_, samples_after, results_after), (_, samples_during, results_during) = runs[False], runs[True]
-    assert samples_during == samples_after and results_during["correct"] == results_after["correct"] == 40
+    assert (
+        samples_during == samples_after
+        and results_during["correct"] == results_after["correct"] == 40
+    )
 
 
 def test_an_interrupted_background_run_stops_scoring_and_keeps_the_answers(tmp_path, tmp_cache):
@@ -188,8 +205,14 @@ def test_an_interrupted_background_run_stops_scoring_and_keeps_the_answers(tmp_p
 
     bench = _Echo(background=True)
     with pytest.raises(KeyboardInterrupt):
-        evaluate(bench, ScriptedModel(reply), out_root=tmp_path, cache=tmp_cache, progress=False,
-                 chunk_size=10)
+        evaluate(
+            bench,
+            ScriptedModel(reply),
+            out_root=tmp_path,
+            cache=tmp_cache,
+            progress=False,
+            chunk_size=10,
+        )
     assert tmp_cache.count() == 30
     resumed = ScriptedModel(lambda r: r.prompt)
     run = evaluate(bench, resumed, out_root=tmp_path, cache=tmp_cache, progress=False)

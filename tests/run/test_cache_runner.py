@@ -7,13 +7,12 @@ import threading
 from collections.abc import Sequence
 
 import pytest
-from mock_model import ScriptedModel
 
 from lexbench.models.base import RetryCounts
-
 from lexbench.run.cache import ResponseCache, request_key
 from lexbench.run.runner import execute
 from lexbench.types import Decoding, Request, Response
+from mock_model import ScriptedModel
 
 
 def generate(id_: str, prompt: str, **decoding) -> Request:
@@ -29,8 +28,11 @@ def test_key_ignores_the_id_but_not_the_model_or_decoding():
     assert request_key(fingerprint, a) == request_key(fingerprint, generate("b", "p"))
     assert request_key(fingerprint, a) != request_key({**fingerprint, "model": "n"}, a)
     assert request_key(fingerprint, a) != request_key(
-        {**fingerprint, "base_url": "http://127.0.0.1:2/v1"}, a)
-    assert request_key(fingerprint, a) != request_key(fingerprint, generate("a", "p", max_new_tokens=3))
+        {**fingerprint, "base_url": "http://127.0.0.1:2/v1"}, a
+    )
+    assert request_key(fingerprint, a) != request_key(
+        fingerprint, generate("a", "p", max_new_tokens=3)
+    )
 
 
 def test_keys_are_those_every_earlier_cache_was_written_with():
@@ -43,17 +45,23 @@ def test_keys_are_those_every_earlier_cache_was_written_with():
     from lexbench.types import canonical_json
 
     fingerprint = {"backend": "openai", "model": "m", "base_url": "http://127.0.0.1:1/v1"}
-    requests = [generate("a", "p"), generate("b", "p", max_new_tokens=3, stop=("\n", "</answer>")),
-                generate("c", "q\udcff", temperature=0.25, top_p=0.25, top_k=20, seed=7),
-                generate("d", "p", stop_at_word_end=True),
-                Request(id="e", kind="generate", prompt="", chat=True, messages=(("user", "hi"),))]
+    requests = [
+        generate("a", "p"),
+        generate("b", "p", max_new_tokens=3, stop=("\n", "</answer>")),
+        generate("c", "q\udcff", temperature=0.25, top_p=0.25, top_k=20, seed=7),
+        generate("d", "p", stop_at_word_end=True),
+        Request(id="e", kind="generate", prompt="", chat=True, messages=(("user", "hi"),)),
+    ]
 
     def earlier(request):
         payload = {"kind": request.kind, "prompt": request.prompt}
         if request.chat:
             payload["chat"] = True
             payload["messages"] = [list(m) for m in request.messages]
-        payload["decoding"] = {**dataclasses.asdict(request.decoding), "stop": list(request.decoding.stop)}
+        payload["decoding"] = {
+            **dataclasses.asdict(request.decoding),
+            "stop": list(request.decoding.stop),
+        }
         text = canonical_json(fingerprint) + "\n" + canonical_json(payload)
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -67,7 +75,8 @@ def test_sampling_is_cached_per_seed():
     keys = {request_key(fingerprint, r) for r in seeds}
     assert len(keys) == 3
     assert request_key(fingerprint, seeds[0]) == request_key(
-        fingerprint, generate("again", "p", temperature=0.8, seed=0))
+        fingerprint, generate("again", "p", temperature=0.8, seed=0)
+    )
 
 
 # ------------------------------------------------------------------------------ runner
@@ -91,7 +100,11 @@ def test_identical_requests_are_sent_once_and_shared(tmp_cache):
     model = ScriptedModel(lambda r: r.prompt + "!")
     out, stats = execute(model, requests, cache=tmp_cache, progress=False)
     assert [r.id for r in model.sent] == ["a", "b"]
-    assert [(r.request_id, r.text) for r in out] == [("a", "same!"), ("b", "other!"), ("c", "same!")]
+    assert [(r.request_id, r.text) for r in out] == [
+        ("a", "same!"),
+        ("b", "other!"),
+        ("c", "same!"),
+    ]
     assert stats.sent == 2 and stats.extra["deduplicated"] == 1
 
 
@@ -110,8 +123,14 @@ class StreamingModel(ScriptedModel):
     """Streams answers through `answer_each`; can die after `die_after` answers and can
     count retries like the HTTP backend."""
 
-    def __init__(self, *args, die_after: int | None = None, retries_per_call: int = 0,
-                 answer_twice: bool = False, **kwargs):
+    def __init__(
+        self,
+        *args,
+        die_after: int | None = None,
+        retries_per_call: int = 0,
+        answer_twice: bool = False,
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
         self.die_after = die_after
         self.retries_per_call = retries_per_call
@@ -126,12 +145,14 @@ class StreamingModel(ScriptedModel):
         return True
 
     def retry_counts(self) -> RetryCounts:
-        return RetryCounts(self.retry_count, {"HTTP 503": self.retry_count} if self.retry_count else {})
+        return RetryCounts(
+            self.retry_count, {"HTTP 503": self.retry_count} if self.retry_count else {}
+        )
 
     def answer_each(self, requests: Sequence[Request], on_response) -> list[Response]:
         self.retry_count += self.retries_per_call
         out = []
-        for position, request in enumerate(reversed(requests)):   # arrival order differs
+        for position, request in enumerate(reversed(requests)):  # arrival order differs
             if self.die_after is not None and len(self.sent) >= self.die_after:
                 raise KeyboardInterrupt
             response = self._answer(request, lambda q: Response(request_id=q.id, text=q.prompt))
@@ -159,8 +180,9 @@ def test_streaming_answers_are_cached_as_they_arrive(tmp_cache, capsys):
 
 def test_a_response_delivered_twice_is_a_backend_bug(tmp_cache):
     with pytest.raises(RuntimeError, match="twice"):
-        execute(StreamingModel(answer_twice=True), [generate("a", "p")], cache=tmp_cache,
-                progress=False)
+        execute(
+            StreamingModel(answer_twice=True), [generate("a", "p")], cache=tmp_cache, progress=False
+        )
 
 
 def test_retries_are_counted_per_run_not_per_model_lifetime(tmp_cache):
@@ -186,8 +208,16 @@ def test_cache_is_thread_safe(tmp_path):
     def writer(worker: int) -> None:
         for i in range(50):
             request = generate(f"w{worker}-{i}", f"{worker}:{i}")
-            cache.put_many([(request_key(fingerprint, request), fingerprint, request,
-                             Response(request_id=request.id, text=str(i)))])
+            cache.put_many(
+                [
+                    (
+                        request_key(fingerprint, request),
+                        fingerprint,
+                        request,
+                        Response(request_id=request.id, text=str(i)),
+                    )
+                ]
+            )
 
     threads = [threading.Thread(target=writer, args=(w,)) for w in range(4)]
     for thread in threads:
@@ -195,7 +225,9 @@ def test_cache_is_thread_safe(tmp_path):
     for thread in threads:
         thread.join()
     assert cache.count() == 200
-    keys = [request_key(fingerprint, generate("x", f"{w}:{i}")) for w in range(4) for i in range(50)]
+    keys = [
+        request_key(fingerprint, generate("x", f"{w}:{i}")) for w in range(4) for i in range(50)
+    ]
     assert len(cache.get_many(keys)) == 200
     cache.close()
 

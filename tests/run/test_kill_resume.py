@@ -15,17 +15,36 @@ import time
 from pathlib import Path
 
 import pytest
+
 from fake_openai_server import FakeOpenAIServer
 
 SECRET = "sk-kill-test-SECRET-7788"
-LIMIT = 20                      # items per relation; LAMBDA has 3 relations
+LIMIT = 20  # items per relation; LAMBDA has 3 relations
 
 
 def command(server: FakeOpenAIServer, cache: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "lexbench.cli", "run", "lambda",
-            "--model", "openai:fake-model", "--base-url", server.url,
-            "--api-key-env", "LEXBENCH_KILL_TEST_KEY", "--max-concurrency", "2",
-            "--per-relation", str(LIMIT), "--cache", str(cache), "--out", str(out), "--no-progress"]
+    return [
+        sys.executable,
+        "-m",
+        "lexbench.cli",
+        "run",
+        "lambda",
+        "--model",
+        "openai:fake-model",
+        "--base-url",
+        server.url,
+        "--api-key-env",
+        "LEXBENCH_KILL_TEST_KEY",
+        "--max-concurrency",
+        "2",
+        "--per-relation",
+        str(LIMIT),
+        "--cache",
+        str(cache),
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
 
 
 def cached_prompts(cache: Path) -> set[str]:
@@ -42,13 +61,19 @@ def run_folder(out: Path) -> Path:
 @pytest.mark.parametrize("kill_after", [3, 35])
 def test_sigkill_then_resume_sends_nothing_cached(tmp_path, tiny_wordnet_env, kill_after):
     from lexbench import api
-    from lexbench.models.openai import OpenAIModel, OpenAIOptions
+    from lexbench.models.openai import OpenAIModel
+    from lexbench.models.openai_options import OpenAIOptions
 
     env = {**os.environ, "LEXBENCH_KILL_TEST_KEY": SECRET}
     cache, out = tmp_path / "responses.sqlite", tmp_path / "runs"
     with FakeOpenAIServer(latency=0.05, require_key=SECRET, lifetime=180) as server:
-        process = subprocess.Popen(command(server, cache, out), env=env,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(
+            command(server, cache, out),
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             deadline = time.monotonic() + 90
             while len(server.entries()) < kill_after and process.poll() is None:
@@ -58,7 +83,7 @@ def test_sigkill_then_resume_sends_nothing_cached(tmp_path, tiny_wordnet_env, ki
             process.send_signal(signal.SIGKILL)
             killed_out, killed_err = process.communicate(timeout=30)
         finally:
-            if process.poll() is None:      # a failed assertion above: do not leave it running
+            if process.poll() is None:  # a failed assertion above: do not leave it running
                 process.kill()
                 process.wait(10)
         assert process.returncode == -signal.SIGKILL
@@ -72,19 +97,30 @@ def test_sigkill_then_resume_sends_nothing_cached(tmp_path, tiny_wordnet_env, ki
                 sent_before, quiet_since = len(server.entries()), time.monotonic()
 
         kept = cached_prompts(cache)
-        assert len(kept) < 3 * LIMIT        # killed mid-way
-        resumed = subprocess.run(command(server, cache, out), env=env, capture_output=True,
-                                 text=True, timeout=120)
+        assert len(kept) < 3 * LIMIT  # killed mid-way
+        resumed = subprocess.run(
+            command(server, cache, out), env=env, capture_output=True, text=True, timeout=120
+        )
         assert resumed.returncode == 0, resumed.stderr
         sent_after = [entry.prompt for entry in server.entries()[sent_before:]]
 
         # Reference: the same run, uninterrupted, with a fresh cache.
         os.environ["LEXBENCH_KILL_TEST_KEY"] = SECRET
         try:
-            model = OpenAIModel("fake-model", OpenAIOptions(
-                base_url=server.url, api_key_env="LEXBENCH_KILL_TEST_KEY", max_concurrency=2))
-            reference = api.run("lambda", model, per_relation=LIMIT, out=tmp_path / "reference",
-                                       cache=tmp_path / "reference.sqlite", progress=False)
+            model = OpenAIModel(
+                "fake-model",
+                OpenAIOptions(
+                    base_url=server.url, api_key_env="LEXBENCH_KILL_TEST_KEY", max_concurrency=2
+                ),
+            )
+            reference = api.run(
+                "lambda",
+                model,
+                per_relation=LIMIT,
+                out=tmp_path / "reference",
+                cache=tmp_path / "reference.sqlite",
+                progress=False,
+            )
         finally:
             del os.environ["LEXBENCH_KILL_TEST_KEY"]
 
@@ -96,8 +132,7 @@ def test_sigkill_then_resume_sends_nothing_cached(tmp_path, tiny_wordnet_env, ki
 
     # Same results as the uninterrupted run.
     folder = run_folder(out)
-    assert folder.joinpath("samples.jsonl").read_text() == \
-        reference.folder.samples_path.read_text()
+    assert folder.joinpath("samples.jsonl").read_text() == reference.folder.samples_path.read_text()
     results = json.loads(folder.joinpath("results.json").read_text())
     expected = json.loads(reference.folder.results_path.read_text())
     assert results["run"]["cached"] == len(kept)

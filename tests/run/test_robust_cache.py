@@ -9,12 +9,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from fake_openai_server import FakeOpenAIServer
+from test_robust_output import lambda_command
 
+from fake_openai_server import FakeOpenAIServer
 from lexbench.cli import main
 from lexbench.run.cache import ResponseCache, request_key
 from lexbench.types import Request, Response
-from test_robust_output import lambda_command
 
 
 def cache_error() -> type[Exception]:
@@ -31,8 +31,14 @@ def fill(path: Path, count: int, text_size: int = 200) -> list[str]:
             request = Request(id=f"r{n}", kind="generate", prompt=f"prompt number {n}")
             key = request_key({"backend": "test"}, request)
             keys.append(key)
-            entries.append((key, {"backend": "test"}, request,
-                            Response(request_id=request.id, text="y" * text_size)))
+            entries.append(
+                (
+                    key,
+                    {"backend": "test"},
+                    request,
+                    Response(request_id=request.id, text="y" * text_size),
+                )
+            )
         cache.put_many(entries)
     return keys
 
@@ -51,9 +57,10 @@ def test_a_corrupt_cache_names_the_file_and_the_ways_out(tmp_path, wordnet_index
     cache.write_bytes(b"this is not a database at all" * 100)
     with FakeOpenAIServer(lifetime=60) as server:
         assert main(lambda_command(server.url, tmp_path)) == 1
-        assert_one_clear_line(capsys.readouterr().err, cache, "corrupt", "--no-cache",
-                              "lexbench cache repair")
-        assert not server.entries()                # nothing was sent
+        assert_one_clear_line(
+            capsys.readouterr().err, cache, "corrupt", "--no-cache", "lexbench cache repair"
+        )
+        assert not server.entries()  # nothing was sent
         # The documented way out: repair moves the file aside and rebuilds; the run works.
         assert main(["cache", "check", "--cache", str(cache)]) == 1
         assert main(["cache", "repair", "--cache", str(cache)]) == 0
@@ -70,9 +77,8 @@ def test_a_truncated_cache_is_named_and_repair_keeps_what_reads(tmp_path):
     size = cache.stat().st_size
     with open(cache, "r+b") as handle:
         handle.truncate(size // 3)
-    with pytest.raises(cache_error()) as raised:
-        with ResponseCache(cache) as opened:
-            opened.get_many(keys)
+    with pytest.raises(cache_error()) as raised, ResponseCache(cache) as opened:
+        opened.get_many(keys)
     message = str(raised.value)
     assert str(cache) in message and "corrupt or truncated" in message
     assert "--no-cache" in message and f"lexbench cache repair --cache {cache}" in message
@@ -94,8 +100,9 @@ def test_a_read_only_cache_is_named_with_the_way_out(tmp_path):
         opened._db.execute("PRAGMA query_only = ON")
         request = Request(id="new", kind="generate", prompt="new prompt")
         with pytest.raises(cache_error()) as raised:
-            opened.put_many([(request_key({}, request), {}, request,
-                              Response(request_id="new", text="x"))])
+            opened.put_many(
+                [(request_key({}, request), {}, request, Response(request_id="new", text="x"))]
+            )
     finally:
         opened.close()
     message = str(raised.value)
@@ -109,11 +116,19 @@ def test_a_full_cache_is_named_with_the_way_out(tmp_path):
     opened = ResponseCache(cache)
     try:
         pages = opened._db.execute("PRAGMA page_count").fetchone()[0]
-        opened._db.execute(f"PRAGMA max_page_count = {pages}")   # SQLite's "disk is full"
+        opened._db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's "disk is full"
         request = Request(id="big", kind="generate", prompt="big prompt")
         with pytest.raises(cache_error()) as raised:
-            opened.put_many([(request_key({}, request), {}, request,
-                              Response(request_id="big", text="z" * 200_000))])
+            opened.put_many(
+                [
+                    (
+                        request_key({}, request),
+                        {},
+                        request,
+                        Response(request_id="big", text="z" * 200_000),
+                    )
+                ]
+            )
     finally:
         opened.close()
     message = str(raised.value)

@@ -10,8 +10,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from fake_openai_server import FakeOpenAIServer
 
+from fake_openai_server import FakeOpenAIServer
 from lexbench.cli import main
 from lexbench.run.store import read_jsonl, write_json, write_samples
 
@@ -19,9 +19,24 @@ SURROGATE_ANSWER = " x\udcffy"
 
 
 def lambda_command(url: str, tmp_path: Path, *extra: str) -> list[str]:
-    return ["run", "lambda", "--model", "openai:fake-model", "--base-url", url,
-            "--per-relation", "2", "--max-retries", "0", "--cache", str(tmp_path / "c.sqlite"),
-            "--out", str(tmp_path / "runs"), "--no-progress", *extra]
+    return [
+        "run",
+        "lambda",
+        "--model",
+        "openai:fake-model",
+        "--base-url",
+        url,
+        "--per-relation",
+        "2",
+        "--max-retries",
+        "0",
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        "--out",
+        str(tmp_path / "runs"),
+        "--no-progress",
+        *extra,
+    ]
 
 
 def only_run_folder(root: Path) -> Path:
@@ -33,6 +48,7 @@ def only_run_folder(root: Path) -> Path:
 def strict_json(text: str) -> object:
     def refuse(constant: str) -> object:
         raise ValueError(f"non-strict JSON constant {constant}")
+
     return json.loads(text, parse_constant=refuse)
 
 
@@ -52,13 +68,15 @@ def test_lone_surrogate_answers_are_kept_cached_and_reported(tmp_path, wordnet_i
 
     folder = only_run_folder(tmp_path / "runs")
     raw = (folder / "samples.jsonl").read_bytes()
-    assert b"\\udcff" in raw                       # the JSON escape, valid UTF-8 on disk
+    assert b"\\udcff" in raw  # the JSON escape, valid UTF-8 on disk
     raw.decode("utf-8")
     rows = read_jsonl(folder / "samples.jsonl")
-    assert [r["output"] for r in rows] == [SURROGATE_ANSWER] * 6    # lossless
+    assert [r["output"] for r in rows] == [SURROGATE_ANSWER] * 6  # lossless
     strict_json((folder / "results.json").read_text(encoding="utf-8"))
     with sqlite3.connect(tmp_path / "c.sqlite") as db:
-        stored = [json.loads(text)["text"] for (text,) in db.execute("SELECT response FROM responses")]
+        stored = [
+            json.loads(text)["text"] for (text,) in db.execute("SELECT response FROM responses")
+        ]
     assert stored == [SURROGATE_ANSWER] * 6
 
     # The HTML/Markdown report is written, showing the character as a visible escape.
@@ -80,14 +98,31 @@ def test_lone_surrogate_answers_survive_without_the_cache(tmp_path, wordnet_inde
 
 def test_results_json_is_strict_json(tmp_path):
     numpy = pytest.importorskip("numpy")
-    value = {"rho": float("nan"), "p_value": math.inf, "low": -math.inf, "n": 3,
-             "nested": [{"x": numpy.float64("nan")}, (1.5, float("nan"))], "ok": 0.25}
+    value = {
+        "rho": float("nan"),
+        "p_value": math.inf,
+        "low": -math.inf,
+        "n": 3,
+        "nested": [{"x": numpy.float64("nan")}, (1.5, float("nan"))],
+        "ok": 0.25,
+    }
     write_json(tmp_path / "results.json", value)
     parsed = strict_json((tmp_path / "results.json").read_text())
-    assert parsed == {"rho": None, "p_value": None, "low": None, "n": 3,
-                      "nested": [{"x": None}, [1.5, None]], "ok": 0.25,
-                      "non_finite": {"/rho": "NaN", "/p_value": "Infinity", "/low": "-Infinity",
-                                     "/nested/0/x": "NaN", "/nested/1/1": "NaN"}}
+    assert parsed == {
+        "rho": None,
+        "p_value": None,
+        "low": None,
+        "n": 3,
+        "nested": [{"x": None}, [1.5, None]],
+        "ok": 0.25,
+        "non_finite": {
+            "/rho": "NaN",
+            "/p_value": "Infinity",
+            "/low": "-Infinity",
+            "/nested/0/x": "NaN",
+            "/nested/1/1": "NaN",
+        },
+    }
     # lexbench's own readers get the computed numbers back.
     from lexbench.run.store import read_json_file
 
@@ -127,8 +162,9 @@ def test_terminal_text_escapes_control_sequences():
 
 
 def test_server_error_text_reaches_the_terminal_escaped(tmp_path, wordnet_index, capsys):
-    with FakeOpenAIServer(faults=lambda prompt, attempt: "401", error_message=HOSTILE,
-                          lifetime=60) as server:
+    with FakeOpenAIServer(
+        faults=lambda prompt, attempt: "401", error_message=HOSTILE, lifetime=60
+    ) as server:
         status = main(lambda_command(server.url, tmp_path))
     err = capsys.readouterr().err
     assert status == 1
@@ -137,8 +173,9 @@ def test_server_error_text_reaches_the_terminal_escaped(tmp_path, wordnet_index,
 
 
 def test_failed_request_reasons_reach_the_terminal_escaped(tmp_path, wordnet_index, capsys):
-    with FakeOpenAIServer(faults=lambda prompt, attempt: "500", error_message=HOSTILE,
-                          lifetime=60) as server:
+    with FakeOpenAIServer(
+        faults=lambda prompt, attempt: "500", error_message=HOSTILE, lifetime=60
+    ) as server:
         status = main(lambda_command(server.url, tmp_path))
     err = capsys.readouterr().err
     assert status == 4
@@ -152,9 +189,22 @@ def test_failed_request_reasons_reach_the_terminal_escaped(tmp_path, wordnet_ind
 def test_an_item_file_row_that_is_not_an_item_is_named(tmp_path, row, capsys):
     items = tmp_path / "items.jsonl"
     items.write_text(row + "\n")
-    status = main(["run", "lambda", "--items", str(items), "--no-cache", "--model",
-                   "openai:fake-model", "--base-url", "http://127.0.0.1:9/v1",
-                   "--out", str(tmp_path / "runs"), "--no-progress"])
+    status = main(
+        [
+            "run",
+            "lambda",
+            "--items",
+            str(items),
+            "--no-cache",
+            "--model",
+            "openai:fake-model",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--out",
+            str(tmp_path / "runs"),
+            "--no-progress",
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 2, err
     assert f"{items}: item 1" in err and "Traceback" not in err
@@ -163,18 +213,22 @@ def test_an_item_file_row_that_is_not_an_item_is_named(tmp_path, row, capsys):
 def scripted_lambda_run(root: Path, name: str = "model-a", items: list | None = None) -> Path:
     """A LAMBDA run folder written by the real pipeline: hand-made items (no WordNet), a
     scripted model right on every other item."""
-    from mock_model import ScriptedModel
     from test_report_runs import lambda_items
 
-    from lexbench.run.evaluate import evaluate
     from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark
+    from lexbench.run.evaluate import evaluate
+    from mock_model import ScriptedModel
 
     dataset = items if items is not None else lambda_items(10)
     gold = {item.id: item.gold for item in dataset}
-    model = ScriptedModel(lambda request: " " + (gold[request.id] if int(request.id[-1]) % 2
-                                                  else "zebra"), name=name)
-    bench = LambdaBenchmark(dataset=dataset, index=None,
-                            dataset_config={"relations": ["synonym", "antonym", "derivation"]})
+    model = ScriptedModel(
+        lambda request: " " + (gold[request.id] if int(request.id[-1]) % 2 else "zebra"), name=name
+    )
+    bench = LambdaBenchmark(
+        dataset=dataset,
+        index=None,
+        dataset_config={"relations": ["synonym", "antonym", "derivation"]},
+    )
     return evaluate(bench, model, out_root=root, cache=None, progress=False).folder.path
 
 
@@ -201,9 +255,11 @@ def test_report_refuses_samples_and_results_of_different_runs(lambda_folder, tmp
 @pytest.mark.parametrize("command", ["report", "compare", "rescore"])
 def test_a_garbled_json_file_is_named(lambda_folder, tmp_path, capsys, name, command):
     (lambda_folder / name).write_text('{"benchmark": "lambda", "ov')
-    argv = {"report": ["report", str(lambda_folder), "-o", str(tmp_path / "out")],
-            "compare": ["compare", str(lambda_folder), str(lambda_folder)],
-            "rescore": ["rescore", str(lambda_folder)]}[command]
+    argv = {
+        "report": ["report", str(lambda_folder), "-o", str(tmp_path / "out")],
+        "compare": ["compare", str(lambda_folder), str(lambda_folder)],
+        "rescore": ["rescore", str(lambda_folder)],
+    }[command]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert f"{lambda_folder / name}: {name} is not valid JSON" in err
@@ -213,7 +269,10 @@ def test_samples_are_written_line_by_line_from_a_generator_with_the_same_bytes(t
     """write_samples takes the rows as a generator (evaluate makes each as it is written):
     the file is byte for byte what joining the lines gave before, lone surrogates and all,
     each row is asked for once, and no samples make an empty file."""
-    rows = [{"id": "a", "output": SURROGATE_ANSWER, "value": 1.0}, {"id": "b", "value": float("nan")}]
+    rows = [
+        {"id": "a", "output": SURROGATE_ANSWER, "value": 1.0},
+        {"id": "b", "value": float("nan")},
+    ]
     made = []
 
     def one_at_a_time():
@@ -222,8 +281,7 @@ def test_samples_are_written_line_by_line_from_a_generator_with_the_same_bytes(t
             yield row
 
     write_samples(tmp_path / "samples.jsonl", one_at_a_time())
-    expected = ('{"id": "a", "output": " x\\udcffy", "value": 1.0}\n'
-                '{"id": "b", "value": null}\n')
+    expected = '{"id": "a", "output": " x\\udcffy", "value": 1.0}\n{"id": "b", "value": null}\n'
     assert (tmp_path / "samples.jsonl").read_bytes() == expected.encode("utf-8")
     assert made == ["a", "b"]
     write_samples(tmp_path / "empty.jsonl", iter(()))

@@ -14,11 +14,11 @@ import threading
 import time
 from pathlib import Path
 
-from fake_openai_server import FakeOpenAIServer, free_port
+from test_robust_output import lambda_command
 
+from fake_openai_server import FakeOpenAIServer, free_port
 from lexbench.cli import main
 from lexbench.run.store import RunFolder, read_run, write_json, write_run
-from test_robust_output import lambda_command
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 # Subprocesses import lexbench as this process does (an outer PYTHONPATH first).
@@ -28,8 +28,9 @@ PYTHONPATH = os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), SRC) if p
 # ------------------------------------------------------------------------------ item 4
 
 
-def test_a_run_where_every_request_failed_exits_4_with_the_rerun_command(tmp_path, wordnet_index,
-                                                                        capsys):
+def test_a_run_where_every_request_failed_exits_4_with_the_rerun_command(
+    tmp_path, wordnet_index, capsys
+):
     with FakeOpenAIServer(faults=lambda prompt, attempt: "500", lifetime=60) as server:
         status = main(lambda_command(server.url, tmp_path))
     err = capsys.readouterr().err
@@ -42,7 +43,7 @@ def test_a_run_where_every_request_failed_exits_4_with_the_rerun_command(tmp_pat
 
 
 def test_an_unreachable_server_is_a_failed_run_not_a_nan_report(tmp_path, wordnet_index, capsys):
-    url = f"http://127.0.0.1:{free_port()}/v1"       # nothing listens there
+    url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
     assert main(lambda_command(url, tmp_path)) == 4
     assert "connection error" in capsys.readouterr().err
 
@@ -74,9 +75,14 @@ def folder_files(path: Path) -> dict[str, str]:
 def write_version(folder: RunFolder, version: int, items: int, figures: bool = False) -> None:
     samples = [{"id": f"i{n}", "correct": True, "value": 1.0, "v": version} for n in range(items)]
     extra = {"extra": lambda path: (path / "figures").mkdir()} if figures else {}
-    write_run(folder, {"benchmark": {"name": "x"}, "model": {"name": "m"}}, samples,
-              {"benchmark": "x", "overall": {"n": items}, "version": version},
-              f"# version {version}\n", **extra)
+    write_run(
+        folder,
+        {"benchmark": {"name": "x"}, "model": {"name": "m"}},
+        samples,
+        {"benchmark": "x", "overall": {"n": items}, "version": version},
+        f"# version {version}\n",
+        **extra,
+    )
 
 
 def test_a_writer_killed_between_files_leaves_the_old_folder_whole(tmp_path):
@@ -98,11 +104,16 @@ def test_a_writer_killed_between_files_leaves_the_old_folder_whole(tmp_path):
         from test_robust_runs import write_version
         write_version(store.RunFolder(Path({str(folder.path)!r})), 2, items=264)
     """)
-    killed = subprocess.run([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": PYTHONPATH},
-                            capture_output=True, text=True, timeout=60)
+    killed = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "PYTHONPATH": PYTHONPATH},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert killed.returncode == -9, killed.stderr
-    assert folder_files(folder.path) == old            # not samples v2 beside results v1
-    config, samples, results = read_run(folder.path)
+    assert folder_files(folder.path) == old  # not samples v2 beside results v1
+    _config, samples, results = read_run(folder.path)
     assert len(samples) == results["overall"]["n"] == 300
     # The next write replaces the folder whole (figures written inside the unit) and
     # clears what the dead writer left.
@@ -141,17 +152,17 @@ def test_two_writers_of_one_file_never_share_a_temporary_file(tmp_path, monkeypa
     def first() -> None:
         try:
             write_json(target, {"writer": 1, "data": "x" * 10_000})
-        except BaseException as error:  # noqa: BLE001 - the test reports it
+        except BaseException as error:
             errors.append(error)
 
     thread = threading.Thread(target=first, name="first-writer")
     thread.start()
     assert first_waiting.wait(10)
-    write_json(target, {"writer": 2})        # completes while the first is mid-write
+    write_json(target, {"writer": 2})  # completes while the first is mid-write
     first_may_go.set()
     thread.join(10)
     assert errors == []
-    assert json.loads(target.read_text())["writer"] == 1   # whole, from the last rename
+    assert json.loads(target.read_text())["writer"] == 1  # whole, from the last rename
     assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
 
 
@@ -190,13 +201,20 @@ def test_two_runs_of_one_configuration_at_once_send_each_request_once(tmp_path):
     env = {**os.environ, "PYTHONPATH": PYTHONPATH}
     # 12 requests one at a time, 0.3 s each: the second run starts while the first sends.
     with FakeOpenAIServer(latency=0.3, lifetime=120) as server:
-        argv = [sys.executable, "-c", TINY_RUN, server.url, str(tmp_path / "c.sqlite"),
-                str(tmp_path / "runs")]
-        first = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True)
+        argv = [
+            sys.executable,
+            "-c",
+            TINY_RUN,
+            server.url,
+            str(tmp_path / "c.sqlite"),
+            str(tmp_path / "runs"),
+        ]
+        first = subprocess.Popen(
+            argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         try:
             deadline = time.monotonic() + 60
-            while not server.entries():        # the first run is sending
+            while not server.entries():  # the first run is sending
                 assert time.monotonic() < deadline and first.poll() is None, first.communicate()
                 time.sleep(0.01)
             second = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
@@ -208,8 +226,8 @@ def test_two_runs_of_one_configuration_at_once_send_each_request_once(tmp_path):
         prompts = [entry.prompt for entry in server.entries()]
     assert first.returncode == 0, first_err
     assert second.returncode == 0, second.stderr
-    assert len(prompts) == len(set(prompts)) == 12          # none sent twice
+    assert len(prompts) == len(set(prompts)) == 12  # none sent twice
     assert "waiting for it to finish" in second.stderr
-    assert first_out == second.stdout                      # the same run folder
+    assert first_out == second.stdout  # the same run folder
     folder = Path(first_out.strip())
     assert len(read_run(folder)[1]) == 12

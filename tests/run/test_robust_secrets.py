@@ -12,24 +12,32 @@ import time
 from pathlib import Path
 
 import pytest
-from fake_openai_server import FakeOpenAIServer
+from test_robust_output import lambda_command, only_run_folder
 
+from fake_openai_server import FakeOpenAIServer
 from lexbench.cli import main
-from lexbench.models.openai import OpenAIModel, OpenAIOptions
+from lexbench.models.openai import OpenAIModel
+from lexbench.models.openai_options import OpenAIOptions
 from lexbench.run.runner import execute
 from lexbench.types import Decoding, Request
-from test_robust_output import lambda_command, only_run_folder
 
 KEY = "sk-live-0123456789abcdefghijKLMNOP"
 
 
 def requests(count: int = 2) -> list[Request]:
-    return [Request(id=f"r{n}", kind="generate", prompt=f"question {n} :",
-                    decoding=Decoding(max_new_tokens=4)) for n in range(count)]
+    return [
+        Request(
+            id=f"r{n}",
+            kind="generate",
+            prompt=f"question {n} :",
+            decoding=Decoding(max_new_tokens=4),
+        )
+        for n in range(count)
+    ]
 
 
 def pieces(secret: str, size: int = 6) -> list[str]:
-    return [secret[i:i + size] for i in range(len(secret) - size + 1)]
+    return [secret[i : i + size] for i in range(len(secret) - size + 1)]
 
 
 def assert_no_piece(text: str, secret: str) -> None:
@@ -60,25 +68,34 @@ def test_an_echoed_key_across_the_cut_never_survives_in_an_error(tmp_cache, monk
     monkeypatch.setenv("LEXBENCH_ROBUST_KEY", KEY)
     message = "e" * offset + KEY + " was refused"
     with FakeOpenAIServer(faults=lambda p, a: "500", error_message=message, lifetime=30) as server:
-        model = OpenAIModel("fake-model", OpenAIOptions(
-            base_url=server.url, api_key_env="LEXBENCH_ROBUST_KEY", max_retries=0))
+        model = OpenAIModel(
+            "fake-model",
+            OpenAIOptions(base_url=server.url, api_key_env="LEXBENCH_ROBUST_KEY", max_retries=0),
+        )
         responses, _ = execute(model, requests(1), cache=tmp_cache, progress=False)
     assert responses[0].error and "HTTP 500" in responses[0].error
     assert_no_piece(responses[0].error, KEY)
 
 
-@pytest.mark.parametrize("body", [
-    # Not JSON: an 80-character excerpt, the key across its end.
-    b'{"choices": [{"text": "' + b"m" * 40 + KEY.encode() + b'"}]  trailing junk',
-    # JSON of the wrong shape: a 120-character excerpt, the key across its end.
-    b'{"choices": "' + b"m" * 90 + KEY.encode() + b'"}',
-], ids=["not-json", "wrong-shape"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Not JSON: an 80-character excerpt, the key across its end.
+        b'{"choices": [{"text": "' + b"m" * 40 + KEY.encode() + b'"}]  trailing junk',
+        # JSON of the wrong shape: a 120-character excerpt, the key across its end.
+        b'{"choices": "' + b"m" * 90 + KEY.encode() + b'"}',
+    ],
+    ids=["not-json", "wrong-shape"],
+)
 def test_an_echoed_key_in_a_malformed_body_never_survives(tmp_cache, monkeypatch, body):
     monkeypatch.setenv("LEXBENCH_ROBUST_KEY", KEY)
-    with FakeOpenAIServer(faults=lambda p, a: "malformed", malformed_body=body,
-                          lifetime=30) as server:
-        model = OpenAIModel("fake-model", OpenAIOptions(
-            base_url=server.url, api_key_env="LEXBENCH_ROBUST_KEY", max_retries=0))
+    with FakeOpenAIServer(
+        faults=lambda p, a: "malformed", malformed_body=body, lifetime=30
+    ) as server:
+        model = OpenAIModel(
+            "fake-model",
+            OpenAIOptions(base_url=server.url, api_key_env="LEXBENCH_ROBUST_KEY", max_retries=0),
+        )
         responses, _ = execute(model, requests(1), cache=tmp_cache, progress=False)
     assert responses[0].error and "malformed" in responses[0].error
     assert_no_piece(responses[0].error, KEY)
@@ -90,8 +107,9 @@ PASSWORD = "PW-secret-9876-zz"
 
 
 def written_files(*roots: Path) -> list[Path]:
-    return [p for root in roots for p in ([root] if root.is_file() else root.rglob("*"))
-            if p.is_file()]
+    return [
+        p for root in roots for p in ([root] if root.is_file() else root.rglob("*")) if p.is_file()
+    ]
 
 
 def test_url_credentials_connect_but_are_written_nowhere(tmp_path, wordnet_index, capsys):
@@ -100,19 +118,21 @@ def test_url_credentials_connect_but_are_written_nowhere(tmp_path, wordnet_index
         assert main(lambda_command(url, tmp_path)) == 0
         sent = dict(server.headers_seen[-1])
     expected = base64.b64encode(f"lexuser:{PASSWORD}".encode()).decode()
-    assert sent["authorization"] == f"Basic {expected}"         # used for the connection
+    assert sent["authorization"] == f"Basic {expected}"  # used for the connection
     printed = capsys.readouterr()
     assert PASSWORD not in printed.out + printed.err
     for path in written_files(tmp_path):
         assert PASSWORD.encode() not in path.read_bytes(), path
     config = (only_run_folder(tmp_path / "runs") / "config.json").read_text()
-    assert f'"base_url": "{server.url}"' in config                  # the URL, without them
+    assert f'"base_url": "{server.url}"' in config  # the URL, without them
 
 
-def test_url_credentials_stay_out_of_failures_and_the_rerun_command(tmp_path, wordnet_index,
-                                                                   capsys):
-    with FakeOpenAIServer(faults=lambda p, a: "500", error_message=f"echo {PASSWORD}",
-                          lifetime=60) as server:
+def test_url_credentials_stay_out_of_failures_and_the_rerun_command(
+    tmp_path, wordnet_index, capsys
+):
+    with FakeOpenAIServer(
+        faults=lambda p, a: "500", error_message=f"echo {PASSWORD}", lifetime=60
+    ) as server:
         url = server.url.replace("http://", f"http://lexuser:{PASSWORD}@")
         assert main(lambda_command(url, tmp_path)) == 4
     err = capsys.readouterr().err
@@ -138,8 +158,12 @@ def test_a_long_retry_after_fails_those_requests_at_once(tmp_cache):
     with FakeOpenAIServer(faults=lambda p, a: "429", retry_after="3600", lifetime=60) as server:
         model = OpenAIModel("fake-model", OpenAIOptions(base_url=server.url, max_retries=3))
         done: list = []
-        worker = threading.Thread(target=lambda: done.append(
-            execute(model, requests(3), cache=tmp_cache, progress=False)), daemon=True)
+        worker = threading.Thread(
+            target=lambda: done.append(
+                execute(model, requests(3), cache=tmp_cache, progress=False)
+            ),
+            daemon=True,
+        )
         started = time.monotonic()
         worker.start()
         worker.join(30)
@@ -152,10 +176,11 @@ def test_a_long_retry_after_fails_those_requests_at_once(tmp_cache):
 
 
 def test_a_shorter_retry_after_is_waited_for_and_said(tmp_cache, capsys):
-    with FakeOpenAIServer(faults=lambda p, a: "429" if a == 1 else None, retry_after="5",
-                          lifetime=60) as server:
+    with FakeOpenAIServer(
+        faults=lambda p, a: "429" if a == 1 else None, retry_after="5", lifetime=60
+    ) as server:
         model = OpenAIModel("fake-model", OpenAIOptions(base_url=server.url, max_retry_wait=10))
-        responses, stats = execute(model, requests(2), cache=tmp_cache, progress=False)
+        _responses, stats = execute(model, requests(2), cache=tmp_cache, progress=False)
     assert stats.failed == 0 and stats.retries == 2
     err = capsys.readouterr().err
     assert err.count("asked to wait (Retry-After, HTTP 429); waiting 5 s") == 1, err
@@ -164,8 +189,9 @@ def test_a_shorter_retry_after_is_waited_for_and_said(tmp_cache, capsys):
 
 def test_max_retry_wait_is_a_command_line_option(tmp_path, wordnet_index, capsys):
     with FakeOpenAIServer(faults=lambda p, a: "429", retry_after="2", lifetime=60) as server:
-        status = main(lambda_command(server.url, tmp_path, "--max-retries", "5",
-                                     "--max-retry-wait", "1"))
+        status = main(
+            lambda_command(server.url, tmp_path, "--max-retries", "5", "--max-retry-wait", "1")
+        )
     assert status == 4
     assert "asked to wait 2 s" in capsys.readouterr().err
 
@@ -174,8 +200,9 @@ def test_max_retry_wait_is_a_command_line_option(tmp_path, wordnet_index, capsys
 
 
 @pytest.mark.parametrize("offline", [False, True])
-def test_an_unknown_bare_model_name_fails_fast(tmp_path, wordnet_index, capsys, monkeypatch,
-                                               offline):
+def test_an_unknown_bare_model_name_fails_fast(
+    tmp_path, wordnet_index, capsys, monkeypatch, offline
+):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     if offline:
         monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -184,8 +211,20 @@ def test_an_unknown_bare_model_name_fails_fast(tmp_path, wordnet_index, capsys, 
 
         monkeypatch.setattr(hf_files, "hub_reachable", lambda timeout=3.0: False)
     started = time.monotonic()
-    status = main(["run", "lambda", "--model", "nosuchmodel", "--per-relation", "1",
-                   "--no-cache", "--out", str(tmp_path), "--no-progress"])
+    status = main(
+        [
+            "run",
+            "lambda",
+            "--model",
+            "nosuchmodel",
+            "--per-relation",
+            "1",
+            "--no-cache",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 2, err
     assert time.monotonic() - started < 20
@@ -193,8 +232,9 @@ def test_an_unknown_bare_model_name_fails_fast(tmp_path, wordnet_index, capsys, 
     assert ("HF_HUB_OFFLINE is set" if offline else "cannot be reached") in err
 
 
-def test_an_unknown_bare_model_name_fails_fast_here_as_it_is(tmp_path, wordnet_index, capsys,
-                                                             monkeypatch):
+def test_an_unknown_bare_model_name_fails_fast_here_as_it_is(
+    tmp_path, wordnet_index, capsys, monkeypatch
+):
     """This machine is offline: the real reachability check must answer in seconds."""
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     from lexbench.models.hf import hub_reachable
@@ -202,7 +242,22 @@ def test_an_unknown_bare_model_name_fails_fast_here_as_it_is(tmp_path, wordnet_i
     if hub_reachable():
         pytest.skip("the Hub is reachable from here")
     started = time.monotonic()
-    assert main(["run", "lambda", "--model", "nosuchmodel", "--per-relation", "1",
-                 "--no-cache", "--out", str(tmp_path), "--no-progress"]) == 2
+    assert (
+        main(
+            [
+                "run",
+                "lambda",
+                "--model",
+                "nosuchmodel",
+                "--per-relation",
+                "1",
+                "--no-cache",
+                "--out",
+                str(tmp_path),
+                "--no-progress",
+            ]
+        )
+        == 2
+    )
     assert time.monotonic() - started < 20
     assert os.environ.get("HF_HUB_OFFLINE") is None

@@ -57,8 +57,9 @@ class Benchmark(Protocol):
     def score(self, item: Any, responses: Sequence[Response]) -> Score:
         """Score one item from its responses; never calls a model."""
 
-    def sample(self, item: Any, requests: Sequence[Request], responses: Sequence[Response],
-               score: Score) -> dict[str, Any]:
+    def sample(
+        self, item: Any, requests: Sequence[Request], responses: Sequence[Response], score: Score
+    ) -> dict[str, Any]:
         """The samples.jsonl line for one item."""
 
     def summarize(self, items: Sequence[Any], scores: Sequence[Score]) -> dict[str, Any]:
@@ -137,8 +138,10 @@ class BenchmarkSpec:
 
     def __post_init__(self) -> None:
         if not self.name or any(c.isspace() or c in "/\\:" for c in self.name):
-            raise ValueError(f"benchmark name {self.name!r}: give a non-empty name without "
-                             "spaces, slashes or colons (it names run folders)")
+            raise ValueError(
+                f"benchmark name {self.name!r}: give a non-empty name without "
+                "spaces, slashes or colons (it names run folders)"
+            )
         if not self.run_names:
             object.__setattr__(self, "run_names", (self.name,))
 
@@ -149,6 +152,8 @@ class BenchmarkSpec:
     def check(self, model: Model) -> None:
         """Refuse, in one line, a model that answers none of the kinds this benchmark needs."""
         if self.needs_any and not any(model.supports(kind) for kind in self.needs_any):
-            raise ValueError(f"{self.name} needs a model that answers "
-                             f"{' or '.join(self.needs_any)} requests; {model.name} answers "
-                             f"{', '.join(sorted(model.kinds)) or 'none'}")
+            raise ValueError(
+                f"{self.name} needs a model that answers "
+                f"{' or '.join(self.needs_any)} requests; {model.name} answers "
+                f"{', '.join(sorted(model.kinds)) or 'none'}"
+            )

@@ -1,8 +1,8 @@
 """`lexbench cache check|repair|clear`: look after the response cache.
 
-    lexbench cache check  [--cache FILE]   integrity check; exit 1 when damaged
-    lexbench cache repair [--cache FILE]   move a damaged file aside, rebuild from what reads
-    lexbench cache clear  [--cache FILE] --yes   delete every cached response
+lexbench cache check  [--cache FILE]   integrity check; exit 1 when damaged
+lexbench cache repair [--cache FILE]   move a damaged file aside, rebuild from what reads
+lexbench cache clear  [--cache FILE] --yes   delete every cached response
 """
 
 from __future__ import annotations
@@ -39,9 +39,11 @@ def _repair(args: argparse.Namespace) -> int:
         print(f"{line}; nothing to repair (--force rebuilds it anyway)")
         return 0
     aside, kept = repair_cache(path)
-    print(f"moved the damaged cache to {aside} and rebuilt {path} with the {kept} responses "
-          f"that could be read; the rest are asked again on the next run "
-          f"(delete {aside} once you no longer need it)")
+    print(
+        f"moved the damaged cache to {aside} and rebuilt {path} with the {kept} responses "
+        f"that could be read; the rest are asked again on the next run "
+        f"(delete {aside} once you no longer need it)"
+    )
     return 0
 
 
@@ -59,20 +61,36 @@ def _clear(args: argparse.Namespace) -> int:
 
 
 def register(cli: Any) -> None:
-    parser = cli.command("cache", "check, repair or clear the response cache", lambda args: (
-        parser.print_help(), 2)[1])
+    def usage(args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 2
+
+    parser: argparse.ArgumentParser = cli.command(
+        "cache", "check, repair or clear the response cache", usage
+    )
     verbs = parser.add_subparsers(dest="cache_command", metavar="ACTION")
     for name, handler, text in (
-            ("check", _check, "check the cache file's integrity (exit 1 when it is damaged)"),
-            ("repair", _repair, "move a damaged cache aside and rebuild it from the responses "
-                                "that can still be read"),
-            ("clear", _clear, "delete every cached response (asks for --yes)")):
+        ("check", _check, "check the cache file's integrity (exit 1 when it is damaged)"),
+        (
+            "repair",
+            _repair,
+            "move a damaged cache aside and rebuild it from the responses that can still be read",
+        ),
+        ("clear", _clear, "delete every cached response (asks for --yes)"),
+    ):
         sub = verbs.add_parser(name, help=text, description=text)
         sub.set_defaults(handler=handler)
-        sub.add_argument("--cache", type=Path, default=None,
-                         help="the cache file (default: ~/.cache/lexbench/responses/responses.sqlite)")
+        sub.add_argument(
+            "--cache",
+            type=Path,
+            default=None,
+            help="the cache file (default: ~/.cache/lexbench/responses/responses.sqlite)",
+        )
         if name == "repair":
-            sub.add_argument("--force", action="store_true",
-                             help="rebuild even when the check finds nothing wrong")
+            sub.add_argument(
+                "--force",
+                action="store_true",
+                help="rebuild even when the check finds nothing wrong",
+            )
         if name == "clear":
             sub.add_argument("--yes", action="store_true", help="confirm the deletion")

@@ -17,11 +17,19 @@ from lexbench.models.registry import DEFAULT_MODEL
 # argparse dest -> backend option name. Only options the user set are passed on, so a
 # backend sees exactly what was asked of it and rejects what it does not take.
 MODEL_OPTIONS = {
-    "dtype": "dtype", "device": "device", "batch_size": "batch_size",
-    "revision": "revision", "threads": "threads",
-    "base_url": "base_url", "api_key_env": "api_key_env", "api": "api",
-    "max_concurrency": "max_concurrency", "requests_per_minute": "requests_per_minute",
-    "timeout": "timeout", "max_retries": "max_retries", "max_retry_wait": "max_retry_wait",
+    "dtype": "dtype",
+    "device": "device",
+    "batch_size": "batch_size",
+    "revision": "revision",
+    "threads": "threads",
+    "base_url": "base_url",
+    "api_key_env": "api_key_env",
+    "api": "api",
+    "max_concurrency": "max_concurrency",
+    "requests_per_minute": "requests_per_minute",
+    "timeout": "timeout",
+    "max_retries": "max_retries",
+    "max_retry_wait": "max_retry_wait",
     "prompts_per_request": "prompts_per_request",
 }
 
@@ -52,58 +60,104 @@ def terminal_text(text: str) -> str:
 # ------------------------------------------------------------------------------ arguments
 
 
-def add_model_arguments(parser: argparse.ArgumentParser, default_model: str = DEFAULT_MODEL) -> None:
+def add_model_arguments(
+    parser: argparse.ArgumentParser, default_model: str = DEFAULT_MODEL
+) -> None:
     group = parser.add_argument_group("model")
-    group.add_argument("--model", default=default_model,
-                       help=f"model spec: smollm2-135m, hf:PATH|HUB_ID|FILE.gguf, openai:NAME, "
-                            f"vectors:NAME|PATH, mlm:PATH (default: {default_model})")
+    group.add_argument(
+        "--model",
+        default=default_model,
+        help=f"model spec: smollm2-135m, hf:PATH|HUB_ID|FILE.gguf, openai:NAME, "
+        f"vectors:NAME|PATH, mlm:PATH (default: {default_model})",
+    )
     group.add_argument("--dtype", default=None, help="hf: float32 (CPU default), bfloat16, float16")
     group.add_argument("--device", default=None, help="hf: auto (default), cpu, cuda, cuda:1, mps")
     group.add_argument("--batch-size", type=int, default=None, help="hf: prompts per forward pass")
     group.add_argument("--threads", type=int, default=None, help="hf: CPU threads for torch")
     chat = group.add_mutually_exclusive_group()
-    chat.add_argument("--chat-template", dest="chat", action="store_const", const=True,
-                      default=None, help="wrap generation prompts in the model's chat format "
-                      "(default: the benchmark's measured default for chat models; recorded "
-                      "in the run and its cache keys)")
-    chat.add_argument("--no-chat-template", dest="chat", action="store_const", const=False,
-                      help="send generation prompts as plain text, even to a chat model")
+    chat.add_argument(
+        "--chat-template",
+        dest="chat",
+        action="store_const",
+        const=True,
+        default=None,
+        help="wrap generation prompts in the model's chat format "
+        "(default: the benchmark's measured default for chat models; recorded "
+        "in the run and its cache keys)",
+    )
+    chat.add_argument(
+        "--no-chat-template",
+        dest="chat",
+        action="store_const",
+        const=False,
+        help="send generation prompts as plain text, even to a chat model",
+    )
     group.add_argument("--revision", default=None, help="hf: Hub revision to pin")
-    group.add_argument("--base-url", default=None,
-                       help="openai: server URL, e.g. http://127.0.0.1:8000/v1 (user:password@ "
-                            "in it is used to connect and never written anywhere)")
-    group.add_argument("--api-key-env", default=None,
-                       help="openai: environment variable holding the API key (default OPENAI_API_KEY)")
-    group.add_argument("--api", choices=["completions", "chat"], default=None,
-                       help="openai: which endpoint to use")
-    group.add_argument("--max-concurrency", type=int, default=None, help="openai: requests in flight")
+    group.add_argument(
+        "--base-url",
+        default=None,
+        help="openai: server URL, e.g. http://127.0.0.1:8000/v1 (user:password@ "
+        "in it is used to connect and never written anywhere)",
+    )
+    group.add_argument(
+        "--api-key-env",
+        default=None,
+        help="openai: environment variable holding the API key (default OPENAI_API_KEY)",
+    )
+    group.add_argument(
+        "--api", choices=["completions", "chat"], default=None, help="openai: which endpoint to use"
+    )
+    group.add_argument(
+        "--max-concurrency", type=int, default=None, help="openai: requests in flight"
+    )
     group.add_argument("--requests-per-minute", type=float, default=None, help="openai: rate limit")
     group.add_argument("--timeout", type=float, default=None, help="openai: seconds per request")
     group.add_argument("--max-retries", type=int, default=None, help="openai: retries per request")
-    group.add_argument("--prompts-per-request", type=int, default=None, metavar="N",
-                       help="openai: completions prompts sent in one request where the server "
-                            "takes a list (default: max-concurrency / 8, 1 to 16; 1 turns it off)")
-    group.add_argument("--max-retry-wait", type=float, default=None, metavar="SECONDS",
-                       help="openai: the longest Retry-After the run waits for (default 120); a "
-                            "server asking for a longer wait fails those requests at once")
+    group.add_argument(
+        "--prompts-per-request",
+        type=int,
+        default=None,
+        metavar="N",
+        help="openai: completions prompts sent in one request where the server "
+        "takes a list (default: max-concurrency / 8, 1 to 16; 1 turns it off)",
+    )
+    group.add_argument(
+        "--max-retry-wait",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="openai: the longest Retry-After the run waits for (default 120); a "
+        "server asking for a longer wait fails those requests at once",
+    )
 
 
 def model_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {option: getattr(args, dest) for dest, option in MODEL_OPTIONS.items()
-            if getattr(args, dest, None) is not None}
+    return {
+        option: getattr(args, dest)
+        for dest, option in MODEL_OPTIONS.items()
+        if getattr(args, dest, None) is not None
+    }
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("run")
-    group.add_argument("--out", type=Path, default=Path("runs"),
-                       help="root of the run folders (default: ./runs)")
-    group.add_argument("--cache", type=Path, default=None,
-                       help="response cache file (default: ~/.cache/lexbench/responses/responses.sqlite)")
+    group.add_argument(
+        "--out", type=Path, default=Path("runs"), help="root of the run folders (default: ./runs)"
+    )
+    group.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="response cache file (default: ~/.cache/lexbench/responses/responses.sqlite)",
+    )
     group.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     group.add_argument("--no-progress", action="store_true", help="no progress bar")
-    group.add_argument("--allow-failures", action="store_true",
-                       help=f"exit 0 even when some requests failed (default: exit "
-                            f"{EXIT_SOME_FAILED}, or {EXIT_ALL_FAILED} when all failed)")
+    group.add_argument(
+        "--allow-failures",
+        action="store_true",
+        help=f"exit 0 even when some requests failed (default: exit "
+        f"{EXIT_SOME_FAILED}, or {EXIT_ALL_FAILED} when all failed)",
+    )
 
 
 def open_cache(args: argparse.Namespace) -> Any:
@@ -171,11 +225,16 @@ def check_failures(args: argparse.Namespace, evaluation: Any) -> None:
     if argv is None:
         argv = sys.argv[1:]
     every = stats.failed >= stats.requests
-    what = (f"all {stats.requests} requests failed" if every
-            else f"{stats.failed} of {stats.requests} requests failed")
-    message = (f"{what}{_failure_reasons(evaluation)}. The run folder records them; answers "
-               f"received are cached, so running the same command again sends only the failed "
-               f"requests: {rerun_command(argv)}  (--allow-failures exits 0)")
+    what = (
+        f"all {stats.requests} requests failed"
+        if every
+        else f"{stats.failed} of {stats.requests} requests failed"
+    )
+    message = (
+        f"{what}{_failure_reasons(evaluation)}. The run folder records them; answers "
+        f"received are cached, so running the same command again sends only the failed "
+        f"requests: {rerun_command(argv)}  (--allow-failures exits 0)"
+    )
     raise IncompleteRun(message, EXIT_ALL_FAILED if every else EXIT_SOME_FAILED)
 
 

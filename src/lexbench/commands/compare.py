@@ -13,8 +13,14 @@ from typing import Any
 
 from lexbench.commands.common import positive_int, terminal_text
 
-SUFFIX_FORMATS = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "latex",
-                  ".json": "json", ".txt": "text"}
+SUFFIX_FORMATS = {
+    ".csv": "csv",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".tex": "latex",
+    ".json": "json",
+    ".txt": "text",
+}
 
 
 def output_format(requested: str | None, output: Path | None) -> str:
@@ -26,8 +32,10 @@ def output_format(requested: str | None, output: Path | None) -> str:
     try:
         return SUFFIX_FORMATS[output.suffix.lower()]
     except KeyError:
-        raise ValueError(f"cannot tell the format from {output.name!r}; pass --format "
-                         f"(csv, markdown, latex, json, text)") from None
+        raise ValueError(
+            f"cannot tell the format from {output.name!r}; pass --format "
+            f"(csv, markdown, latex, json, text)"
+        ) from None
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -36,23 +44,32 @@ def _compare(args: argparse.Namespace) -> int:
 
     fmt = output_format(args.format, args.output)
     runs = load_runs(args.runs)
-    result = compare.compare_runs(runs, resamples=args.resamples, seed=args.seed,
-                                  baseline=args.baseline)
-    for warning in result.warnings:   # loud, whatever the output format
+    result = compare.compare_runs(
+        runs, resamples=args.resamples, seed=args.seed, baseline=args.baseline
+    )
+    for warning in result.warnings:  # loud, whatever the output format
         print(f"lexbench: WARNING: {terminal_text(warning)}", file=sys.stderr)
     if fmt == "csv":
-        texts = {"comparisons": compare_format.comparisons_csv(result),
-                 "leaderboard": compare_format.leaderboard_csv(result)}
+        texts = {
+            "comparisons": compare_format.comparisons_csv(result),
+            "leaderboard": compare_format.leaderboard_csv(result),
+        }
         if args.output is None:
             print(texts["comparisons"] + "\n" + texts["leaderboard"], end="")
             return 0
-        leaderboard_path = args.output.with_name(f"{args.output.stem}.leaderboard{args.output.suffix}")
+        leaderboard_path = args.output.with_name(
+            f"{args.output.stem}.leaderboard{args.output.suffix}"
+        )
         _write(args.output, texts["comparisons"])
         _write(leaderboard_path, texts["leaderboard"])
         print(f"wrote {args.output} (paired comparisons) and {leaderboard_path} (leaderboard)")
         return 0
-    text = {"text": compare_format.to_text, "markdown": compare_format.to_markdown, "latex": compare_format.to_latex,
-            "json": lambda c: json.dumps(c.to_dict(), indent=2, sort_keys=True) + "\n"}[fmt](result)
+    text = {
+        "text": compare_format.to_text,
+        "markdown": compare_format.to_markdown,
+        "latex": compare_format.to_latex,
+        "json": lambda c: json.dumps(c.to_dict(), indent=2, sort_keys=True) + "\n",
+    }[fmt](result)
     if args.output is None:
         print(text, end="" if text.endswith("\n") else "\n")
     else:
@@ -68,18 +85,40 @@ def _write(path: Path, text: str) -> None:
 
 def register(cli: Any) -> None:
     parser = cli.command(
-        "compare", "paired tests between runs of one benchmark (exact McNemar, paired "
-        "permutation, bootstrap intervals) and a leaderboard", _compare)
-    parser.add_argument("runs", nargs="+", type=Path, metavar="RUN",
-                        help="two or more run folders of the same benchmark (or directories "
-                             "holding them)")
-    parser.add_argument("--format", choices=["text", "csv", "markdown", "latex", "json"],
-                        default=None, help="output format (default: from -o's suffix, else text)")
-    parser.add_argument("-o", "--output", type=Path, default=None,
-                        help="write here instead of stdout (CSV also writes STEM.leaderboard.csv)")
-    parser.add_argument("--baseline", default=None,
-                        help="compare every run against this one (label or folder) instead of "
-                             "all pairs")
-    parser.add_argument("--resamples", type=positive_int, default=10_000,
-                        help="permutation and bootstrap resamples (default 10000)")
+        "compare",
+        "paired tests between runs of one benchmark (exact McNemar, paired "
+        "permutation, bootstrap intervals) and a leaderboard",
+        _compare,
+    )
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        type=Path,
+        metavar="RUN",
+        help="two or more run folders of the same benchmark (or directories holding them)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=["text", "csv", "markdown", "latex", "json"],
+        default=None,
+        help="output format (default: from -o's suffix, else text)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        help="write here instead of stdout (CSV also writes STEM.leaderboard.csv)",
+    )
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        help="compare every run against this one (label or folder) instead of all pairs",
+    )
+    parser.add_argument(
+        "--resamples",
+        type=positive_int,
+        default=10_000,
+        help="permutation and bootstrap resamples (default 10000)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed for resampling (default 0)")

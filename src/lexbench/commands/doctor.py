@@ -56,18 +56,24 @@ def check_packaged_model() -> Check:
         gguf = packaged_smollm2_gguf()
     except FileNotFoundError as error:
         return Check("packaged model (SmolLM2-135M)", False, "not installed", str(error))
-    size = gguf.stat().st_size / 2 ** 20
+    size = gguf.stat().st_size / 2**20
     return Check("packaged model (SmolLM2-135M)", True, f"{gguf} ({size:.0f} MiB)")
 
 
 # (import name, what it is for, how to install)
 PACKAGES: tuple[tuple[str, str, str], ...] = (
-    ("torch", "in-process models (hf backend)",
-     "pip install torch  (CPU: --index-url https://download.pytorch.org/whl/cpu)"),
+    (
+        "torch",
+        "in-process models (hf backend)",
+        "pip install torch  (CPU: --index-url https://download.pytorch.org/whl/cpu)",
+    ),
     ("transformers", "in-process models (hf backend)", "pip install 'lexbench[hf]'"),
     ("httpx", "OpenAI-compatible servers (openai backend)", "pip install 'lexbench[openai]'"),
-    ("llama_cpp", "serving the packaged GGUF locally (optional)",
-     "pip install 'llama-cpp-python[server]'  (compiles llama.cpp, about 10 minutes)"),
+    (
+        "llama_cpp",
+        "serving the packaged GGUF locally (optional)",
+        "pip install 'llama-cpp-python[server]'  (compiles llama.cpp, about 10 minutes)",
+    ),
 )
 
 
@@ -76,16 +82,23 @@ def check_packages() -> list[Check]:
     for module, purpose, install in PACKAGES:
         # find_spec, not import: importing torch alone takes seconds.
         present = importlib.util.find_spec(module) is not None
-        checks.append(Check(f"package {module}", present,
-                            purpose if present else f"missing: needed for {purpose}",
-                            "" if present else install))
+        checks.append(
+            Check(
+                f"package {module}",
+                present,
+                purpose if present else f"missing: needed for {purpose}",
+                "" if present else install,
+            )
+        )
     return checks
 
 
 def check_gpu() -> Check:
-    fix = ("optional: lexbench runs on the CPU. For a GPU, install a CUDA build of torch "
-           "(https://pytorch.org/get-started/locally/), or serve the model with vLLM on a GPU "
-           "machine and use --model openai:NAME --base-url URL")
+    fix = (
+        "optional: lexbench runs on the CPU. For a GPU, install a CUDA build of torch "
+        "(https://pytorch.org/get-started/locally/), or serve the model with vLLM on a GPU "
+        "machine and use --model openai:NAME --base-url URL"
+    )
     if importlib.util.find_spec("torch") is not None:
         import torch
 
@@ -95,14 +108,16 @@ def check_gpu() -> Check:
         if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
             return Check("GPU", True, "Apple MPS")
         cuda_build = torch.version.cuda
-        detail = (f"torch {torch.__version__} sees no CUDA device"
-                  + ("" if cuda_build else " (a CPU-only build)"))
+        detail = f"torch {torch.__version__} sees no CUDA device" + (
+            "" if cuda_build else " (a CPU-only build)"
+        )
     else:
         detail = "torch is not installed"
     smi = shutil.which("nvidia-smi")
     if smi is not None:
-        listed = subprocess.run([smi, "-L"], capture_output=True, text=True, check=False,
-                                timeout=20).stdout.strip()
+        listed = subprocess.run(
+            [smi, "-L"], capture_output=True, text=True, check=False, timeout=20
+        ).stdout.strip()
         if listed:
             detail += f"; nvidia-smi lists: {listed.splitlines()[0]}"
     return Check("GPU", False, detail, fix)
@@ -122,7 +137,7 @@ def check_server(base_url: str, api_key_env: str = "OPENAI_API_KEY", timeout: fl
     key = os.environ.get(api_key_env)
     from lexbench.commands.common import strip_url_credentials, terminal_text
 
-    public_url = strip_url_credentials(base_url).rstrip("/")   # never show URL credentials
+    public_url = strip_url_credentials(base_url).rstrip("/")  # never show URL credentials
     name = f"server {public_url}"
     key_note = f"${api_key_env} {'set' if key else 'not set'}"
     headers = {"Authorization": f"Bearer {key}"} if key else {}
@@ -130,29 +145,49 @@ def check_server(base_url: str, api_key_env: str = "OPENAI_API_KEY", timeout: fl
     try:
         reply = httpx.get(url, headers=headers, timeout=timeout)
     except httpx.HTTPError as error:
-        return Check(name, False, f"not reachable ({type(error).__name__}); {key_note}", hint,
-                     required=True)
+        return Check(
+            name, False, f"not reachable ({type(error).__name__}); {key_note}", hint, required=True
+        )
     if reply.status_code in (401, 403):
-        return Check(name, False, f"reachable, but refused the key (HTTP {reply.status_code}); "
-                     f"{key_note}", f"put a valid key in ${api_key_env} (or name another "
-                     "variable with --api-key-env)", required=True)
+        return Check(
+            name,
+            False,
+            f"reachable, but refused the key (HTTP {reply.status_code}); {key_note}",
+            f"put a valid key in ${api_key_env} (or name another variable with --api-key-env)",
+            required=True,
+        )
     if reply.status_code != 200:
-        return Check(name, False, f"GET {public_url}/models answered HTTP {reply.status_code}; {key_note}",
-                     "check the URL: OpenAI-compatible servers serve /v1/models, so the base "
-                     "URL usually ends in /v1\n" + hint, required=True)
+        return Check(
+            name,
+            False,
+            f"GET {public_url}/models answered HTTP {reply.status_code}; {key_note}",
+            "check the URL: OpenAI-compatible servers serve /v1/models, so the base "
+            "URL usually ends in /v1\n" + hint,
+            required=True,
+        )
     try:
         models = [terminal_text(str(m.get("id"))) for m in reply.json().get("data", [])]
     except (ValueError, AttributeError):
-        return Check(name, False, f"GET {public_url}/models did not answer OpenAI-style JSON", hint,
-                     required=True)
+        return Check(
+            name,
+            False,
+            f"GET {public_url}/models did not answer OpenAI-style JSON",
+            hint,
+            required=True,
+        )
     shown = ", ".join(models[:5]) + (f" (+{len(models) - 5} more)" if len(models) > 5 else "")
-    return Check(name, True, f"serves {shown or 'no models listed'}; {key_note}; "
-                 f"use --model openai:{models[0] if models else 'NAME'} --base-url {public_url}",
-                 required=True)
+    return Check(
+        name,
+        True,
+        f"serves {shown or 'no models listed'}; {key_note}; "
+        f"use --model openai:{models[0] if models else 'NAME'} --base-url {public_url}",
+        required=True,
+    )
 
 
-def run_checks(base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
-               wordnet: str | None = None) -> list[Check]:
+def run_checks(
+    base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY", wordnet: str | None = None
+) -> list[Check]:
     checks = [check_wordnet(wordnet), check_packaged_model(), *check_packages(), check_gpu()]
     if base_url:
         checks.append(check_server(base_url, api_key_env))
@@ -181,10 +216,17 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def register(cli: Any) -> None:
-    parser = cli.command("doctor", "what is available (WordNet, models, GPU, a server) and how "
-                                   "to get what is missing", _doctor)
-    parser.add_argument("--base-url", default=None,
-                        help="also check the OpenAI-compatible server at this URL")
-    parser.add_argument("--api-key-env", default="OPENAI_API_KEY",
-                        help="environment variable holding the server's API key")
+    parser = cli.command(
+        "doctor",
+        "what is available (WordNet, models, GPU, a server) and how to get what is missing",
+        _doctor,
+    )
+    parser.add_argument(
+        "--base-url", default=None, help="also check the OpenAI-compatible server at this URL"
+    )
+    parser.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        help="environment variable holding the server's API key",
+    )
     parser.add_argument("--wordnet", default=None, help="a WordNet 3.0 directory to check")

@@ -29,8 +29,10 @@ def _table(args: argparse.Namespace) -> int:
 
     lineage = read_lineage(args.folder)
     if lineage is None:
-        raise ValueError(f"{args.folder} has no lexbench-lineage.json: give a folder written by "
-                         "lexbench finetune")
+        raise ValueError(
+            f"{args.folder} has no lexbench-lineage.json: give a folder written by "
+            "lexbench finetune"
+        )
     experiment = lineage["experiment"]
     for spec in plugins.benchmarks():
         tables = spec.finetune_tables
@@ -38,8 +40,10 @@ def _table(args: argparse.Namespace) -> int:
             table = tables.table(args.folder, experiment, args)
             break
     else:
-        raise ValueError(f"{args.folder}: unknown experiment {experiment!r} in its lineage "
-                         "(no registered benchmark makes its table)")
+        raise ValueError(
+            f"{args.folder}: unknown experiment {experiment!r} in its lineage "
+            "(no registered benchmark makes its table)"
+        )
     print(table["report"])
     print(f"run folder: {table['folder']}")
     return 0
@@ -48,9 +52,12 @@ def _table(args: argparse.Namespace) -> int:
 def register(cli: Any) -> None:
     from lexbench import plugins
 
-    table = cli.benchmark_command("finetune", "table",
-                                  "the paper's table for a fine-tuned folder (its lineage says which)",
-                                  _table)
+    table = cli.benchmark_command(
+        "finetune",
+        "table",
+        "the paper's table for a fine-tuned folder (its lineage says which)",
+        _table,
+    )
     table.add_argument("folder", type=Path, help="a folder written by lexbench finetune")
     table.add_argument("--out", type=Path, default=Path("runs"), help="root of the run folders")
     table.add_argument("--no-progress", action="store_true")

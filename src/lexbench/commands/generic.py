@@ -48,16 +48,26 @@ def _generic_run(args: argparse.Namespace) -> int:
 
     spec = plugins.benchmark(args.benchmark)
     options = _benchmark_options(args, spec)
-    run_and_report(args, lambda cache: api.run(
-        spec.name, args.model, model_options=model_options(args), cache=cache,
-        use_cache=cache is not None, **run_options(args), **options))
+    run_and_report(
+        args,
+        lambda cache: api.run(
+            spec.name,
+            args.model,
+            model_options=model_options(args),
+            cache=cache,
+            use_cache=cache is not None,
+            **run_options(args),
+            **options,
+        ),
+    )
     return 0
 
 
 def register_generic_run(cli: Any, spec: Any) -> None:
     """`lexbench run NAME` for the benchmark `spec`."""
-    parser = cli.benchmark_command("run", spec.name, f"evaluate a model on {spec.description}",
-                                   _generic_run)
+    parser = cli.benchmark_command(
+        "run", spec.name, f"evaluate a model on {spec.description}", _generic_run
+    )
     _add_benchmark_options(parser, spec)
     add_model_arguments(parser, default_model=spec.default_model)
     add_run_arguments(parser)
@@ -77,15 +87,25 @@ def _benchmark_options(args: argparse.Namespace, spec: Any) -> dict[str, Any]:
 def _add_benchmark_options(parser: argparse.ArgumentParser, spec: Any) -> None:
     group = parser.add_argument_group("benchmark")
     if spec.limit_option is not None:
-        group.add_argument("--limit", type=positive_int, default=None, metavar="N",
-                           help=f"a slice of the benchmark (its option {spec.limit_option})")
+        group.add_argument(
+            "--limit",
+            type=positive_int,
+            default=None,
+            metavar="N",
+            help=f"a slice of the benchmark (its option {spec.limit_option})",
+        )
     else:
         parser.set_defaults(limit=None)
     group.add_argument("--data", type=Path, default=None, help="a data file or folder")
-    group.add_argument("--option", type=parse_option, action="append", default=[],
-                       metavar="KEY=VALUE",
-                       help="any other option of the benchmark's builder (VALUE as JSON when "
-                            "it parses); repeatable")
+    group.add_argument(
+        "--option",
+        type=parse_option,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="any other option of the benchmark's builder (VALUE as JSON when "
+        "it parses); repeatable",
+    )
 
 
 def _generic_export(args: argparse.Namespace) -> int:
@@ -97,24 +117,32 @@ def _generic_export(args: argparse.Namespace) -> int:
     exported = export_set(spec.name, _benchmark_options(args, spec))
     if args.format == "hf":
         out = write_hf(args.output, exported)
-        print(f"wrote {len(exported.rows)} rows to {out} (load it with "
-              f"datasets.load_dataset({str(out)!r}), split 'test')")
+        print(
+            f"wrote {len(exported.rows)} rows to {out} (load it with "
+            f"datasets.load_dataset({str(out)!r}), split 'test')"
+        )
     else:
         out = write_lm_eval_task(args.output, exported)
-        print(f"wrote an lm-eval task for {len(exported.rows)} items to {out}; run it with\n"
-              f"  lm_eval --include_path {shlex.quote(str(out))} --tasks "
-              f"{shlex.quote(task_name(spec.name))} --model hf --model_args pretrained=MODEL")
+        print(
+            f"wrote an lm-eval task for {len(exported.rows)} items to {out}; run it with\n"
+            f"  lm_eval --include_path {shlex.quote(str(out))} --tasks "
+            f"{shlex.quote(task_name(spec.name))} --model hf --model_args pretrained=MODEL"
+        )
     return 0
 
 
 def register_generic_export(cli: Any, spec: Any) -> None:
     """`lexbench export NAME` for the benchmark `spec`."""
-    parser = cli.benchmark_command("export", spec.name,
-                                   f"export {spec.description} to other tools' formats",
-                                   _generic_export)
-    parser.add_argument("--format", choices=["hf", "lm-eval"], required=True,
-                        help="hf: a Hugging Face dataset (parquet + card); lm-eval: an "
-                             "lm-evaluation-harness task scored by lexbench's own scorer")
+    parser = cli.benchmark_command(
+        "export", spec.name, f"export {spec.description} to other tools' formats", _generic_export
+    )
+    parser.add_argument(
+        "--format",
+        choices=["hf", "lm-eval"],
+        required=True,
+        help="hf: a Hugging Face dataset (parquet + card); lm-eval: an "
+        "lm-evaluation-harness task scored by lexbench's own scorer",
+    )
     parser.add_argument("-o", "--output", required=True, type=Path, help="output folder")
     _add_benchmark_options(parser, spec)
 
@@ -143,5 +171,9 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def register(cli: Any) -> None:
-    cli.command("list", "every benchmark and model backend lexbench can use, and where each "
-                "comes from (built in, an installed plugin, an --include path)", _list)
+    cli.command(
+        "list",
+        "every benchmark and model backend lexbench can use, and where each "
+        "comes from (built in, an installed plugin, an --include path)",
+        _list,
+    )

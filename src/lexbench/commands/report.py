@@ -13,26 +13,55 @@ def _report(args: argparse.Namespace) -> int:
     from lexbench.report.build import build_report
 
     limit = None if args.all_samples else args.max_samples
-    files = build_report(args.runs, args.output, title=args.title, max_samples=limit,
-                         resamples=args.resamples, seed=args.seed)
-    print(f"wrote {files.html} (self-contained), {files.markdown} and "
-          f"{len(files.figures)} figure(s) under {files.html.parent / 'figures'}")
+    files = build_report(
+        args.runs,
+        args.output,
+        title=args.title,
+        max_samples=limit,
+        resamples=args.resamples,
+        seed=args.seed,
+    )
+    print(
+        f"wrote {files.html} (self-contained), {files.markdown} and "
+        f"{len(files.figures)} figure(s) under {files.html.parent / 'figures'}"
+    )
     return 0
 
 
 def register(cli: Any) -> None:
     parser = cli.command(
-        "report", "turn run folders into one self-contained HTML page plus Markdown", _report)
-    parser.add_argument("runs", nargs="+", type=Path, metavar="RUN",
-                        help="run folders, or directories that hold run folders (e.g. runs/lambda)")
-    parser.add_argument("-o", "--output", required=True, type=Path, metavar="DIR",
-                        help="output folder: report.html, report.md, figures/")
+        "report", "turn run folders into one self-contained HTML page plus Markdown", _report
+    )
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        type=Path,
+        metavar="RUN",
+        help="run folders, or directories that hold run folders (e.g. runs/lambda)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        type=Path,
+        metavar="DIR",
+        help="output folder: report.html, report.md, figures/",
+    )
     parser.add_argument("--title", default="lexbench report", help="page title")
-    parser.add_argument("--max-samples", type=positive_int, default=2000,
-                        help="samples per run embedded in the browser (a seeded random subset "
-                             "when a run has more; default 2000)")
-    parser.add_argument("--all-samples", action="store_true",
-                        help="embed every sample (large pages for large runs)")
-    parser.add_argument("--resamples", type=positive_int, default=10_000,
-                        help="bootstrap/permutation resamples for the comparison (default 10000)")
+    parser.add_argument(
+        "--max-samples",
+        type=positive_int,
+        default=2000,
+        help="samples per run embedded in the browser (a seeded random subset "
+        "when a run has more; default 2000)",
+    )
+    parser.add_argument(
+        "--all-samples", action="store_true", help="embed every sample (large pages for large runs)"
+    )
+    parser.add_argument(
+        "--resamples",
+        type=positive_int,
+        default=10_000,
+        help="bootstrap/permutation resamples for the comparison (default 10000)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed for resampling (default 0)")

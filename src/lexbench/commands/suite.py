@@ -30,9 +30,17 @@ def _skip_reason(error: BaseException) -> str | None:
     return None
 
 
-def run_suite(model: str, *, model_opts: dict[str, Any], limit: int | None, out: Path,
-              cache: Any, progress: bool, chat: bool | None,
-              only: list[str] | None = None) -> tuple[list[Any], list[tuple[str, str]]]:
+def run_suite(
+    model: str,
+    *,
+    model_opts: dict[str, Any],
+    limit: int | None,
+    out: Path,
+    cache: Any,
+    progress: bool,
+    chat: bool | None,
+    only: list[str] | None = None,
+) -> tuple[list[Any], list[tuple[str, str]]]:
     """Run every suite benchmark on one model (opened once); returns (evaluations, skips)."""
     from lexbench import api
     from lexbench.models.registry import open_model
@@ -40,8 +48,10 @@ def run_suite(model: str, *, model_opts: dict[str, Any], limit: int | None, out:
     suite = [(spec, spec.suite) for spec in api.benchmarks() if spec.suite is not None]
     unknown = sorted(set(only or ()) - {spec.name for spec, _ in suite})
     if unknown:
-        raise ValueError(f"--only {' '.join(unknown)}: not in the suite; it holds "
-                         f"{', '.join(spec.name for spec, _ in suite)}")
+        raise ValueError(
+            f"--only {' '.join(unknown)}: not in the suite; it holds "
+            f"{', '.join(spec.name for spec, _ in suite)}"
+        )
     done: list[Any] = []
     skipped: list[tuple[str, str]] = []
     with open_model(model, model_opts) as backend:
@@ -54,10 +64,19 @@ def run_suite(model: str, *, model_opts: dict[str, Any], limit: int | None, out:
                 options[chosen.limit_option] = limit
             print(f"lexbench: {name} ...", file=sys.stderr)
             try:
-                done.append(api.run(name, backend, out=out, cache=cache,
-                                    use_cache=cache is not None, progress=progress, chat=chat,
-                                    **options))
-            except Exception as error:  # noqa: BLE001 - classified below, re-raised if not a skip
+                done.append(
+                    api.run(
+                        name,
+                        backend,
+                        out=out,
+                        cache=cache,
+                        use_cache=cache is not None,
+                        progress=progress,
+                        chat=chat,
+                        **options,
+                    )
+                )
+            except Exception as error:
                 reason = _skip_reason(error)
                 if reason is None:
                     raise
@@ -71,17 +90,25 @@ def _run_all(args: argparse.Namespace) -> int:
 
     cache = open_cache(args)
     try:
-        done, skipped = run_suite(args.model, model_opts=model_options(args), limit=args.limit,
-                                  out=args.out, cache=cache, progress=not args.no_progress,
-                                  chat=args.chat, only=args.only)
+        done, skipped = run_suite(
+            args.model,
+            model_opts=model_options(args),
+            limit=args.limit,
+            out=args.out,
+            cache=cache,
+            progress=not args.no_progress,
+            chat=args.chat,
+            only=args.only,
+        )
     finally:
         if cache is not None:
             cache.close()
     if not done:
         raise ValueError("no benchmark could run: " + "; ".join(f"{n}: {r}" for n, r in skipped))
     report_dir = args.report or (args.out / "suite" / Path(done[0].folder.path).parent.name)
-    files = build_report([e.folder.path for e in done], report_dir,
-                         title=f"lexbench suite: {args.model}")
+    files = build_report(
+        [e.folder.path for e in done], report_dir, title=f"lexbench suite: {args.model}"
+    )
     from lexbench.report.leaderboard import leaderboards, to_markdown
     from lexbench.report.runs import load_runs
 
@@ -112,35 +139,69 @@ def _rescore(args: argparse.Namespace) -> int:
 
     rescored = rescore_run(args.run, write=args.write)
     print(terminal_text(rescored.report))
-    print(f"{rescored.changed} of {rescored.items} items changed verdict or value"
-          + ("; run folder updated" if args.write else " (use --write to update the run folder)"))
+    print(
+        f"{rescored.changed} of {rescored.items} items changed verdict or value"
+        + ("; run folder updated" if args.write else " (use --write to update the run folder)")
+    )
     return 0
 
 
 def register(cli: Any) -> None:
     run = cli.benchmark_command(
-        "run", "all", "run every benchmark whose data is available on one model and write "
-        "one report (benchmarks that cannot run are skipped, with the reason)", _run_all)
-    run.add_argument("--limit", type=positive_int, default=None,
-                     help="a small slice of each benchmark: N items per relation (LAMBDA, "
-                          "Google, BATS), the first N (SCAN, E-KAR), N prompts per "
-                          "configuration (SetLexSem)")
-    run.add_argument("--only", nargs="+", default=None, metavar="BENCHMARK",
-                     help="run only these benchmarks of the suite")
-    run.add_argument("--report", type=Path, default=None, metavar="DIR",
-                     help="where the combined report goes (default: OUT/suite/MODEL)")
+        "run",
+        "all",
+        "run every benchmark whose data is available on one model and write "
+        "one report (benchmarks that cannot run are skipped, with the reason)",
+        _run_all,
+    )
+    run.add_argument(
+        "--limit",
+        type=positive_int,
+        default=None,
+        help="a small slice of each benchmark: N items per relation (LAMBDA, "
+        "Google, BATS), the first N (SCAN, E-KAR), N prompts per "
+        "configuration (SetLexSem)",
+    )
+    run.add_argument(
+        "--only",
+        nargs="+",
+        default=None,
+        metavar="BENCHMARK",
+        help="run only these benchmarks of the suite",
+    )
+    run.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where the combined report goes (default: OUT/suite/MODEL)",
+    )
     add_model_arguments(run)
     add_run_arguments(run)
 
-    board = cli.command("leaderboard", "one table per benchmark across run folders: the "
-                        "headline metric with its 95%% interval", _leaderboard)
-    board.add_argument("runs", nargs="+", type=Path, metavar="RUN",
-                       help="run folders, or directories that hold them (e.g. runs/)")
+    board = cli.command(
+        "leaderboard",
+        "one table per benchmark across run folders: the headline metric with its 95%% interval",
+        _leaderboard,
+    )
+    board.add_argument(
+        "runs",
+        nargs="+",
+        type=Path,
+        metavar="RUN",
+        help="run folders, or directories that hold them (e.g. runs/)",
+    )
     board.add_argument("--format", choices=["md", "csv"], default="md")
     board.add_argument("-o", "--output", type=Path, default=None, help="write to this file")
 
-    rescore = cli.command("rescore", "score a run folder's recorded raw outputs again "
-                          "(any benchmark), without asking the model", _rescore)
+    rescore = cli.command(
+        "rescore",
+        "score a run folder's recorded raw outputs again (any benchmark), without asking the model",
+        _rescore,
+    )
     rescore.add_argument("run", type=Path, help="a run folder")
-    rescore.add_argument("--write", action="store_true",
-                         help="replace the folder's samples, results, report and figures")
+    rescore.add_argument(
+        "--write",
+        action="store_true",
+        help="replace the folder's samples, results, report and figures",
+    )

@@ -45,19 +45,25 @@ def fetch(url: str, *, sha256: str | None, name: str, timeout: float = 60.0) -> 
     partial = target.with_name(target.name + ".partial")
     try:
         request = urllib.request.Request(url, headers={"User-Agent": "lexbench"})
-        with urllib.request.urlopen(request, timeout=timeout) as response, open(partial, "wb") as out:
+        with (
+            urllib.request.urlopen(request, timeout=timeout) as response,
+            open(partial, "wb") as out,
+        ):
             while block := response.read(1 << 20):
                 out.write(block)
     except (urllib.error.URLError, TimeoutError, OSError) as error:
         partial.unlink(missing_ok=True)
         raise DownloadError(
             f"could not download {url} ({error}). If this machine is offline, download the "
-            f"file elsewhere and pass its local path instead.") from None
+            f"file elsewhere and pass its local path instead."
+        ) from None
     if sha256 is not None:
         actual = sha256_of(partial)
         if actual != sha256:
             partial.unlink(missing_ok=True)
-            raise DownloadError(f"{url}: sha256 {actual} does not match the expected {sha256}; "
-                                "the file was not cached")
+            raise DownloadError(
+                f"{url}: sha256 {actual} does not match the expected {sha256}; "
+                "the file was not cached"
+            )
     os.replace(partial, target)
     return target

@@ -28,18 +28,29 @@ def write_parquet(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
     pq.write_table(table, path)
 
 
-def _card(name: str, splits: Mapping[str, int], manifest: Mapping[str, Any], description: str) -> str:
-    yaml_files = "\n".join(f"      - split: {split}\n        path: data/{split}.parquet"
-                           for split in splits)
+def _card(
+    name: str, splits: Mapping[str, int], manifest: Mapping[str, Any], description: str
+) -> str:
+    yaml_files = "\n".join(
+        f"      - split: {split}\n        path: data/{split}.parquet" for split in splits
+    )
     rows = "\n".join(f"| {split} | {count} |" for split, count in splits.items())
-    return (f"---\nconfigs:\n  - config_name: default\n    data_files:\n{yaml_files}\n"
-            f"pretty_name: {name}\nlicense: other\n---\n\n# {name}\n\n{description}\n\n"
-            f"| split | rows |\n|---|---:|\n{rows}\n\n## Generation manifest\n\n"
-            f"```json\n{json.dumps(manifest, indent=2, sort_keys=True)}\n```\n")
+    return (
+        f"---\nconfigs:\n  - config_name: default\n    data_files:\n{yaml_files}\n"
+        f"pretty_name: {name}\nlicense: other\n---\n\n# {name}\n\n{description}\n\n"
+        f"| split | rows |\n|---|---:|\n{rows}\n\n## Generation manifest\n\n"
+        f"```json\n{json.dumps(manifest, indent=2, sort_keys=True)}\n```\n"
+    )
 
 
-def write_hf_dataset(out_dir: str | Path, splits: Mapping[str, Sequence[Mapping[str, Any]]],
-                     manifest: Mapping[str, Any], *, name: str, description: str) -> Path:
+def write_hf_dataset(
+    out_dir: str | Path,
+    splits: Mapping[str, Sequence[Mapping[str, Any]]],
+    manifest: Mapping[str, Any],
+    *,
+    name: str,
+    description: str,
+) -> Path:
     """Write `splits` ({split: rows}) as parquet plus a dataset card; returns the folder."""
     out = Path(out_dir)
     if not splits:
@@ -47,7 +58,9 @@ def write_hf_dataset(out_dir: str | Path, splits: Mapping[str, Sequence[Mapping[
     for split, rows in splits.items():
         write_parquet(rows, out / "data" / f"{split}.parquet")
     (out / "README.md").write_text(
-        _card(name, {s: len(r) for s, r in splits.items()}, manifest, description), encoding="utf-8")
-    (out / "lexbench-manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+        _card(name, {s: len(r) for s, r in splits.items()}, manifest, description), encoding="utf-8"
+    )
+    (out / "lexbench-manifest.json").write_text(
+        json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+    )
     return out
-

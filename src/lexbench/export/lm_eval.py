@@ -49,24 +49,35 @@ def _single_kind(exported: ExportedSet) -> str:
     if shapes == {("loglikelihood",)}:
         return "loglikelihood"
     found = ", ".join("+".join(shape) or "none" for shape in sorted(shapes))
-    raise ValueError(f"{exported.benchmark}: lm-eval takes one generate or one log-likelihood "
-                     f"request per item; this benchmark asks {found} per item. Export it "
-                     f"with --format hf instead")
+    raise ValueError(
+        f"{exported.benchmark}: lm-eval takes one generate or one log-likelihood "
+        f"request per item; this benchmark asks {found} per item. Export it "
+        f"with --format hf instead"
+    )
 
 
 def _generation_kwargs(exported: ExportedSet) -> dict[str, Any]:
-    decodings = {json.dumps(asked[0].decoding.to_dict(), sort_keys=True)
-                 for asked in exported.requests}
+    decodings = {
+        json.dumps(asked[0].decoding.to_dict(), sort_keys=True) for asked in exported.requests
+    }
     if len(decodings) != 1:
-        raise ValueError(f"{exported.benchmark}: its items decode differently; an lm-eval "
-                         f"task has one generation setting")
+        raise ValueError(
+            f"{exported.benchmark}: its items decode differently; an lm-eval "
+            f"task has one generation setting"
+        )
     decoding = exported.requests[0][0].decoding
     if not decoding.greedy or decoding.stop_at_word_end:
-        raise ValueError(f"{exported.benchmark}: lm-eval has no sampled decoding with a seed "
-                         f"per request and no stop-at-first-whole-word criterion; export the "
-                         f"greedy, fixed-budget protocol")
-    return {"until": list(decoding.stop), "max_gen_toks": decoding.max_new_tokens,
-            "do_sample": False, "temperature": 0.0}
+        raise ValueError(
+            f"{exported.benchmark}: lm-eval has no sampled decoding with a seed "
+            f"per request and no stop-at-first-whole-word criterion; export the "
+            f"greedy, fixed-budget protocol"
+        )
+    return {
+        "until": list(decoding.stop),
+        "max_gen_toks": decoding.max_new_tokens,
+        "do_sample": False,
+        "temperature": 0.0,
+    }
 
 
 def write_lm_eval_task(out_dir: str | Path, exported: ExportedSet) -> Path:
@@ -80,22 +91,32 @@ def write_lm_eval_task(out_dir: str | Path, exported: ExportedSet) -> Path:
     name = task_name(exported.benchmark)
     rows = [dict(row) for row in exported.rows]
     config: dict[str, Any] = {
-        "task": name, "dataset_path": "parquet",
+        "task": name,
+        "dataset_path": "parquet",
         "dataset_kwargs": {"data_files": {"test": str(out / "data" / "test.parquet")}},
-        "test_split": "test", "doc_to_text": "prompt",
+        "test_split": "test",
+        "doc_to_text": "prompt",
         "process_results": "!function utils.process_results",
         "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}],
-        "metadata": {"version": 1.0,
-                     "lexbench_content_sha256": exported.manifest["content_sha256"]},
+        "metadata": {
+            "version": 1.0,
+            "lexbench_content_sha256": exported.manifest["content_sha256"],
+        },
     }
     if kind == "generate":
-        config.update({"output_type": "generate_until", "doc_to_target": "id",
-                       "generation_kwargs": _generation_kwargs(exported)})
+        config.update(
+            {
+                "output_type": "generate_until",
+                "doc_to_target": "id",
+                "generation_kwargs": _generation_kwargs(exported),
+            }
+        )
     else:
         for row, asked in zip(rows, exported.requests):
             row["choices"] = list(asked[0].continuations)
-        config.update({"output_type": "multiple_choice", "doc_to_choice": "choices",
-                       "doc_to_target": 0})
+        config.update(
+            {"output_type": "multiple_choice", "doc_to_choice": "choices", "doc_to_target": 0}
+        )
     write_parquet(rows, out / "data" / "test.parquet")
     text = yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
     # lm-eval reads `!function` as a tag; PyYAML quotes the string, so unquote that one value.
@@ -103,7 +124,8 @@ def write_lm_eval_task(out_dir: str | Path, exported: ExportedSet) -> Path:
     (out / f"{name}.yaml").write_text(text, encoding="utf-8")
     (out / "utils.py").write_text(UTILS, encoding="utf-8")
     (out / "lexbench-manifest.json").write_text(
-        json.dumps(exported.manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        json.dumps(exported.manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
     return out
 
 
@@ -118,13 +140,13 @@ class ExportScorer:
 
     def _load(self) -> None:
         from lexbench import plugins
-        from lexbench.export.rows import LANGUAGE_MODEL_KINDS, EXPORT_MODEL_NAME
+        from lexbench.export.rows import EXPORT_MODEL_NAME, LANGUAGE_MODEL_KINDS
         from lexbench.run.rescore import RecordedModel
 
         manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
         source = str(manifest.get("benchmark_source") or "")
         if source.startswith("path "):
-            plugins.include([source[len("path "):]])
+            plugins.include([source[len("path ") :]])
         spec = plugins.benchmark(manifest["benchmark"])
         model = RecordedModel({"name": EXPORT_MODEL_NAME, "kinds": list(LANGUAGE_MODEL_KINDS)})
         self._benchmark = spec.build(model, **manifest.get("options", {}))
@@ -141,8 +163,9 @@ class ExportScorer:
         item, asked = self._items[key], self._requests[key]
         if asked[0].kind == "generate":
             response = Response(request_id=asked[0].id, text=str(results[0]))
-        else:   # multiple_choice: one (log-likelihood, is_greedy) pair per continuation
-            response = Response(request_id=asked[0].id,
-                                loglikelihoods=tuple(float(r[0]) for r in results))
+        else:  # multiple_choice: one (log-likelihood, is_greedy) pair per continuation
+            response = Response(
+                request_id=asked[0].id, loglikelihoods=tuple(float(r[0]) for r in results)
+            )
         score = self._benchmark.score(item, [response])
         return {"acc": 1.0 if score.correct else 0.0}

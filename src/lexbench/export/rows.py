@@ -42,39 +42,54 @@ def item_json(item: Any) -> dict[str, Any]:
         return dict(item.to_dict())
     if dataclasses.is_dataclass(item) and not isinstance(item, type):
         return json.loads(json.dumps(dataclasses.asdict(item), default=str))
-    raise TypeError(f"cannot export item {getattr(item, 'id', item)!r}: it has no to_dict() "
-                    "and is not a dataclass")
+    raise TypeError(
+        f"cannot export item {getattr(item, 'id', item)!r}: it has no to_dict() "
+        "and is not a dataclass"
+    )
 
 
 def request_json(request: Request) -> dict[str, Any]:
     return {"id": request.id, **request.cache_key_payload()}
 
 
-def export_set(benchmark: str, options: Mapping[str, Any] | None = None, *,
-               kinds: Sequence[str] = LANGUAGE_MODEL_KINDS) -> ExportedSet:
+def export_set(
+    benchmark: str,
+    options: Mapping[str, Any] | None = None,
+    *,
+    kinds: Sequence[str] = LANGUAGE_MODEL_KINDS,
+) -> ExportedSet:
     """The benchmark `benchmark` built with `options`, as rows and a manifest."""
     from lexbench import __version__, plugins
     from lexbench.run.rescore import RecordedModel
 
     spec = plugins.benchmark(benchmark)
     options = {k: v for k, v in dict(options or {}).items() if v is not None}
-    built = spec.build(RecordedModel({"name": EXPORT_MODEL_NAME, "kinds": list(kinds)}),
-                       **options)
+    built = spec.build(RecordedModel({"name": EXPORT_MODEL_NAME, "kinds": list(kinds)}), **options)
     items = list(built.items())
     if not items:
         raise ValueError(f"{benchmark}: no items to export (check --limit and the options)")
     requests = [built.requests(item) for item in items]
     rows = []
     for item, asked in zip(items, requests):
-        rows.append({"id": str(item.id), "prompt": asked[0].prompt if asked else "",
-                     "kind": asked[0].kind if asked else "",
-                     "item": canonical_json(item_json(item)),
-                     "requests": canonical_json([request_json(r) for r in asked])})
+        rows.append(
+            {
+                "id": str(item.id),
+                "prompt": asked[0].prompt if asked else "",
+                "kind": asked[0].kind if asked else "",
+                "item": canonical_json(item_json(item)),
+                "requests": canonical_json([request_json(r) for r in asked]),
+            }
+        )
     digest = hashlib.sha256("\n".join(canonical_json(r) for r in rows).encode("utf-8"))
-    manifest = {"benchmark": benchmark, "options": json.loads(json.dumps(options, default=str)),
-                "benchmark_config": json.loads(json.dumps(built.config(), default=str)),
-                "items": len(items), "content_sha256": digest.hexdigest(),
-                "benchmark_source": spec.source, "lexbench_version": __version__}
+    manifest = {
+        "benchmark": benchmark,
+        "options": json.loads(json.dumps(options, default=str)),
+        "benchmark_config": json.loads(json.dumps(built.config(), default=str)),
+        "items": len(items),
+        "content_sha256": digest.hexdigest(),
+        "benchmark_source": spec.source,
+        "lexbench_version": __version__,
+    }
     return ExportedSet(benchmark, options, items, requests, rows, manifest)
 
 
@@ -84,8 +99,11 @@ def write_hf(out_dir: Any, exported: ExportedSet) -> Any:
 
     spec_description = exported.manifest.get("benchmark_config", {}).get("name", exported.benchmark)
     return write_hf_dataset(
-        out_dir, {"test": exported.rows}, exported.manifest,
+        out_dir,
+        {"test": exported.rows},
+        exported.manifest,
         name=f"{exported.benchmark} (lexbench)",
         description=f"The {spec_description} benchmark as lexbench generates it: `item` holds "
-                    "each item's fields (JSON), `requests` what lexbench asks a model for it "
-                    "(JSON), `prompt` the first request's text.")
+        "each item's fields (JSON), `requests` what lexbench asks a model for it "
+        "(JSON), `prompt` the first request's text.",
+    )

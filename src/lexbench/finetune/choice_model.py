@@ -42,27 +42,43 @@ class ChoiceSettings:
 
     def __post_init__(self) -> None:
         if self.input_format not in INPUT_FORMATS:
-            raise ValueError(f"unknown input format {self.input_format!r}; choose from "
-                             f"{', '.join(INPUT_FORMATS)}")
+            raise ValueError(
+                f"unknown input format {self.input_format!r}; choose from "
+                f"{', '.join(INPUT_FORMATS)}"
+            )
 
 
 class ChoiceModel(nn.Module):
     """encoder -> mean of hidden states over real tokens -> MLP -> one score per choice."""
+
+    #: A transformers encoder (a PreTrainedModel: it saves itself with save_pretrained).
+    encoder: Any
 
     def __init__(self, encoder: nn.Module, settings: ChoiceSettings):
         super().__init__()
         self.encoder = encoder
         self.settings = settings
         size = settings.hidden_size
-        self.head = nn.Sequential(nn.Dropout(settings.dropout), nn.Linear(size, size), nn.Tanh(),
-                                  nn.Dropout(settings.dropout), nn.Linear(size, 1))
+        self.head = nn.Sequential(
+            nn.Dropout(settings.dropout),
+            nn.Linear(size, size),
+            nn.Tanh(),
+            nn.Dropout(settings.dropout),
+            nn.Linear(size, 1),
+        )
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                token_type_ids: torch.Tensor | None = None,
-                labels: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+        labels: torch.Tensor | None = None,
+    ) -> dict[str, torch.Tensor]:
         batch, choices, length = input_ids.shape
-        kwargs: dict[str, Any] = {"input_ids": input_ids.reshape(-1, length),
-                                  "attention_mask": attention_mask.reshape(-1, length)}
+        kwargs: dict[str, Any] = {
+            "input_ids": input_ids.reshape(-1, length),
+            "attention_mask": attention_mask.reshape(-1, length),
+        }
         if token_type_ids is not None:
             kwargs["token_type_ids"] = token_type_ids.reshape(-1, length)
         hidden = self.encoder(**kwargs).last_hidden_state
@@ -75,15 +91,18 @@ class ChoiceModel(nn.Module):
         return out
 
 
-def encode_choices(tokenizer: Any, firsts: Sequence[str], seconds: Sequence[str],
-                   max_length: int) -> dict[str, list[list[int]]]:
+def encode_choices(
+    tokenizer: Any, firsts: Sequence[str], seconds: Sequence[str], max_length: int
+) -> dict[str, list[list[int]]]:
     """One item's choices as text pairs ([CLS] first [SEP] second [SEP] for BERT), each cut
     to `max_length` tokens (the longer text first)."""
     encoded = tokenizer(list(firsts), list(seconds), truncation=True, max_length=max_length)
     return {key: [list(row) for row in encoded[key]] for key in encoded}
 
 
-def new_choice_model(encoder_path: str, settings_overrides: dict[str, Any]) -> tuple[ChoiceModel, Any]:
+def new_choice_model(
+    encoder_path: str, settings_overrides: dict[str, Any]
+) -> tuple[ChoiceModel, Any]:
     """A fresh classifier on a pretrained encoder (a folder or a Hub id); (model, tokenizer)."""
     from transformers import AutoModel, AutoTokenizer
 
@@ -100,10 +119,13 @@ def save_choice_model(model: ChoiceModel, tokenizer: Any, folder: str | Path) ->
     folder.mkdir(parents=True, exist_ok=True)
     model.encoder.save_pretrained(str(folder))
     tokenizer.save_pretrained(str(folder))
-    save_file({k: v.detach().cpu().contiguous() for k, v in model.head.state_dict().items()},
-              str(folder / HEAD_FILE))
-    (folder / CONFIG_FILE).write_text(json.dumps(asdict(model.settings), indent=2) + "\n",
-                                      encoding="utf-8")
+    save_file(
+        {k: v.detach().cpu().contiguous() for k, v in model.head.state_dict().items()},
+        str(folder / HEAD_FILE),
+    )
+    (folder / CONFIG_FILE).write_text(
+        json.dumps(asdict(model.settings), indent=2) + "\n", encoding="utf-8"
+    )
 
 
 def load_choice_model(folder: str | Path, device: str = "cpu") -> tuple[ChoiceModel, Any]:
@@ -114,8 +136,10 @@ def load_choice_model(folder: str | Path, device: str = "cpu") -> tuple[ChoiceMo
     folder = Path(folder)
     config_path = folder / CONFIG_FILE
     if not config_path.is_file() or not (folder / HEAD_FILE).is_file():
-        raise FileNotFoundError(f"{folder} is not an E-KAR classifier folder (needs {CONFIG_FILE} "
-                                f"and {HEAD_FILE}; make one with lexbench finetune ekar-qa)")
+        raise FileNotFoundError(
+            f"{folder} is not an E-KAR classifier folder (needs {CONFIG_FILE} "
+            f"and {HEAD_FILE}; make one with lexbench finetune ekar-qa)"
+        )
     try:
         settings = ChoiceSettings(**json.loads(config_path.read_text(encoding="utf-8")))
     except (TypeError, json.JSONDecodeError) as error:
@@ -126,8 +150,13 @@ def load_choice_model(folder: str | Path, device: str = "cpu") -> tuple[ChoiceMo
     return model, AutoTokenizer.from_pretrained(str(folder))
 
 
-def score_choices(model: ChoiceModel, tokenizer: Any, groups: Sequence[tuple[Sequence[str], Sequence[str]]],
-                  *, batch_size: int = 16) -> list[list[float]]:
+def score_choices(
+    model: ChoiceModel,
+    tokenizer: Any,
+    groups: Sequence[tuple[Sequence[str], Sequence[str]]],
+    *,
+    batch_size: int = 16,
+) -> list[list[float]]:
     """Log-softmax scores over the choices of each group (firsts, seconds), batched by
     number of choices (groups may differ in it)."""
     device = next(model.parameters()).device
@@ -139,14 +168,18 @@ def score_choices(model: ChoiceModel, tokenizer: Any, groups: Sequence[tuple[Seq
     with torch.no_grad():
         for positions in by_count.values():
             for start in range(0, len(positions), batch_size):
-                chunk = positions[start:start + batch_size]
-                encoded = [encode_choices(tokenizer, *groups[i], model.settings.max_length) for i in chunk]
+                chunk = positions[start : start + batch_size]
+                encoded = [
+                    encode_choices(tokenizer, *groups[i], model.settings.max_length) for i in chunk
+                ]
                 width = max(len(row) for e in encoded for row in e["input_ids"])
                 tensors = {}
                 for key in encoded[0]:
                     fill = pad if key == "input_ids" else 0
-                    tensors[key] = torch.tensor([[row + [fill] * (width - len(row)) for row in e[key]]
-                                                 for e in encoded], device=device)
+                    tensors[key] = torch.tensor(
+                        [[row + [fill] * (width - len(row)) for row in e[key]] for e in encoded],
+                        device=device,
+                    )
                 scores = torch.log_softmax(model(**tensors)["logits"].float(), dim=-1).tolist()
                 for index, row in zip(chunk, scores):
                     out[index] = row

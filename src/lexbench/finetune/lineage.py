@@ -17,7 +17,7 @@ import datetime as _dt
 import hashlib
 import json
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +25,30 @@ from lexbench.types import content_hash
 
 LINEAGE_FILE = "lexbench-lineage.json"
 LINEAGE_VERSION = 1
-LIBRARIES = ("lexbench", "torch", "transformers", "accelerate", "peft", "datasets", "numpy",
-             "safetensors", "tokenizers", "sentence-transformers")
+LIBRARIES = (
+    "lexbench",
+    "torch",
+    "transformers",
+    "accelerate",
+    "peft",
+    "datasets",
+    "numpy",
+    "safetensors",
+    "tokenizers",
+    "sentence-transformers",
+)
 # What `describe_lineage` copies into a run's config (the history stays in the file).
-SUMMARY_KEYS = ("experiment", "created", "base_model", "data", "split_seed", "hyperparameters",
-                "best_validation", "lora", "libraries")
+SUMMARY_KEYS = (
+    "experiment",
+    "created",
+    "base_model",
+    "data",
+    "split_seed",
+    "hyperparameters",
+    "best_validation",
+    "lora",
+    "libraries",
+)
 
 
 def library_versions() -> dict[str, str]:
@@ -49,10 +68,13 @@ def path_sha256(path: str | Path) -> str:
         return digest.hexdigest()
     if path.is_file():
         with zipfile.ZipFile(path) as archive:
-            members = sorted((i.filename, archive.read(i)) for i in archive.infolist() if not i.is_dir())
+            members = sorted(
+                (i.filename, archive.read(i)) for i in archive.infolist() if not i.is_dir()
+            )
     elif path.is_dir():
-        members = sorted((str(p.relative_to(path)), p.read_bytes())
-                         for p in path.rglob("*") if p.is_file())
+        members = sorted(
+            (str(p.relative_to(path)), p.read_bytes()) for p in path.rglob("*") if p.is_file()
+        )
     else:
         raise FileNotFoundError(f"no file or folder at {path} to hash")
     for name, data in members:
@@ -65,11 +87,19 @@ def json_sha256(value: Any) -> str:
     return content_hash(value, length=64)
 
 
-def build_lineage(*, experiment: str, base_model: Mapping[str, Any], data: Mapping[str, Any],
-                  split_seed: int | None, hyperparameters: Mapping[str, Any],
-                  best_validation: Mapping[str, Any] | None, history: list[Mapping[str, Any]],
-                  model_kind: str, lora: Mapping[str, Any] | None = None,
-                  extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def build_lineage(
+    *,
+    experiment: str,
+    base_model: Mapping[str, Any],
+    data: Mapping[str, Any],
+    split_seed: int | None,
+    hyperparameters: Mapping[str, Any],
+    best_validation: Mapping[str, Any] | None,
+    history: Sequence[Mapping[str, Any]],
+    model_kind: str,
+    lora: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """The lineage record (plain JSON). `model_kind` is the registry kind that runs the
     folder (hf, mlm, ekar-classifier, or seq2seq for generators lexbench drives itself)."""
     return {
@@ -95,8 +125,10 @@ def write_lineage(folder: str | Path, lineage: Mapping[str, Any]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / LINEAGE_FILE
     temporary = folder / f".{LINEAGE_FILE}.tmp"
-    temporary.write_text(json.dumps(lineage, indent=2, ensure_ascii=False, allow_nan=False,
-                                    default=str) + "\n", encoding="utf-8")
+    temporary.write_text(
+        json.dumps(lineage, indent=2, ensure_ascii=False, allow_nan=False, default=str) + "\n",
+        encoding="utf-8",
+    )
     temporary.replace(target)
     return target
 
@@ -142,13 +174,20 @@ def lineage_markdown(lineage: Mapping[str, Any]) -> str:
     best = lineage.get("best_validation") or {}
     hyper = lineage.get("hyperparameters") or {}
     fingerprint = base.get("fingerprint") or {}
-    lines = ["## Lineage of the fine-tuned model", "",
-             f"- experiment: `{lineage.get('experiment')}` (created {lineage.get('created')})",
-             (f"- base model: `{base.get('spec')}` — {fingerprint.get('model', '')} "
-              f"(weights sha256 {str(fingerprint.get('weights_sha256'))[:16]}…)"),
-             (f"- data: `{data.get('source')}` (sha256 {str(data.get('sha256'))[:16]}…), "
-              f"split seed {lineage.get('split_seed')}"),
-             f"- best validation {best.get('metric')}: {best.get('value')} at step {best.get('step')}",
-             "- hyperparameters: " + ", ".join(f"{k}={v}" for k, v in sorted(hyper.items())),
-             f"- LoRA: {lineage.get('lora') or 'no'}"]
+    lines = [
+        "## Lineage of the fine-tuned model",
+        "",
+        f"- experiment: `{lineage.get('experiment')}` (created {lineage.get('created')})",
+        (
+            f"- base model: `{base.get('spec')}` — {fingerprint.get('model', '')} "
+            f"(weights sha256 {str(fingerprint.get('weights_sha256'))[:16]}…)"
+        ),
+        (
+            f"- data: `{data.get('source')}` (sha256 {str(data.get('sha256'))[:16]}…), "
+            f"split seed {lineage.get('split_seed')}"
+        ),
+        f"- best validation {best.get('metric')}: {best.get('value')} at step {best.get('step')}",
+        "- hyperparameters: " + ", ".join(f"{k}={v}" for k, v in sorted(hyper.items())),
+        f"- LoRA: {lineage.get('lora') or 'no'}",
+    ]
     return "\n".join(lines) + "\n"

@@ -26,7 +26,7 @@ import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 CHECKPOINTS = "checkpoints"
 RUN_KEY_FILE = "lexbench-run-key.json"
@@ -41,7 +41,7 @@ class LoraSettings:
     r: int = 8
     alpha: int = 16
     dropout: float = 0.05
-    target_modules: str = "all-linear"   # or a comma-separated list of module names
+    target_modules: str = "all-linear"  # or a comma-separated list of module names
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -61,7 +61,7 @@ class TrainConfig:
     lr_scheduler: str = "linear"
     optimizer: str = "adamw_torch"
     gradient_accumulation: int = 1
-    max_steps: int = -1                 # > 0 stops after this many steps (overrides epochs)
+    max_steps: int = -1  # > 0 stops after this many steps (overrides epochs)
     eval_every: str | int = "epoch"
     eval_batch_size: int = 32
     logging_steps: int = 10
@@ -72,19 +72,27 @@ class TrainConfig:
     lora: LoraSettings | None = None
 
     def __post_init__(self) -> None:
-        checks = [(self.learning_rate > 0, f"learning rate must be positive, got {self.learning_rate}"),
-                  (self.batch_size >= 1, f"batch size must be at least 1, got {self.batch_size}"),
-                  (self.epochs > 0 or self.max_steps > 0, "give epochs > 0 or max steps > 0"),
-                  (self.gradient_accumulation >= 1, "gradient accumulation must be at least 1"),
-                  (self.logging_steps >= 1, "logging steps must be at least 1"),
-                  (self.save_total_limit >= 1, "keep at least one checkpoint"),
-                  (self.precision in PRECISIONS,
-                   f"unknown precision {self.precision!r}; choose from {', '.join(PRECISIONS)}")]
+        checks = [
+            (self.learning_rate > 0, f"learning rate must be positive, got {self.learning_rate}"),
+            (self.batch_size >= 1, f"batch size must be at least 1, got {self.batch_size}"),
+            (self.epochs > 0 or self.max_steps > 0, "give epochs > 0 or max steps > 0"),
+            (self.gradient_accumulation >= 1, "gradient accumulation must be at least 1"),
+            (self.logging_steps >= 1, "logging steps must be at least 1"),
+            (self.save_total_limit >= 1, "keep at least one checkpoint"),
+            (
+                self.precision in PRECISIONS,
+                f"unknown precision {self.precision!r}; choose from {', '.join(PRECISIONS)}",
+            ),
+        ]
         for ok, message in checks:
             if not ok:
                 raise ValueError(message)
-        if self.eval_every != "epoch" and not (isinstance(self.eval_every, int) and self.eval_every >= 1):
-            raise ValueError(f"eval_every must be 'epoch' or a positive number of steps, got {self.eval_every!r}")
+        if self.eval_every != "epoch" and not (
+            isinstance(self.eval_every, int) and self.eval_every >= 1
+        ):
+            raise ValueError(
+                f"eval_every must be 'epoch' or a positive number of steps, got {self.eval_every!r}"
+            )
         check_device(self.device)
 
     def hyperparameters(self) -> dict[str, Any]:
@@ -98,9 +106,11 @@ def check_device(device: str) -> None:
     """`auto`, `cpu`, `cuda` or `mps`; one GPU of several is chosen with CUDA_VISIBLE_DEVICES
     (Trainer places the model itself, and under `accelerate launch` each process its own)."""
     if device.startswith("cuda:"):
-        raise ValueError(f"--device {device}: choose the GPU with CUDA_VISIBLE_DEVICES="
-                         f"{device.split(':', 1)[1]} and pass --device cuda (several GPUs: "
-                         "accelerate launch, see the README, Fine-tuning experiments)")
+        raise ValueError(
+            f"--device {device}: choose the GPU with CUDA_VISIBLE_DEVICES="
+            f"{device.split(':', 1)[1]} and pass --device cuda (several GPUs: "
+            "accelerate launch, see the README, Fine-tuning experiments)"
+        )
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; choose from {', '.join(DEVICES)}")
     if device == "cuda":
@@ -139,8 +149,13 @@ def apply_lora(model: Any, settings: LoraSettings, task_type: str | None) -> Any
     targets: Any = settings.target_modules
     if targets != "all-linear":
         targets = [name.strip() for name in targets.split(",") if name.strip()]
-    config = LoraConfig(r=settings.r, lora_alpha=settings.alpha, lora_dropout=settings.dropout,
-                        target_modules=targets, task_type=task_type)
+    config = LoraConfig(
+        r=settings.r,
+        lora_alpha=settings.alpha,
+        lora_dropout=settings.dropout,
+        target_modules=targets,
+        task_type=task_type,
+    )
     return get_peft_model(model, config)
 
 
@@ -157,17 +172,24 @@ def _progress_callback_class() -> type:
         """The progress bar shows the latest training loss (and validation score) instead
         of printing every log line."""
 
-        def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
+        def on_log(
+            self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any
+        ) -> None:
             if not (state.is_world_process_zero and self.training_bar is not None and logs):
                 return
-            shown = {k: f"{v:.4g}" for k, v in logs.items()
-                     if isinstance(v, float) and (k == "loss" or k.startswith("eval_"))
-                     and k not in ("eval_runtime", "eval_samples_per_second", "eval_steps_per_second")}
+            shown = {
+                k: f"{v:.4g}"
+                for k, v in logs.items()
+                if isinstance(v, float)
+                and (k == "loss" or k.startswith("eval_"))
+                and k not in ("eval_runtime", "eval_samples_per_second", "eval_steps_per_second")
+            }
             if shown:
                 self.training_bar.set_postfix(shown, refresh=True)
             if any(k.startswith("eval_") for k in shown):
-                self.training_bar.write(f"step {state.global_step}: " +
-                                        ", ".join(f"{k} {v}" for k, v in shown.items()))
+                self.training_bar.write(
+                    f"step {state.global_step}: " + ", ".join(f"{k} {v}" for k, v in shown.items())
+                )
 
     return LossProgress
 
@@ -195,14 +217,18 @@ def _scored_trainer_class() -> type:
     class ScoredTrainer(Trainer):
         """`Trainer` whose evaluation is an experiment's score of the live model."""
 
-        def __init__(self, *args: Any, validation_score: Callable[[Any], Mapping[str, float]],
-                     **kwargs: Any):
+        def __init__(
+            self, *args: Any, validation_score: Callable[[Any], Mapping[str, float]], **kwargs: Any
+        ):
             super().__init__(*args, **kwargs)
             self.validation_score = validation_score
 
-        def evaluate(self, eval_dataset: Any = None, ignore_keys: Any = None,
-                     metric_key_prefix: str = "eval") -> dict[str, float]:
+        def evaluate(
+            self, eval_dataset: Any = None, ignore_keys: Any = None, metric_key_prefix: str = "eval"
+        ) -> dict[str, float]:
             model = self.model
+            if model is None:
+                raise RuntimeError("the trainer has no model to evaluate")
             was_training = model.training
             model.eval()
             with torch.no_grad():
@@ -211,8 +237,9 @@ def _scored_trainer_class() -> type:
                 model.train()
             metrics = {f"{metric_key_prefix}_{k}": float(v) for k, v in scores.items()}
             self.log(metrics)
-            self.control = self.callback_handler.on_evaluate(self.args, self.state, self.control,
-                                                             metrics)
+            self.control = self.callback_handler.on_evaluate(
+                self.args, self.state, self.control, metrics
+            )
             return metrics
 
     return ScoredTrainer
@@ -229,7 +256,7 @@ def _guard_checkpoints(folder: Path, run_key: Mapping[str, Any], restart: bool) 
     """Refuse to resume checkpoints of another configuration (another base model, data or
     hyperparameters); `restart` deletes them instead."""
     key_path = folder / RUN_KEY_FILE
-    main = int(os.environ.get("RANK", "0")) == 0   # under accelerate launch: one writer
+    main = int(os.environ.get("RANK", "0")) == 0  # under accelerate launch: one writer
     if restart and folder.exists() and main:
         shutil.rmtree(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -238,9 +265,11 @@ def _guard_checkpoints(folder: Path, run_key: Mapping[str, Any], restart: bool) 
         found = json.loads(key_path.read_text(encoding="utf-8"))
         if found != wanted:
             changed = sorted(k for k in set(found) | set(wanted) if found.get(k) != wanted.get(k))
-            raise ValueError(f"{folder} holds checkpoints of another run (differs in: "
-                             f"{', '.join(changed)}); use another --output, or --restart to "
-                             "delete them and start again")
+            raise ValueError(
+                f"{folder} holds checkpoints of another run (differs in: "
+                f"{', '.join(changed)}); use another --output, or --restart to "
+                "delete them and start again"
+            )
         return
     if main:
         key_path.write_text(json.dumps(wanted, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -263,13 +292,24 @@ def last_complete_checkpoint(folder: Path) -> str | None:
     return str(max(found)[1]) if found else None
 
 
-def training_arguments(config: TrainConfig, checkpoint_dir: Path, *, train_examples: int,
-                       metric: str, greater_is_better: bool, progress: bool) -> Any:
+def training_arguments(
+    config: TrainConfig,
+    checkpoint_dir: Path,
+    *,
+    train_examples: int,
+    metric: str,
+    greater_is_better: bool,
+    progress: bool,
+) -> Any:
     """`TrainingArguments` for one run: evaluation and saving on the same schedule, the
     best checkpoint loaded at the end."""
     from transformers import TrainingArguments
 
-    every = steps_per_epoch(train_examples, config) if config.eval_every == "epoch" else int(config.eval_every)
+    every = (
+        steps_per_epoch(train_examples, config)
+        if config.eval_every == "epoch"
+        else int(config.eval_every)
+    )
     kwargs: dict[str, Any] = {
         "output_dir": str(checkpoint_dir),
         "learning_rate": config.learning_rate,
@@ -306,13 +346,23 @@ def training_arguments(config: TrainConfig, checkpoint_dir: Path, *, train_examp
     return TrainingArguments(**kwargs)
 
 
-def train_with_trainer(*, model: Any, train_dataset: Any, eval_dataset: Any, collator: Any,
-                       config: TrainConfig, output: Path, run_key: Mapping[str, Any],
-                       metric: str, greater_is_better: bool,
-                       validation_score: Callable[[Any], Mapping[str, float]] | None = None,
-                       compute_metrics: Callable[[Any], Mapping[str, float]] | None = None,
-                       tokenizer: Any = None, restart: bool = False,
-                       progress: bool = True) -> tuple[Any, TrainingOutcome]:
+def train_with_trainer(
+    *,
+    model: Any,
+    train_dataset: Any,
+    eval_dataset: Any,
+    collator: Any,
+    config: TrainConfig,
+    output: Path,
+    run_key: Mapping[str, Any],
+    metric: str,
+    greater_is_better: bool,
+    validation_score: Callable[[Any], Mapping[str, float]] | None = None,
+    compute_metrics: Callable[[Any], Mapping[str, float]] | None = None,
+    tokenizer: Any = None,
+    restart: bool = False,
+    progress: bool = True,
+) -> tuple[Any, TrainingOutcome]:
     """Train with `Trainer` (resuming from the last checkpoint in `<output>/checkpoints/`
     when there is one) and return (the model with the best checkpoint's weights, outcome)."""
     from transformers import Trainer
@@ -320,16 +370,27 @@ def train_with_trainer(*, model: Any, train_dataset: Any, eval_dataset: Any, col
 
     checkpoint_dir = Path(output) / CHECKPOINTS
     _guard_checkpoints(checkpoint_dir, run_key, restart)
-    args = training_arguments(config, checkpoint_dir, train_examples=len(train_dataset),
-                              metric=metric, greater_is_better=greater_is_better,
-                              progress=progress)
-    common: dict[str, Any] = {"model": model, "args": args, "train_dataset": train_dataset,
-                              "eval_dataset": eval_dataset, "data_collator": collator,
-                              "processing_class": tokenizer}
+    args = training_arguments(
+        config,
+        checkpoint_dir,
+        train_examples=len(train_dataset),
+        metric=metric,
+        greater_is_better=greater_is_better,
+        progress=progress,
+    )
+    common: dict[str, Any] = {
+        "model": model,
+        "args": args,
+        "train_dataset": train_dataset,
+        "eval_dataset": eval_dataset,
+        "data_collator": collator,
+        "processing_class": tokenizer,
+    }
     if validation_score is not None:
         trainer = _scored_trainer_class()(validation_score=validation_score, **common)
     else:
-        trainer = Trainer(compute_metrics=compute_metrics, **common)
+        # transformers types the callback as returning a dict; any mapping works.
+        trainer = Trainer(compute_metrics=cast(Any, compute_metrics), **common)
     if progress:
         trainer.remove_callback(ProgressCallback)
         trainer.add_callback(_progress_callback_class()())
@@ -340,8 +401,12 @@ def train_with_trainer(*, model: Any, train_dataset: Any, eval_dataset: Any, col
     trainer.train(resume_from_checkpoint=last)
     state = trainer.state
     outcome = TrainingOutcome(
-        best_metric=metric, best_value=state.best_metric,
-        best_step=getattr(state, "best_global_step", None), global_step=state.global_step,
-        resumed_from=last, history=[dict(row) for row in state.log_history],
-        main_process=trainer.is_world_process_zero())
+        best_metric=metric,
+        best_value=state.best_metric,
+        best_step=getattr(state, "best_global_step", None),
+        global_step=state.global_step,
+        resumed_from=last,
+        history=[dict(row) for row in state.log_history],
+        main_process=trainer.is_world_process_zero(),
+    )
     return trainer.model, outcome

@@ -25,10 +25,10 @@ from typing import Any
 class Agreement:
     """A kappa with the two agreements it is made of."""
 
-    method: str            # "cohen" or "fleiss"
-    kappa: float           # NaN when chance agreement is 1 (a single label throughout)
-    observed: float        # share of agreeing ratings (Cohen) or mean pairwise agreement (Fleiss)
-    expected: float        # agreement expected by chance
+    method: str  # "cohen" or "fleiss"
+    kappa: float  # NaN when chance agreement is 1 (a single label throughout)
+    observed: float  # share of agreeing ratings (Cohen) or mean pairwise agreement (Fleiss)
+    expected: float  # agreement expected by chance
     items: int
     raters: int
 
@@ -47,8 +47,10 @@ def _kappa(observed: float, expected: float) -> float:
 def cohen_kappa(first: Sequence[Hashable], second: Sequence[Hashable]) -> Agreement:
     """Cohen's kappa between two raters who labelled the same items (in the same order)."""
     if len(first) != len(second):
-        raise ValueError(f"Cohen's kappa needs one label per item from each rater; got "
-                         f"{len(first)} and {len(second)} labels")
+        raise ValueError(
+            f"Cohen's kappa needs one label per item from each rater; got "
+            f"{len(first)} and {len(second)} labels"
+        )
     n = len(first)
     if n == 0:
         raise ValueError("Cohen's kappa needs at least one item rated by both raters")
@@ -68,16 +70,19 @@ def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> Agreement:
         raise ValueError(f"Fleiss' kappa needs at least two ratings per item, got {raters}")
     uneven = [i for i, row in enumerate(ratings) if len(row) != raters]
     if uneven:
-        raise ValueError(f"Fleiss' kappa needs {raters} ratings for every item; item(s) "
-                         f"{uneven[:5]} have another number")
+        raise ValueError(
+            f"Fleiss' kappa needs {raters} ratings for every item; item(s) "
+            f"{uneven[:5]} have another number"
+        )
     totals: Counter[Hashable] = Counter()
     agreement_per_item = []
     for row in ratings:
         counts = Counter(row)
         totals.update(counts)
         # Share of the rater pairs (ordered, without self-pairs) that agree on this item.
-        agreement_per_item.append(sum(c * (c - 1) for c in counts.values())
-                                  / (raters * (raters - 1)))
+        agreement_per_item.append(
+            sum(c * (c - 1) for c in counts.values()) / (raters * (raters - 1))
+        )
     n = len(ratings)
     observed = sum(agreement_per_item) / n
     expected = sum((count / (n * raters)) ** 2 for count in totals.values())

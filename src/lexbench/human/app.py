@@ -35,17 +35,20 @@ from lexbench.human.tasks import task_for
 # No network, no framing, no referrer; inline CSS/JS only (the page has no other asset).
 SECURITY_HEADERS = {
     "Cache-Control": "no-store",
-    "Content-Security-Policy": ("default-src 'none'; script-src 'unsafe-inline'; "
-                                "style-src 'unsafe-inline'; connect-src 'self'; "
-                                "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'unsafe-inline'; "
+        "style-src 'unsafe-inline'; connect-src 'self'; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
 }
 MAX_FORM_BYTES = 16_384
 
 
-def create_app(study: Study, *, dictionary: Dictionary | None = None,
-               annotators: Sequence[str] | None = None) -> FastAPI:
+def create_app(
+    study: Study, *, dictionary: Dictionary | None = None, annotators: Sequence[str] | None = None
+) -> FastAPI:
     """The ASGI app for one open study. `annotators`, when given, is the only names allowed."""
     task = task_for(study.benchmark)
     definitions = bool(study.spec.get("definitions")) and dictionary is not None
@@ -58,8 +61,13 @@ def create_app(study: Study, *, dictionary: Dictionary | None = None,
             threading.Thread(target=dictionary.reader, name="wordnet-warm-up", daemon=True).start()
         yield
 
-    app = FastAPI(title="lexbench human study", docs_url=None, redoc_url=None, openapi_url=None,
-                  lifespan=lifespan)
+    app = FastAPI(
+        title="lexbench human study",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        lifespan=lifespan,
+    )
 
     def html(text: str, status: int = 200) -> Any:
         return HTMLResponse(text, status_code=status, headers=SECURITY_HEADERS)
@@ -89,17 +97,25 @@ def create_app(study: Study, *, dictionary: Dictionary | None = None,
         progress = study.progress(name)
         step = study.next_step(name)
         if step is None:
-            return done_page(annotator=name, done=progress.done, total=progress.total,
-                             notice=notice)
+            return done_page(
+                annotator=name, done=progress.done, total=progress.total, notice=notice
+            )
         study.record_view(name, step)
         item = task.from_json(step.item)
         locked = None
-        if step.step > 0:   # a later step shows the earlier, locked answer (E-KAR's HARD)
+        if step.step > 0:  # a later step shows the earlier, locked answer (E-KAR's HARD)
             locked = study.answer_to(name, step.token, task.stages[step.step - 1])
-        return item_page(annotator=name, token=step.token, stage=step.stage,
-                         shown=task.display(item, step.stage), done=progress.done,
-                         total=progress.total, definitions=definitions, notice=notice,
-                         locked=locked)
+        return item_page(
+            annotator=name,
+            token=step.token,
+            stage=step.stage,
+            shown=task.display(item, step.stage),
+            done=progress.done,
+            total=progress.total,
+            definitions=definitions,
+            notice=notice,
+            locked=locked,
+        )
 
     @app.get("/")
     async def start() -> Any:
@@ -110,8 +126,7 @@ def create_app(study: Study, *, dictionary: Dictionary | None = None,
         name = (await form(request)).get("name", "").strip()
         problem = check_name(name)
         if problem:
-            return html(start_page(error=problem, benchmark_title=task.page_title),
-                        400)
+            return html(start_page(error=problem, benchmark_title=task.page_title), 400)
         return redirect(f"/a/{name}")
 
     @app.get("/a/{name}")
@@ -131,8 +146,15 @@ def create_app(study: Study, *, dictionary: Dictionary | None = None,
             token, stage = fields.get("token", ""), fields.get("stage", "")
             output = task.output(stage, fields.get("answer", ""))
             client_ms = _milliseconds(fields.get("client_ms", ""))
-            saved = await run_in_threadpool(study.save_answer, name, token, stage,
-                                            fields.get("answer", "").strip(), output, client_ms)
+            saved = await run_in_threadpool(
+                study.save_answer,
+                name,
+                token,
+                stage,
+                fields.get("answer", "").strip(),
+                output,
+                client_ms,
+            )
         except StudyError:
             return redirect(f"/a/{name}?notice=invalid")
         return redirect(f"/a/{name}" if saved else f"/a/{name}?notice=duplicate")
@@ -140,8 +162,9 @@ def create_app(study: Study, *, dictionary: Dictionary | None = None,
     @app.get("/api/define")
     async def define(word: str = "") -> Any:
         if not definitions or dictionary is None:
-            return JSONResponse({"detail": "this study offers no definitions"}, 404,
-                                headers=SECURITY_HEADERS)
+            return JSONResponse(
+                {"detail": "this study offers no definitions"}, 404, headers=SECURITY_HEADERS
+            )
         try:
             found = await run_in_threadpool(dictionary.define, word)
         except ValueError as error:
@@ -164,8 +187,14 @@ def _milliseconds(text: str) -> int | None:
     return value if 0 <= value < 7 * 24 * 3600 * 1000 else None
 
 
-def serve(study: Study, *, port: int = 8765, wordnet: str | None = None,
-          annotators: Sequence[str] | None = None, log_level: str = "warning") -> None:
+def serve(
+    study: Study,
+    *,
+    port: int = 8765,
+    wordnet: str | None = None,
+    annotators: Sequence[str] | None = None,
+    log_level: str = "warning",
+) -> None:
     """Serve the study on 127.0.0.1:port until interrupted."""
     import uvicorn
 

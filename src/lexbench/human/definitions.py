@@ -34,11 +34,15 @@ class Sense:
 class Definition:
     word: str
     senses: tuple[Sense, ...]
-    more: int                  # senses beyond MAX_SENSES, not shown
+    more: int  # senses beyond MAX_SENSES, not shown
 
     def to_dict(self) -> dict[str, Any]:
-        return {"word": self.word, "found": bool(self.senses), "more": self.more,
-                "senses": [{**asdict(s), "examples": list(s.examples)} for s in self.senses]}
+        return {
+            "word": self.word,
+            "found": bool(self.senses),
+            "more": self.more,
+            "senses": [{**asdict(s), "examples": list(s.examples)} for s in self.senses],
+        }
 
 
 def clean_word(text: str) -> str:
@@ -70,8 +74,10 @@ class Dictionary:
     def define(self, text: str) -> Definition:
         word = clean_word(text)
         reader = self.reader()
-        with self._lock:   # NLTK's reader loads its files lazily and is not thread-safe
+        with self._lock:  # NLTK's reader loads its files lazily and is not thread-safe
             synsets = reader.synsets(word.replace(" ", "_"))
-            senses = tuple(Sense(POS_NAMES.get(s.pos(), s.pos()), s.definition(),
-                                 tuple(s.examples())) for s in synsets[:MAX_SENSES])
+            senses = tuple(
+                Sense(POS_NAMES.get(s.pos(), s.pos()), s.definition(), tuple(s.examples()))
+                for s in synsets[:MAX_SENSES]
+            )
         return Definition(word, senses, max(0, len(synsets) - MAX_SENSES))

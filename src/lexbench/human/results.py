@@ -69,8 +69,17 @@ def _label(row: Mapping[str, Any]) -> str:
     return "" if answer is None else str(answer)
 
 
-def _evaluate(study: Study, stage: str, annotator: str, item_ids: Sequence[str],
-              items: Mapping[str, Any], *, model: Any, out: Path, index: Any) -> HumanRun:
+def _evaluate(
+    study: Study,
+    stage: str,
+    annotator: str,
+    item_ids: Sequence[str],
+    items: Mapping[str, Any],
+    *,
+    model: Any,
+    out: Path,
+    index: Any,
+) -> HumanRun:
     from lexbench.run.evaluate import evaluate
 
     task = task_for(study.benchmark)
@@ -80,29 +89,51 @@ def _evaluate(study: Study, stage: str, annotator: str, item_ids: Sequence[str],
     for item in chosen:
         prompt = benchmark.requests(item)[0].prompt
         if prompt != stored[task.item_id(item)]:
-            raise ValueError(f"study {study.directory}: the {study.benchmark} prompt for item "
-                             f"{task.item_id(item)} ({stage}) is not the one the study stored; "
-                             f"this lexbench version asks it differently, so the saved answer "
-                             f"cannot be matched to it")
+            raise ValueError(
+                f"study {study.directory}: the {study.benchmark} prompt for item "
+                f"{task.item_id(item)} ({stage}) is not the one the study stored; "
+                f"this lexbench version asks it differently, so the saved answer "
+                f"cannot be matched to it"
+            )
     evaluation = evaluate(benchmark, model, out_root=out, cache=None, progress=False)
     rows = _samples(evaluation.folder.path)
     scored = [r for r in rows if r.get("correct") is not None]
-    return HumanRun(annotator, stage, evaluation.folder.path, len(chosen),
-                    sum(1 for r in scored if r["correct"]), len(scored))
+    return HumanRun(
+        annotator,
+        stage,
+        evaluation.folder.path,
+        len(chosen),
+        sum(1 for r in scored if r["correct"]),
+        len(scored),
+    )
 
 
 def _write_timing(run: HumanRun, answers: Sequence[Answer]) -> None:
     from lexbench.run.store import write_samples
 
-    rows = [{"id": a.item_id, "stage": a.stage, "typed": a.typed, "output": a.output,
-             "client_seconds": None if a.client_ms is None else a.client_ms / 1000,
-             "server_seconds": round(a.server_seconds, 3), "answered_at": a.answered_at}
-            for a in answers if a.stage == run.stage]
+    rows = [
+        {
+            "id": a.item_id,
+            "stage": a.stage,
+            "typed": a.typed,
+            "output": a.output,
+            "client_seconds": None if a.client_ms is None else a.client_ms / 1000,
+            "server_seconds": round(a.server_seconds, 3),
+            "answered_at": a.answered_at,
+        }
+        for a in answers
+        if a.stage == run.stage
+    ]
     write_samples(run.folder / "human.jsonl", rows)
 
 
-def _crowd_book(study: Study, stage: str, shared: Sequence[str], names: Sequence[str],
-                samples: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, str]:
+def _crowd_book(
+    study: Study,
+    stage: str,
+    shared: Sequence[str],
+    names: Sequence[str],
+    samples: Mapping[str, Mapping[str, Mapping[str, Any]]],
+) -> dict[str, str]:
     """prompt key -> the output of the majority's parsed answer (ties: first name wins)."""
     by_item = {a.item_id: a for a in study.answers() if a.stage == stage}
     outputs = {(a.annotator, a.item_id): a.output for a in study.answers() if a.stage == stage}
@@ -119,13 +150,20 @@ def _crowd_book(study: Study, stage: str, shared: Sequence[str], names: Sequence
 def _timing(answers: Sequence[Answer]) -> dict[str, Any]:
     client = [a.client_ms / 1000 for a in answers if a.client_ms is not None]
     server = [a.server_seconds for a in answers]
-    return {"median_client_seconds": statistics.median(client) if client else None,
-            "median_server_seconds": statistics.median(server) if server else None,
-            "total_client_seconds": sum(client) if client else None}
+    return {
+        "median_client_seconds": statistics.median(client) if client else None,
+        "median_server_seconds": statistics.median(server) if server else None,
+        "total_client_seconds": sum(client) if client else None,
+    }
 
 
-def study_results(directory: str | Path, *, out: str | Path = "runs",
-                  wordnet: str | None = None, crowd: bool = True) -> StudyResults:
+def study_results(
+    directory: str | Path,
+    *,
+    out: str | Path = "runs",
+    wordnet: str | None = None,
+    crowd: bool = True,
+) -> StudyResults:
     """Score every annotator's answers and write their run folders under `out`."""
     from lexbench.models.human import HumanModel
     from lexbench.models.registry import load_model
@@ -143,12 +181,19 @@ def study_results(directory: str | Path, *, out: str | Path = "runs",
         if not names:
             raise ValueError(f"study {study.directory} has no answers yet")
         runs: list[HumanRun] = []
-        summary: dict[str, Any] = {"study": str(study.directory), "study_id": study.id,
-                                   "benchmark": study.benchmark, "items": len(order),
-                                   "annotators": names, "stages": {}}
+        summary: dict[str, Any] = {
+            "study": str(study.directory),
+            "study_id": study.id,
+            "benchmark": study.benchmark,
+            "items": len(order),
+            "annotators": names,
+            "stages": {},
+        }
         for stage in task.stages:
-            answered = {name: {a.item_id for a in answers if a.annotator == name and a.stage == stage}
-                        for name in names}
+            answered = {
+                name: {a.item_id for a in answers if a.annotator == name and a.stage == stage}
+                for name in names
+            }
             block: dict[str, Any] = {"annotators": {}}
             samples: dict[str, dict[str, dict[str, Any]]] = {}
             stage_runs = []
@@ -164,9 +209,13 @@ def study_results(directory: str | Path, *, out: str | Path = "runs",
                 stage_runs.append(run)
                 samples[name] = {str(r["id"]): r for r in _samples(run.folder)}
                 block["annotators"][name] = {
-                    "answered": run.answered, "scored": run.scored, "correct": run.correct,
-                    "accuracy": run.accuracy, "run": str(run.folder),
-                    **_timing([a for a in mine if a.stage == stage])}
+                    "answered": run.answered,
+                    "scored": run.scored,
+                    "correct": run.correct,
+                    "accuracy": run.accuracy,
+                    "run": str(run.folder),
+                    **_timing([a for a in mine if a.stage == stage]),
+                }
             accuracies = [r.accuracy for r in stage_runs if r.scored]
             # The papers' human baseline is the mean of the annotators' accuracies (E-KAR).
             block["mean_accuracy"] = sum(accuracies) / len(accuracies) if accuracies else None
@@ -175,22 +224,37 @@ def study_results(directory: str | Path, *, out: str | Path = "runs",
             if len(voters) >= 2 and shared:
                 block["agreement"] = {
                     "items": len(shared),
-                    "answers": kappa([[_label(samples[n][i]) for i in shared] for n in voters]).to_dict(),
-                    "correct": kappa([[str(samples[n][i].get("correct")) for i in shared]
-                                      for n in voters]).to_dict()}
+                    "answers": kappa(
+                        [[_label(samples[n][i]) for i in shared] for n in voters]
+                    ).to_dict(),
+                    "correct": kappa(
+                        [[str(samples[n][i].get("correct")) for i in shared] for n in voters]
+                    ).to_dict(),
+                }
                 if crowd:
                     book = _crowd_book(study, stage, shared, voters, samples)
-                    model = HumanModel(CROWD, book, {
-                        "study_id": study.id, "study_path": str(study.directory),
-                        "annotators": voters,
-                        "vote": "majority of parsed answers; a tie goes to the first "
-                                "annotator by name among those tied"})
-                    run = _evaluate(study, stage, CROWD, shared, items, model=model, out=out,
-                                    index=index)
+                    model = HumanModel(
+                        CROWD,
+                        book,
+                        {
+                            "study_id": study.id,
+                            "study_path": str(study.directory),
+                            "annotators": voters,
+                            "vote": "majority of parsed answers; a tie goes to the first "
+                            "annotator by name among those tied",
+                        },
+                    )
+                    run = _evaluate(
+                        study, stage, CROWD, shared, items, model=model, out=out, index=index
+                    )
                     runs.append(run)
-                    block["crowd"] = {"items": run.answered, "scored": run.scored,
-                                      "correct": run.correct, "accuracy": run.accuracy,
-                                      "run": str(run.folder)}
+                    block["crowd"] = {
+                        "items": run.answered,
+                        "scored": run.scored,
+                        "correct": run.correct,
+                        "accuracy": run.accuracy,
+                        "run": str(run.folder),
+                    }
             summary["stages"][stage] = block
         report = report_markdown(summary)
         write_json(study.directory / "results.json", summary)
@@ -201,8 +265,11 @@ def study_results(directory: str | Path, *, out: str | Path = "runs",
 
 
 def _pct(value: Any) -> str:
-    return "–" if value is None or (isinstance(value, float) and math.isnan(value)) \
+    return (
+        "–"
+        if value is None or (isinstance(value, float) and math.isnan(value))
         else f"{100 * value:.1f}%"
+    )
 
 
 def _num(value: Any, digits: int = 3) -> str:
@@ -210,30 +277,44 @@ def _num(value: Any, digits: int = 3) -> str:
 
 
 def report_markdown(summary: Mapping[str, Any]) -> str:
-    lines = [f"# Human study: {summary['benchmark']} ({summary['items']} items)", "",
-             f"Study `{summary['study']}` (id {summary['study_id']}); annotators: "
-             f"{', '.join(summary['annotators'])}.", ""]
+    lines = [
+        f"# Human study: {summary['benchmark']} ({summary['items']} items)",
+        "",
+        f"Study `{summary['study']}` (id {summary['study_id']}); annotators: "
+        f"{', '.join(summary['annotators'])}.",
+        "",
+    ]
     for stage, block in summary["stages"].items():
         title = {"answer": "Answers", "hard": "HARD mode", "easy": "EASY mode"}.get(stage, stage)
-        lines += [f"## {title}", "", "| annotator | answered | accuracy | median s/item | run |",
-                  "|---|---|---|---|---|"]
+        lines += [
+            f"## {title}",
+            "",
+            "| annotator | answered | accuracy | median s/item | run |",
+            "|---|---|---|---|---|",
+        ]
         for name, row in block["annotators"].items():
-            lines.append(f"| {name} | {row['answered']} | {_pct(row['accuracy'])} "
-                         f"({row['correct']}/{row['scored']}) | {_num(row['median_client_seconds'], 1)} "
-                         f"| `{row['run']}` |")
+            lines.append(
+                f"| {name} | {row['answered']} | {_pct(row['accuracy'])} "
+                f"({row['correct']}/{row['scored']}) | {_num(row['median_client_seconds'], 1)} "
+                f"| `{row['run']}` |"
+            )
         if "crowd" in block:
             row = block["crowd"]
-            lines.append(f"| crowd (majority) | {row['items']} | {_pct(row['accuracy'])} "
-                         f"({row['correct']}/{row['scored']}) | – | `{row['run']}` |")
+            lines.append(
+                f"| crowd (majority) | {row['items']} | {_pct(row['accuracy'])} "
+                f"({row['correct']}/{row['scored']}) | – | `{row['run']}` |"
+            )
         lines += ["", f"Mean of the annotators' accuracies: {_pct(block['mean_accuracy'])}."]
         if "agreement" in block:
             agreement = block["agreement"]
             answers, correct = agreement["answers"], agreement["correct"]
             method = "Cohen's" if answers["method"] == "cohen" else "Fleiss'"
-            lines.append(f"Agreement on the {agreement['items']} items all annotators answered "
-                         f"({method} kappa): answers {_num(answers['kappa'])} (observed "
-                         f"{_pct(answers['observed'])}), right/wrong {_num(correct['kappa'])} "
-                         f"(observed {_pct(correct['observed'])}).")
+            lines.append(
+                f"Agreement on the {agreement['items']} items all annotators answered "
+                f"({method} kappa): answers {_num(answers['kappa'])} (observed "
+                f"{_pct(answers['observed'])}), right/wrong {_num(correct['kappa'])} "
+                f"(observed {_pct(correct['observed'])})."
+            )
         lines.append("")
     lines.append("Compare with models: `lexbench compare RUN_A RUN_B ...` pairs items by id.")
     return "\n".join(lines) + "\n"

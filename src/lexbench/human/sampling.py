@@ -16,8 +16,9 @@ from typing import Any
 from lexbench.human.store import NewItem, StageSpec, Study, create_study
 from lexbench.human.tasks import task_for
 
+
 def parse_sample(text: str | int) -> str | int:
-    """"paper" or a positive count."""
+    """ "paper" or a positive count."""
     if isinstance(text, int) or str(text).isdigit():
         value = int(text)
         if value < 1:
@@ -53,18 +54,35 @@ def study_items(benchmark: str, chosen: Sequence[Any], spec: Mapping[str, Any]) 
         for item in chosen:
             request = bench.requests(item)[0]
             prompts.setdefault(task.item_id(item), {})[stage] = request
-    return [NewItem(item_id=task.item_id(item), item=task.to_json(item),
-                    stages=tuple(StageSpec(stage, prompts[task.item_id(item)][stage].prompt,
-                                           prompt_key(prompts[task.item_id(item)][stage]))
-                                 for stage in task.stages))
-            for item in chosen]
+    return [
+        NewItem(
+            item_id=task.item_id(item),
+            item=task.to_json(item),
+            stages=tuple(
+                StageSpec(
+                    stage,
+                    prompts[task.item_id(item)][stage].prompt,
+                    prompt_key(prompts[task.item_id(item)][stage]),
+                )
+                for stage in task.stages
+            ),
+        )
+        for item in chosen
+    ]
 
 
-def build_study(directory: str | Path, benchmark: str, items: Sequence[Any], *,
-                sample: str | int = "paper", sample_seed: int = 0,
-                dataset: Mapping[str, Any] | None = None,
-                options: Mapping[str, Any] | None = None,
-                definitions: bool | None = None, order: str = "same") -> Study:
+def build_study(
+    directory: str | Path,
+    benchmark: str,
+    items: Sequence[Any],
+    *,
+    sample: str | int = "paper",
+    sample_seed: int = 0,
+    dataset: Mapping[str, Any] | None = None,
+    options: Mapping[str, Any] | None = None,
+    definitions: bool | None = None,
+    order: str = "same",
+) -> Study:
     """Draw the sample from `items` and write the study to `directory`."""
     from lexbench import __version__
     from lexbench.human.store import ORDERS
@@ -74,18 +92,34 @@ def build_study(directory: str | Path, benchmark: str, items: Sequence[Any], *,
     task = task_for(benchmark)
     chosen = draw(benchmark, items, sample, sample_seed)
     task.check_sample(chosen)
-    spec = {"benchmark": benchmark, "sample": sample, "sample_seed": sample_seed,
-            "items": len(chosen), "dataset": dict(dataset or {}),
-            "options": {k: (str(v) if isinstance(v, Path) else v)
-                        for k, v in (options or {}).items() if v is not None},
-            "definitions": task.definitions if definitions is None else bool(definitions),
-            "order": order, "lexbench_version": __version__}
+    spec = {
+        "benchmark": benchmark,
+        "sample": sample,
+        "sample_seed": sample_seed,
+        "items": len(chosen),
+        "dataset": dict(dataset or {}),
+        "options": {
+            k: (str(v) if isinstance(v, Path) else v)
+            for k, v in (options or {}).items()
+            if v is not None
+        },
+        "definitions": task.definitions if definitions is None else bool(definitions),
+        "order": order,
+        "lexbench_version": __version__,
+    }
     return create_study(directory, spec, study_items(benchmark, chosen, spec))
 
 
-def open_or_create(directory: str | Path, benchmark: str, *, sample: str | int = "paper",
-                   sample_seed: int = 0, options: Mapping[str, Any] | None = None,
-                   definitions: bool | None = None, order: str = "same") -> tuple[Study, bool]:
+def open_or_create(
+    directory: str | Path,
+    benchmark: str,
+    *,
+    sample: str | int = "paper",
+    sample_seed: int = 0,
+    options: Mapping[str, Any] | None = None,
+    definitions: bool | None = None,
+    order: str = "same",
+) -> tuple[Study, bool]:
     """(the study, whether it was created now). An existing study is resumed as it is; a
     different benchmark, sample, seed or item order asked of it is an error, never a silent
     switch."""
@@ -94,19 +128,34 @@ def open_or_create(directory: str | Path, benchmark: str, *, sample: str | int =
 
     if (directory / DATABASE).is_file():
         study = Study(directory)
-        asked = {"benchmark": benchmark, "sample": sample, "sample_seed": sample_seed,
-                 "order": order}
+        asked = {
+            "benchmark": benchmark,
+            "sample": sample,
+            "sample_seed": sample_seed,
+            "order": order,
+        }
         # A study made before item orders existed has the same order for everyone.
         kept = {**{"order": "same"}, **study.spec}
         differing = {k: (kept.get(k), v) for k, v in asked.items() if kept.get(k) != v}
         if differing:
             study.close()
-            listing = "; ".join(f"{k}: study has {old!r}, asked {new!r}"
-                                for k, (old, new) in differing.items())
-            raise ValueError(f"{directory} holds another study ({listing}); resume it with its "
-                             f"own settings or choose another --study directory")
+            listing = "; ".join(
+                f"{k}: study has {old!r}, asked {new!r}" for k, (old, new) in differing.items()
+            )
+            raise ValueError(
+                f"{directory} holds another study ({listing}); resume it with its "
+                f"own settings or choose another --study directory"
+            )
         return study, False
     items, dataset = load_items(benchmark, options or {})
-    return build_study(directory, benchmark, items, sample=sample, sample_seed=sample_seed,
-                       dataset=dataset, options=options, definitions=definitions,
-                       order=order), True
+    return build_study(
+        directory,
+        benchmark,
+        items,
+        sample=sample,
+        sample_seed=sample_seed,
+        dataset=dataset,
+        options=options,
+        definitions=definitions,
+        order=order,
+    ), True

@@ -67,8 +67,10 @@ class StudyError(ValueError):
 def check_annotator(name: str) -> str:
     """A valid annotator name, or a StudyError saying what a name may be."""
     if not ANNOTATOR.fullmatch(name or ""):
-        raise StudyError(f"annotator name {name!r} is not allowed: use 1-40 letters, digits, "
-                         f"'.', '_' or '-', starting with a letter or digit")
+        raise StudyError(
+            f"annotator name {name!r} is not allowed: use 1-40 letters, digits, "
+            f"'.', '_' or '-', starting with a letter or digit"
+        )
     if name.lower() in RESERVED_NAMES:
         raise StudyError(f"annotator name {name!r} is reserved for the majority-vote run")
     return name
@@ -133,9 +135,11 @@ class Study:
         self.directory = Path(directory)
         path = self.directory / DATABASE
         if not path.is_file():
-            raise FileNotFoundError(f"{self.directory} holds no study ({DATABASE} is missing); "
-                                    f"create one with `lexbench human serve BENCHMARK --study "
-                                    f"{self.directory}`")
+            raise FileNotFoundError(
+                f"{self.directory} holds no study ({DATABASE} is missing); "
+                f"create one with `lexbench human serve BENCHMARK --study "
+                f"{self.directory}`"
+            )
         self._lock = threading.Lock()
         self._db = _connect(path)
         self.spec: dict[str, Any] = json.loads(self._meta("spec"))
@@ -155,7 +159,9 @@ class Study:
 
     def stage_names(self) -> list[str]:
         with self._lock:
-            rows = self._db.execute("SELECT DISTINCT stage, step FROM stages ORDER BY step").fetchall()
+            rows = self._db.execute(
+                "SELECT DISTINCT stage, step FROM stages ORDER BY step"
+            ).fetchall()
         return [r[0] for r in rows]
 
     def items(self) -> list[tuple[str, dict[str, Any]]]:
@@ -169,7 +175,9 @@ class Study:
         with self._lock:
             rows = self._db.execute(
                 "SELECT i.item_id, s.prompt FROM stages s JOIN items i USING (token) "
-                "WHERE s.stage = ? ORDER BY i.position", (stage,)).fetchall()
+                "WHERE s.stage = ? ORDER BY i.position",
+                (stage,),
+            ).fetchall()
         return {r[0]: r[1] for r in rows}
 
     def annotators(self) -> list[str]:
@@ -180,17 +188,20 @@ class Study:
     def next_step(self, annotator: str) -> Step | None:
         """The first step this annotator has not answered, in study order (or, in a study
         made with `order="per-annotator"`, in the annotator's own order); None when done."""
-        unanswered = ("SELECT i.position, s.token, i.item_id, i.item, s.stage, s.step "
-                      "FROM stages s JOIN items i USING (token) "
-                      "LEFT JOIN answers a ON a.annotator = ? AND a.token = s.token "
-                      "AND a.stage = s.stage WHERE a.token IS NULL ")
+        unanswered = (
+            "SELECT i.position, s.token, i.item_id, i.item, s.stage, s.step "
+            "FROM stages s JOIN items i USING (token) "
+            "LEFT JOIN answers a ON a.annotator = ? AND a.token = s.token "
+            "AND a.stage = s.stage WHERE a.token IS NULL "
+        )
         with self._lock:
             if self.spec.get("order", "same") == "per-annotator":
                 rows = self._db.execute(unanswered, (annotator,)).fetchall()
                 row = min(rows, key=lambda r: (self.order_key(annotator, r[1]), r[5]), default=None)
             else:
-                row = self._db.execute(unanswered + "ORDER BY i.position, s.step LIMIT 1",
-                                       (annotator,)).fetchone()
+                row = self._db.execute(
+                    unanswered + "ORDER BY i.position, s.step LIMIT 1", (annotator,)
+                ).fetchone()
         if row is None:
             return None
         return Step(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5])
@@ -207,7 +218,8 @@ class Study:
             row = self._db.execute(
                 "SELECT i.position, s.token, i.item_id, i.item, s.stage, s.step "
                 "FROM stages s JOIN items i USING (token) WHERE s.token = ? AND s.stage = ?",
-                (token, stage)).fetchone()
+                (token, stage),
+            ).fetchone()
         if row is None:
             raise StudyError("no such item in this study")
         return Step(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5])
@@ -215,22 +227,27 @@ class Study:
     def progress(self, annotator: str) -> Progress:
         with self._lock:
             total = self._db.execute("SELECT COUNT(*) FROM stages").fetchone()[0]
-            done = self._db.execute("SELECT COUNT(*) FROM answers WHERE annotator = ?",
-                                    (annotator,)).fetchone()[0]
+            done = self._db.execute(
+                "SELECT COUNT(*) FROM answers WHERE annotator = ?", (annotator,)
+            ).fetchone()[0]
         return Progress(int(done), int(total))
 
     def answer_to(self, annotator: str, token: str, stage: str) -> str | None:
         """What the annotator typed for this step, None if not answered."""
         with self._lock:
-            row = self._db.execute("SELECT typed FROM answers WHERE annotator = ? AND token = ? "
-                                   "AND stage = ?", (annotator, token, stage)).fetchone()
+            row = self._db.execute(
+                "SELECT typed FROM answers WHERE annotator = ? AND token = ? AND stage = ?",
+                (annotator, token, stage),
+            ).fetchone()
         return None if row is None else str(row[0])
 
     def answers(self, annotator: str | None = None) -> list[Answer]:
         """Every saved answer (of one annotator, or all), in study order."""
-        query = ("SELECT a.annotator, i.item_id, a.token, a.stage, a.typed, a.output, s.prompt_key, "
-                 "a.client_ms, a.first_shown, a.answered_at FROM answers a "
-                 "JOIN items i USING (token) JOIN stages s ON s.token = a.token AND s.stage = a.stage")
+        query = (
+            "SELECT a.annotator, i.item_id, a.token, a.stage, a.typed, a.output, s.prompt_key, "
+            "a.client_ms, a.first_shown, a.answered_at FROM answers a "
+            "JOIN items i USING (token) JOIN stages s ON s.token = a.token AND s.stage = a.stage"
+        )
         parameters: tuple[Any, ...] = ()
         if annotator is not None:
             query += " WHERE a.annotator = ?"
@@ -249,8 +266,10 @@ class Study:
     def join(self, annotator: str) -> None:
         check_annotator(annotator)
         with self._lock, self._db:
-            self._db.execute("INSERT OR IGNORE INTO annotators (name, joined) VALUES (?, ?)",
-                             (annotator, time.time()))
+            self._db.execute(
+                "INSERT OR IGNORE INTO annotators (name, joined) VALUES (?, ?)",
+                (annotator, time.time()),
+            )
 
     def record_view(self, annotator: str, step: Step) -> None:
         """Remember when this annotator first saw this step (the start of time on task)."""
@@ -260,10 +279,12 @@ class Study:
                 "INSERT INTO views (annotator, token, stage, first_shown, last_shown, times) "
                 "VALUES (?, ?, ?, ?, ?, 1) ON CONFLICT (annotator, token, stage) DO UPDATE SET "
                 "last_shown = excluded.last_shown, times = times + 1",
-                (annotator, step.token, step.stage, now, now))
+                (annotator, step.token, step.stage, now, now),
+            )
 
-    def save_answer(self, annotator: str, token: str, stage: str, typed: str, output: str,
-                    client_ms: int | None) -> bool:
+    def save_answer(
+        self, annotator: str, token: str, stage: str, typed: str, output: str, client_ms: int | None
+    ) -> bool:
         """Save one answer; False (nothing written) when this step is already answered.
 
         Refused with a StudyError: an unknown item or step, a step never shown to this
@@ -275,19 +296,23 @@ class Study:
             try:
                 seen = self._db.execute(
                     "SELECT first_shown FROM views WHERE annotator = ? AND token = ? AND stage = ?",
-                    (annotator, token, stage)).fetchone()
+                    (annotator, token, stage),
+                ).fetchone()
                 if seen is None:
                     raise StudyError("this item was never shown to this annotator")
                 earlier = self._db.execute(
                     "SELECT COUNT(*) FROM stages s LEFT JOIN answers a ON a.annotator = ? AND "
                     "a.token = s.token AND a.stage = s.stage WHERE s.token = ? AND s.step < ? "
-                    "AND a.token IS NULL", (annotator, token, step.step)).fetchone()[0]
+                    "AND a.token IS NULL",
+                    (annotator, token, step.step),
+                ).fetchone()[0]
                 if earlier:
                     raise StudyError("an earlier step of this item is not answered yet")
                 cursor = self._db.execute(
                     "INSERT OR IGNORE INTO answers (annotator, token, stage, typed, output, "
                     "client_ms, first_shown, answered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (annotator, token, stage, typed, output, client_ms, seen[0], now))
+                    (annotator, token, stage, typed, output, client_ms, seen[0], now),
+                )
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -309,14 +334,15 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
-def create_study(directory: str | Path, spec: Mapping[str, Any],
-                 items: Sequence[NewItem]) -> Study:
+def create_study(directory: str | Path, spec: Mapping[str, Any], items: Sequence[NewItem]) -> Study:
     """Write a new study; refuses a directory that already holds one."""
     directory = Path(directory)
     path = directory / DATABASE
     if path.exists():
-        raise FileExistsError(f"{directory} already holds a study; serve it again to resume, "
-                              f"or choose another --study directory")
+        raise FileExistsError(
+            f"{directory} already holds a study; serve it again to resume, "
+            f"or choose another --study directory"
+        )
     if not items:
         raise ValueError("a study needs at least one item")
     repeated = _repeated([i.item_id for i in items])
@@ -326,8 +352,10 @@ def create_study(directory: str | Path, spec: Mapping[str, Any],
         keys = [s.prompt_key for i in items for s in i.stages if s.stage == stage]
         same = _repeated(keys)
         if same:
-            raise ValueError(f"{len(same)} items of the sample ask the same question in step "
-                             f"{stage!r}; a human answer could not be told apart")
+            raise ValueError(
+                f"{len(same)} items of the sample ask the same question in step "
+                f"{stage!r}; a human answer could not be told apart"
+            )
     directory.mkdir(parents=True, exist_ok=True)
     temporary = directory / (DATABASE + ".partial")
     temporary.unlink(missing_ok=True)
@@ -338,28 +366,37 @@ def create_study(directory: str | Path, spec: Mapping[str, Any],
         db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         study_id = secrets.token_hex(8)
         db.execute("INSERT INTO meta VALUES ('study_id', ?)", (study_id,))
-        db.execute("INSERT INTO meta VALUES ('spec', ?)",
-                   (json.dumps({**dict(spec), "study_id": study_id}, sort_keys=True,
-                               ensure_ascii=False),))
+        db.execute(
+            "INSERT INTO meta VALUES ('spec', ?)",
+            (json.dumps({**dict(spec), "study_id": study_id}, sort_keys=True, ensure_ascii=False),),
+        )
         tokens: set[str] = set()
         for position, item in enumerate(items):
             token = secrets.token_urlsafe(12)
-            while token in tokens:   # 96 random bits: never in practice, but never twice
+            while token in tokens:  # 96 random bits: never in practice, but never twice
                 token = secrets.token_urlsafe(12)
             tokens.add(token)
-            db.execute("INSERT INTO items VALUES (?, ?, ?, ?)",
-                       (position, token, item.item_id,
-                        json.dumps(dict(item.item), sort_keys=True, ensure_ascii=False)))
-            for step, stage in enumerate(item.stages):
-                db.execute("INSERT INTO stages VALUES (?, ?, ?, ?, ?)",
-                           (token, stage.stage, step, stage.prompt, stage.prompt_key))
+            db.execute(
+                "INSERT INTO items VALUES (?, ?, ?, ?)",
+                (
+                    position,
+                    token,
+                    item.item_id,
+                    json.dumps(dict(item.item), sort_keys=True, ensure_ascii=False),
+                ),
+            )
+            for step, stage_spec in enumerate(item.stages):
+                db.execute(
+                    "INSERT INTO stages VALUES (?, ?, ?, ?, ?)",
+                    (token, stage_spec.stage, step, stage_spec.prompt, stage_spec.prompt_key),
+                )
         db.execute("COMMIT")
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         db.close()
     for suffix in ("-wal", "-shm"):
         Path(str(temporary) + suffix).unlink(missing_ok=True)
-    temporary.replace(path)   # a study appears whole or not at all
+    temporary.replace(path)  # a study appears whole or not at all
     return Study(directory)
 
 

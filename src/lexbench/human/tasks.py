@@ -37,9 +37,14 @@ def clean_answer(typed: str) -> str:
 
 def dataset_config(spec: Mapping[str, Any]) -> dict[str, Any]:
     """The run's dataset block: where the items came from and how the study sampled them."""
-    return {**dict(spec.get("dataset", {})), "human_study": {
-        "study_id": spec.get("study_id"), "sample": spec.get("sample"),
-        "sample_seed": spec.get("sample_seed")}}
+    return {
+        **dict(spec.get("dataset", {})),
+        "human_study": {
+            "study_id": spec.get("study_id"),
+            "sample": spec.get("sample"),
+            "sample_seed": spec.get("sample_seed"),
+        },
+    }
 
 
 def sample_random(benchmark: str, items: Sequence[Any], count: int, seed: int = 0) -> list[Any]:
@@ -77,8 +82,15 @@ class StudyTask:
     def from_json(self, row: Mapping[str, Any]) -> Any:
         raise NotImplementedError
 
-    def benchmark(self, items: Sequence[Any], spec: Mapping[str, Any], stage: str, *,
-                  index: Any = None, model: Any = None) -> Any:
+    def benchmark(
+        self,
+        items: Sequence[Any],
+        spec: Mapping[str, Any],
+        stage: str,
+        *,
+        index: Any = None,
+        model: Any = None,
+    ) -> Any:
         raise NotImplementedError
 
     def display(self, item: Any, stage: str) -> dict[str, Any]:
@@ -104,8 +116,10 @@ class StudyTask:
         if sample != "paper":
             return int(sample)
         if self.paper_sample is None:
-            raise ValueError(f"the {self.name} paper reports no human study, so there is no "
-                             f"paper sample; give --sample N (N random items)")
+            raise ValueError(
+                f"the {self.name} paper reports no human study, so there is no "
+                f"paper sample; give --sample N (N random items)"
+            )
         return self.paper_sample
 
     def draw(self, items: Sequence[Any], count: int, seed: int = 0) -> list[Any]:
@@ -128,5 +142,7 @@ def task_for(benchmark: str) -> StudyTask:
         if spec.name == benchmark and spec.human_task is not None:
             task: StudyTask = spec.human_task()
             return task
-    raise ValueError(f"no human study for benchmark {benchmark!r}; choose from "
-                     f"{', '.join(spec.name for spec in with_tasks)}")
+    raise ValueError(
+        f"no human study for benchmark {benchmark!r}; choose from "
+        f"{', '.join(spec.name for spec in with_tasks)}"
+    )

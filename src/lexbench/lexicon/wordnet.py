@@ -177,7 +177,9 @@ class RelationIndex:
         joined_tables = self._joined_tables
         if joined_tables is not None:
             return NAME_SEPARATOR.join(filter(None, [table.get(word) for table in joined_tables]))
-        return NAME_SEPARATOR.join(name for table in self.related.values() for name in table.get(word, ()))
+        return NAME_SEPARATOR.join(
+            name for table in self.related.values() for name in table.get(word, ())
+        )
 
     @cached_property
     def _joined_tables(self) -> list[dict[str, str]] | None:
@@ -241,8 +243,9 @@ def _read_exceptions(directory: Path) -> dict[str, tuple[str, ...]]:
     return {word: tuple(sorted(bases)) for word, bases in sorted(table.items())}
 
 
-def build_index(directory: Path, relations: Iterable[str] | None = None,
-                progress: bool = False) -> RelationIndex:
+def build_index(
+    directory: Path, relations: Iterable[str] | None = None, progress: bool = False
+) -> RelationIndex:
     """Walk WordNet once through NLTK's API and collect every relation for every lemma."""
     names = tuple(relations) if relations is not None else tuple(RELATIONS)
     unknown = [n for n in names if n not in RELATIONS]
@@ -297,12 +300,13 @@ def save_index(index: RelationIndex, path: Path) -> None:
 
 def read_index(path: Path) -> RelationIndex:
     """An index file of this format, or of format 1 (names as lists)."""
-    with paused_gc():       # half a million strings and no cycles (see paused_gc)
+    with paused_gc():  # half a million strings and no cycles (see paused_gc)
         payload = read_cache_json(path, "WordNet relation index", (1, INDEX_FORMAT))
         found = payload["format"]
         related: dict[str, Mapping[str, tuple[str, ...]]] = {
             r: JoinedNames(t) if found == INDEX_FORMAT else {w: tuple(v) for w, v in t.items()}
-            for r, t in payload["related"].items()}
+            for r, t in payload["related"].items()
+        }
         return RelationIndex(
             version=payload["version"],
             fingerprint=payload["fingerprint"],
@@ -316,9 +320,11 @@ def read_index(path: Path) -> RelationIndex:
 _LOADED: dict[Path, RelationIndex] = {}
 
 
-def load_index(wordnet: str | os.PathLike[str] | None = None,
-               relations: Iterable[str] | None = None,
-               progress: bool = True) -> RelationIndex:
+def load_index(
+    wordnet: str | os.PathLike[str] | None = None,
+    relations: Iterable[str] | None = None,
+    progress: bool = True,
+) -> RelationIndex:
     """The relation index for the WordNet at `wordnet` (located automatically when None).
 
     Built on first use (about 20 s) and read from the on-disk cache afterwards (about 0.3 s);
@@ -333,7 +339,7 @@ def load_index(wordnet: str | os.PathLike[str] | None = None,
     if path.is_file():
         index = read_index(path)
     elif earlier.is_file():
-        index = read_index(earlier)         # written by an earlier lexbench: converted
+        index = read_index(earlier)  # written by an earlier lexbench: converted
         save_index(index, path)
         with contextlib.suppress(OSError):
             earlier.unlink()
@@ -343,14 +349,17 @@ def load_index(wordnet: str | os.PathLike[str] | None = None,
         index = build_index(directory, names, progress=progress)
         save_index(index, path)
         if progress:
-            print(f"lexbench: WordNet relation index built in {time.perf_counter() - started:.1f}s"
-                  f" and cached at {path}")
+            print(
+                f"lexbench: WordNet relation index built in {time.perf_counter() - started:.1f}s"
+                f" and cached at {path}"
+            )
     _LOADED[path] = index
     return index
 
 
-def index_cache_path(wordnet: str | os.PathLike[str] | None = None,
-                     relations: Iterable[str] | None = None) -> Path:
+def index_cache_path(
+    wordnet: str | os.PathLike[str] | None = None, relations: Iterable[str] | None = None
+) -> Path:
     """Where `load_index` keeps (or would keep) the cached index."""
     directory = locate_wordnet(wordnet)
     return _index_path(directory, tuple(relations) if relations is not None else tuple(RELATIONS))

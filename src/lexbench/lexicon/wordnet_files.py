@@ -23,25 +23,73 @@ from lexbench.paths import cache_dir
 # The 45 lexicographer files of WordNet 3.0: number, name, syntactic category
 # (1 noun, 2 verb, 3 adjective, 4 adverb). From `man 5 lexnames`.
 LEXNAMES: tuple[str, ...] = (
-    "adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal",
-    "noun.artifact", "noun.attribute", "noun.body", "noun.cognition", "noun.communication",
-    "noun.event", "noun.feeling", "noun.food", "noun.group", "noun.location", "noun.motive",
-    "noun.object", "noun.person", "noun.phenomenon", "noun.plant", "noun.possession",
-    "noun.process", "noun.quantity", "noun.relation", "noun.shape", "noun.state",
-    "noun.substance", "noun.time", "verb.body", "verb.change", "verb.cognition",
-    "verb.communication", "verb.competition", "verb.consumption", "verb.contact",
-    "verb.creation", "verb.emotion", "verb.motion", "verb.perception", "verb.possession",
-    "verb.social", "verb.stative", "verb.weather", "adj.ppl",
+    "adj.all",
+    "adj.pert",
+    "adv.all",
+    "noun.Tops",
+    "noun.act",
+    "noun.animal",
+    "noun.artifact",
+    "noun.attribute",
+    "noun.body",
+    "noun.cognition",
+    "noun.communication",
+    "noun.event",
+    "noun.feeling",
+    "noun.food",
+    "noun.group",
+    "noun.location",
+    "noun.motive",
+    "noun.object",
+    "noun.person",
+    "noun.phenomenon",
+    "noun.plant",
+    "noun.possession",
+    "noun.process",
+    "noun.quantity",
+    "noun.relation",
+    "noun.shape",
+    "noun.state",
+    "noun.substance",
+    "noun.time",
+    "verb.body",
+    "verb.change",
+    "verb.cognition",
+    "verb.communication",
+    "verb.competition",
+    "verb.consumption",
+    "verb.contact",
+    "verb.creation",
+    "verb.emotion",
+    "verb.motion",
+    "verb.perception",
+    "verb.possession",
+    "verb.social",
+    "verb.stative",
+    "verb.weather",
+    "adj.ppl",
 )
 _SYNTACTIC_CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
 
 # Files NLTK's reader opens; the first group is required.
 REQUIRED_FILES = (
-    "data.noun", "data.verb", "data.adj", "data.adv",
-    "index.noun", "index.verb", "index.adj", "index.adv",
+    "data.noun",
+    "data.verb",
+    "data.adj",
+    "data.adv",
+    "index.noun",
+    "index.verb",
+    "index.adj",
+    "index.adv",
 )
 OPTIONAL_FILES = (
-    "noun.exc", "verb.exc", "adj.exc", "adv.exc", "index.sense", "cntlist.rev", "lexnames",
+    "noun.exc",
+    "verb.exc",
+    "adj.exc",
+    "adv.exc",
+    "index.sense",
+    "cntlist.rev",
+    "lexnames",
 )
 
 # Where Debian (wordnet-base + wordnet-sense-index) and the classic Princeton install put it.
@@ -138,7 +186,10 @@ def _try_apt_install() -> bool:
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     result = subprocess.run(
         ["apt-get", "install", "-y", "-q", "wordnet-base", "wordnet-sense-index"],
-        env=env, capture_output=True, text=True, check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     return result.returncode == 0
 
@@ -148,8 +199,9 @@ def _try_nltk_download() -> Path | None:
     import nltk
 
     try:
-        ok = nltk.download("wordnet", download_dir=str(_nltk_data_root()), quiet=True,
-                           raise_on_error=False)
+        ok = nltk.download(
+            "wordnet", download_dir=str(_nltk_data_root()), quiet=True, raise_on_error=False
+        )
     except Exception as error:  # network errors come in many types; we report and go on
         print(f"lexbench: NLTK download of WordNet failed: {error}")
         return None
@@ -169,7 +221,9 @@ def _try_nltk_download() -> Path | None:
     return _prepared_dir() if _has_database(_prepared_dir()) else None
 
 
-def locate_wordnet(path: str | os.PathLike[str] | None = None, *, allow_install: bool = True) -> Path:
+def locate_wordnet(
+    path: str | os.PathLike[str] | None = None, *, allow_install: bool = True
+) -> Path:
     """Return a prepared WordNet 3.0 directory NLTK can read, preparing one if needed.
 
     Search order: `path` (or `$LEXBENCH_WORDNET`), a copy prepared earlier, the system

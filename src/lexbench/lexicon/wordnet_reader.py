@@ -12,7 +12,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-
 _READER_CLASS: list[type] = []
 # Bytes `str.splitlines` (NLTK's stream) treats as line breaks besides "\n", in ASCII.
 _OTHER_LINE_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")
@@ -24,8 +23,8 @@ class AsciiLines:
     binary file instead of NLTK's pure-Python decoder."""
 
     def __init__(self, path: str) -> None:
-        self.name = path                # NLTK's binary search stats the file by name
-        self._file = open(path, "rb")
+        self.name = path  # NLTK's binary search stats the file by name
+        self._file = open(path, "rb")  # noqa: SIM115 - open while the reader lives
 
     def readline(self, size: int | None = None) -> str:
         return self._file.readline(-1 if size is None else size).decode("ascii")
@@ -78,7 +77,7 @@ def _reader_class() -> type:
     if not _READER_CLASS:
         from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-        class LexbenchWordNetReader(WordNetCorpusReader):  # type: ignore[misc]
+        class LexbenchWordNetReader(WordNetCorpusReader):
             """Answers exactly as NLTK's reader does; only three wasted steps go.
 
             * `map_wn`: at start-up NLTK maps the senses of its default "wordnet" corpus onto
@@ -95,7 +94,7 @@ def _reader_class() -> type:
             """
 
             def open(self, file: str) -> Any:
-                stream = super().open(file)     # NLTK's path guards stay in force
+                stream = super().open(file)  # NLTK's path guards stay in force
                 path = getattr(self._root.join(file), "path", None)
                 if isinstance(path, str) and _plain_ascii_lines(Path(path)):
                     stream.close()

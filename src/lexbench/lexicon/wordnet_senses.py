@@ -40,10 +40,27 @@ SENSE_FORMAT = 1
 SEARCHED_POS = ("n", "v", "a", "r")
 # NLTK 3.10's MORPHOLOGICAL_SUBSTITUTIONS, in its order (the order of the forms found).
 DETACHMENT_RULES: Mapping[str, tuple[tuple[str, str], ...]] = {
-    "n": (("s", ""), ("ses", "s"), ("ves", "f"), ("xes", "x"), ("zes", "z"), ("ches", "ch"),
-          ("shes", "sh"), ("men", "man"), ("ies", "y")),
-    "v": (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""),
-          ("ing", "e"), ("ing", "")),
+    "n": (
+        ("s", ""),
+        ("ses", "s"),
+        ("ves", "f"),
+        ("xes", "x"),
+        ("zes", "z"),
+        ("ches", "ch"),
+        ("shes", "sh"),
+        ("men", "man"),
+        ("ies", "y"),
+    ),
+    "v": (
+        ("s", ""),
+        ("ies", "y"),
+        ("es", "e"),
+        ("es", ""),
+        ("ed", "e"),
+        ("ed", ""),
+        ("ing", "e"),
+        ("ing", ""),
+    ),
     "a": (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
     "r": (),
 }
@@ -77,11 +94,19 @@ class SenseTable:
     exceptions: Mapping[str, Mapping[str, Sequence[str]]]
     pos_letters: str = field(init=False, repr=False, compare=False)
     _paths: dict[tuple[int, bool], dict[int, int]] = field(
-        default_factory=dict, repr=False, compare=False)
+        default_factory=dict, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
-        if not (len(self.names) == len(self.hypernyms) == len(self.similar) == len(self.lemmas)
-                == len(self.definitions) == len(self.min_depth) == len(self.max_depth)):
+        if not (
+            len(self.names)
+            == len(self.hypernyms)
+            == len(self.similar)
+            == len(self.lemmas)
+            == len(self.definitions)
+            == len(self.min_depth)
+            == len(self.max_depth)
+        ):
             raise ValueError("sense table: the per-sense lists differ in length")
         # One letter per sense: the scorer asks for parts of speech a quarter million times.
         object.__setattr__(self, "pos_letters", "".join(n.rsplit(".", 2)[1] for n in self.names))
@@ -101,8 +126,11 @@ class SenseTable:
         if form in exceptions:
             forms = list(exceptions[form])
         else:
-            forms = [form[: len(form) - len(old)] + new
-                     for old, new in DETACHMENT_RULES[pos] if form.endswith(old)]
+            forms = [
+                form[: len(form) - len(old)] + new
+                for old, new in DETACHMENT_RULES[pos]
+                if form.endswith(old)
+            ]
         found: list[str] = []
         for candidate in [form, *forms]:
             if candidate in listed and candidate not in found:
@@ -112,8 +140,12 @@ class SenseTable:
     def synsets(self, word: str) -> list[int]:
         """The senses `wn.synsets(word)` gives, in its order (underscores join phrases)."""
         lemma = word.lower()
-        return [sense for pos in SEARCHED_POS for form in self.base_forms(lemma, pos)
-                for sense in self.senses[pos][form]]
+        return [
+            sense
+            for pos in SEARCHED_POS
+            for form in self.base_forms(lemma, pos)
+            for sense in self.senses[pos][form]
+        ]
 
     def wup_similarity(self, a: int, b: int) -> float | None:
         """NLTK 3.10's `a.wup_similarity(b)` with its defaults, on sense numbers."""
@@ -158,8 +190,8 @@ class SenseTable:
             else:
                 found = {}
                 level, steps = [sense], 0
-                while level:        # breadth first: the first visit is the fewest steps
-                    following = []
+                while level:  # breadth first: the first visit is the fewest steps
+                    following: list[int] = []
                     for s in level:
                         if s not in found:
                             found[s] = steps
@@ -212,12 +244,15 @@ class LemmaSenses(Mapping[str, Sequence[int]]):
         lemmas = list(self._row)
         if any("\n" in lemma for lemma in lemmas):
             raise ValueError("a WordNet lemma holds a line break")
-        return {"lemmas": "\n".join(lemmas), "starts": list(self._starts),
-                "senses": list(self._senses)}
+        return {
+            "lemmas": "\n".join(lemmas),
+            "starts": list(self._starts),
+            "senses": list(self._senses),
+        }
 
     def __getitem__(self, lemma: str) -> Sequence[int]:
         row = self._row[lemma]
-        return self._senses[self._starts[row]:self._starts[row + 1]]
+        return self._senses[self._starts[row] : self._starts[row + 1]]
 
     def __contains__(self, lemma: object) -> bool:
         return lemma in self._row
@@ -227,7 +262,6 @@ class LemmaSenses(Mapping[str, Sequence[int]]):
 
     def __len__(self) -> int:
         return len(self._row)
-
 
 
 def build_sense_table(reader: object, version: str, fingerprint: str) -> SenseTable:
@@ -243,8 +277,10 @@ def build_sense_table(reader: object, version: str, fingerprint: str) -> SenseTa
         for pos in SEARCHED_POS:
             if pos in by_pos:
                 senses[pos][lemma] = [number[pos, offset] for offset in by_pos[pos]]
-    exceptions = {pos: {form: list(bases) for form, bases in sorted(reader._exception_map[pos].items())}  # type: ignore[attr-defined]
-                  for pos in SEARCHED_POS}
+    exceptions = {
+        pos: {form: list(bases) for form, bases in sorted(reader._exception_map[pos].items())}  # type: ignore[attr-defined]
+        for pos in SEARCHED_POS
+    }
     return SenseTable(
         version=version,
         fingerprint=fingerprint,
@@ -265,13 +301,22 @@ def _file_pos(pos: str) -> str:
 
 
 def save_sense_table(table: SenseTable, path: Path) -> None:
-    payload = {"format": SENSE_FORMAT, "version": table.version, "fingerprint": table.fingerprint,
-               "names": list(table.names), "hypernyms": list(table.hypernyms),
-               "similar": list(table.similar), "lemmas": list(table.lemmas),
-               "definitions": list(table.definitions), "min_depth": list(table.min_depth),
-               "max_depth": list(table.max_depth),
-               "senses": {pos: _lemma_senses(by_lemma).to_json() for pos, by_lemma in table.senses.items()},
-               "exceptions": table.exceptions}
+    payload = {
+        "format": SENSE_FORMAT,
+        "version": table.version,
+        "fingerprint": table.fingerprint,
+        "names": list(table.names),
+        "hypernyms": list(table.hypernyms),
+        "similar": list(table.similar),
+        "lemmas": list(table.lemmas),
+        "definitions": list(table.definitions),
+        "min_depth": list(table.min_depth),
+        "max_depth": list(table.max_depth),
+        "senses": {
+            pos: _lemma_senses(by_lemma).to_json() for pos, by_lemma in table.senses.items()
+        },
+        "exceptions": table.exceptions,
+    }
     # As one unit: a killed build never leaves a half-written table.
     write_atomically(path, json.dumps(payload, separators=(",", ":"), ensure_ascii=False))
 
@@ -281,10 +326,12 @@ def _lemma_senses(table: Mapping[str, Sequence[int]]) -> LemmaSenses:
 
 
 def read_sense_table(path: Path) -> SenseTable:
-    with paused_gc():       # a million small objects and no cycles (see paused_gc)
+    with paused_gc():  # a million small objects and no cycles (see paused_gc)
         payload = read_cache_json(path, "WordNet sense table", (SENSE_FORMAT,))
     del payload["format"]
-    payload["senses"] = {pos: LemmaSenses.from_json(data) for pos, data in payload["senses"].items()}
+    payload["senses"] = {
+        pos: LemmaSenses.from_json(data) for pos, data in payload["senses"].items()
+    }
     return SenseTable(**payload)
 
 
@@ -317,10 +364,15 @@ def load_sense_table(directory: Path, fingerprint: str, progress: bool = False) 
             from tqdm import tqdm
 
             # Through tqdm: built while a run's progress bar is showing, the line goes above it.
-            tqdm.write(f"lexbench: WordNet sense table built in {time.perf_counter() - started:.1f}s"
-                       f" and cached at {path}", file=sys.stderr)
+            tqdm.write(
+                f"lexbench: WordNet sense table built in {time.perf_counter() - started:.1f}s"
+                f" and cached at {path}",
+                file=sys.stderr,
+            )
     if table.fingerprint != fingerprint:
-        raise ValueError(f"{path} was built from another WordNet (fingerprints differ); "
-                         f"delete it and lexbench builds it again")
+        raise ValueError(
+            f"{path} was built from another WordNet (fingerprints differ); "
+            f"delete it and lexbench builds it again"
+        )
     _LOADED[path] = table
     return table

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 DECILES = tuple(range(1, 11))
 DECILE_SCOPES = ("length", "global")
@@ -44,12 +44,13 @@ def web2_words() -> tuple[str, ...]:
     try:
         from english_words import get_english_words_set
     except ImportError:
-        raise RuntimeError("the web2 word list needs the PyPI package english-words: "
-                           "pip install english-words") from None
+        raise RuntimeError(
+            "the web2 word list needs the PyPI package english-words: pip install english-words"
+        ) from None
     return tuple(sorted({w for w in get_english_words_set(["web2"], lower=True) if w.isalpha()}))
 
 
-@lru_cache(maxsize=None)
+@cache
 def words_of_length(length: int) -> tuple[str, ...]:
     """The web2 words with exactly `length` characters, sorted."""
     if length < 1:
@@ -63,8 +64,9 @@ def english_frequencies() -> Mapping[str, float]:
     try:
         import wordfreq
     except ImportError:
-        raise RuntimeError("frequency deciles need the PyPI package wordfreq: "
-                           "pip install wordfreq") from None
+        raise RuntimeError(
+            "frequency deciles need the PyPI package wordfreq: pip install wordfreq"
+        ) from None
     return wordfreq.get_frequency_dict("en")
 
 
@@ -82,8 +84,8 @@ class DecileTable:
     """Words cut into ten frequency bands. `bands[0]` is decile 1 (rarest); each band sorted."""
 
     bands: tuple[tuple[str, ...], ...]
-    ranked: int            # words with a known frequency (the ones ranked)
-    unknown: int           # words wordfreq does not know (left out)
+    ranked: int  # words with a known frequency (the ones ranked)
+    unknown: int  # words wordfreq does not know (left out)
 
     def decile(self, number: int) -> tuple[str, ...]:
         if number not in DECILES:
@@ -91,8 +93,9 @@ class DecileTable:
         return self.bands[number - 1]
 
 
-def frequency_deciles(words: Iterable[str], frequencies: Mapping[str, float] | None = None,
-                      bands: int = 10) -> DecileTable:
+def frequency_deciles(
+    words: Iterable[str], frequencies: Mapping[str, float] | None = None, bands: int = 10
+) -> DecileTable:
     """Rank `words` by frequency (rarest first, ties alphabetical) and cut into `bands`
     equal-sized bands (sizes differ by at most one). Words with zero frequency are left out.
 
@@ -105,11 +108,11 @@ def frequency_deciles(words: Iterable[str], frequencies: Mapping[str, float] | N
     known = [w for w in unique if table.get(w, 0.0) > 0.0]
     ranked = sorted(known, key=lambda w: (table[w], w))
     n = len(ranked)
-    cut = [tuple(sorted(ranked[i * n // bands:(i + 1) * n // bands])) for i in range(bands)]
+    cut = [tuple(sorted(ranked[i * n // bands : (i + 1) * n // bands])) for i in range(bands)]
     return DecileTable(bands=tuple(cut), ranked=n, unknown=len(unique) - n)
 
 
-@lru_cache(maxsize=None)
+@cache
 def web2_deciles(scope: str = "length", length: int | None = None) -> DecileTable:
     """Deciles of web2 words: over all words (`global`) or over words of one `length`."""
     if scope == "global":
@@ -129,15 +132,21 @@ def decile_words(decile: int, length: int, scope: str = "length") -> tuple[str, 
     return band
 
 
-def band_summary(table: DecileTable, frequencies: Mapping[str, float] | None = None
-                 ) -> list[dict[str, object]]:
+def band_summary(
+    table: DecileTable, frequencies: Mapping[str, float] | None = None
+) -> list[dict[str, object]]:
     """Per decile: size, the frequency range and an example word (for manifests and docs)."""
     freq = english_frequencies() if frequencies is None else frequencies
-    rows = []
+    rows: list[dict[str, object]] = []
     for number, band in zip(DECILES, table.bands):
         values: Sequence[float] = [freq[w] for w in band]
-        rows.append({"decile": number, "words": len(band),
-                     "min_frequency": min(values) if values else None,
-                     "max_frequency": max(values) if values else None,
-                     "example": band[len(band) // 2] if band else None})
+        rows.append(
+            {
+                "decile": number,
+                "words": len(band),
+                "min_frequency": min(values) if values else None,
+                "max_frequency": max(values) if values else None,
+                "example": band[len(band) // 2] if band else None,
+            }
+        )
     return rows

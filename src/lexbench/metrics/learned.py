@@ -35,12 +35,16 @@ class MetricPlan:
 
     name: str
     checkpoint: Path | None
-    backend: str | None           # the package that runs it, None when skipped
-    skipped: str | None = None    # the reason, when skipped
+    backend: str | None  # the package that runs it, None when skipped
+    skipped: str | None = None  # the reason, when skipped
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "checkpoint": str(self.checkpoint) if self.checkpoint else None,
-                "backend": self.backend, "skipped": self.skipped}
+        return {
+            "name": self.name,
+            "checkpoint": str(self.checkpoint) if self.checkpoint else None,
+            "backend": self.backend,
+            "skipped": self.skipped,
+        }
 
 
 def _installed(module: str) -> bool:
@@ -58,16 +62,25 @@ def plan_bleurt(checkpoint: str | Path | None) -> MetricPlan:
     """BLEURT runs with `checkpoint` and an installed package; else it is skipped."""
     packages = [m for m in ("bleurt", "bleurt_pytorch") if _installed(m)]
     if checkpoint is None:
-        have = (f"package {packages[0]} is installed" if packages
-                else "neither bleurt nor bleurt-pytorch is installed")
-        return MetricPlan("bleurt", None, None,
-                          f"no BLEURT checkpoint given (--bleurt-checkpoint DIR); checkpoints "
-                          f"such as BLEURT-20 are downloads, not available offline; {have}")
+        have = (
+            f"package {packages[0]} is installed"
+            if packages
+            else "neither bleurt nor bleurt-pytorch is installed"
+        )
+        return MetricPlan(
+            "bleurt",
+            None,
+            None,
+            f"no BLEURT checkpoint given (--bleurt-checkpoint DIR); checkpoints "
+            f"such as BLEURT-20 are downloads, not available offline; {have}",
+        )
     folder = _checked_folder(checkpoint, "--bleurt-checkpoint")
     if not packages:
-        raise ImportError("--bleurt-checkpoint needs a BLEURT package: pip install "
-                          "git+https://github.com/google-research/bleurt (the paper's, "
-                          "TensorFlow) or pip install bleurt-pytorch")
+        raise ImportError(
+            "--bleurt-checkpoint needs a BLEURT package: pip install "
+            "git+https://github.com/google-research/bleurt (the paper's, "
+            "TensorFlow) or pip install bleurt-pytorch"
+        )
     return MetricPlan("bleurt", folder, packages[0])
 
 
@@ -75,20 +88,31 @@ def plan_moverscore(model: str | Path | None) -> MetricPlan:
     """MoverScore runs with an encoder folder and the moverscore package; else skipped."""
     installed = _installed("moverscore_v2")
     if model is None:
-        have = "package moverscore is installed" if installed else "package moverscore is not installed"
-        return MetricPlan("moverscore", None, None,
-                          f"no MoverScore encoder given (--moverscore-model DIR); its default "
-                          f"(distilbert-base-uncased) is a Hub download, not available "
-                          f"offline; {have}")
+        have = (
+            "package moverscore is installed"
+            if installed
+            else "package moverscore is not installed"
+        )
+        return MetricPlan(
+            "moverscore",
+            None,
+            None,
+            f"no MoverScore encoder given (--moverscore-model DIR); its default "
+            f"(distilbert-base-uncased) is a Hub download, not available "
+            f"offline; {have}",
+        )
     folder = _checked_folder(model, "--moverscore-model")
     if not installed:
-        raise ImportError("--moverscore-model needs the moverscore package (and pyemd): "
-                          "pip install moverscore pyemd")
+        raise ImportError(
+            "--moverscore-model needs the moverscore package (and pyemd): "
+            "pip install moverscore pyemd"
+        )
     return MetricPlan("moverscore", folder, "moverscore_v2")
 
 
-def bleurt_scores(plan: MetricPlan, predictions: Sequence[str],
-                  references: Sequence[str]) -> list[float]:
+def bleurt_scores(
+    plan: MetricPlan, predictions: Sequence[str], references: Sequence[str]
+) -> list[float]:
     """BLEURT of each prediction against its reference."""
     _same_length(predictions, references)
     if plan.backend is None or plan.checkpoint is None:
@@ -99,8 +123,10 @@ def bleurt_scores(plan: MetricPlan, predictions: Sequence[str],
         from bleurt import score as bleurt_score
 
         scorer = bleurt_score.BleurtScorer(str(plan.checkpoint))
-        return [float(x) for x in scorer.score(references=list(references),
-                                               candidates=list(predictions))]
+        return [
+            float(x)
+            for x in scorer.score(references=list(references), candidates=list(predictions))
+        ]
     import torch
     from bleurt_pytorch import BleurtForSequenceClassification, BleurtTokenizer
 
@@ -109,15 +135,20 @@ def bleurt_scores(plan: MetricPlan, predictions: Sequence[str],
     out: list[float] = []
     for start in range(0, len(predictions), 32):
         with torch.inference_mode():
-            inputs = tokenizer(list(references[start:start + 32]),
-                               list(predictions[start:start + 32]), padding="longest",
-                               truncation=True, return_tensors="pt")
+            inputs = tokenizer(
+                list(references[start : start + 32]),
+                list(predictions[start : start + 32]),
+                padding="longest",
+                truncation=True,
+                return_tensors="pt",
+            )
             out += [float(x) for x in model(**inputs).logits.flatten().tolist()]
     return out
 
 
-def moverscore_scores(plan: MetricPlan, predictions: Sequence[str],
-                      references: Sequence[str]) -> list[float]:
+def moverscore_scores(
+    plan: MetricPlan, predictions: Sequence[str], references: Sequence[str]
+) -> list[float]:
     """MoverScore (unigrams, IDF from each side, no stop words) of each prediction."""
     _same_length(predictions, references)
     if plan.backend is None or plan.checkpoint is None:
@@ -126,18 +157,26 @@ def moverscore_scores(plan: MetricPlan, predictions: Sequence[str],
         return []
     loaded = sys.modules.get("moverscore_v2")
     if loaded is not None and str(getattr(loaded, "model_name", "")) != str(plan.checkpoint):
-        raise RuntimeError(f"moverscore_v2 was already imported with encoder "
-                           f"{getattr(loaded, 'model_name', '?')!r}; it reads its encoder once, "
-                           f"at import: run MoverScore with {plan.checkpoint} in a new process")
+        raise RuntimeError(
+            f"moverscore_v2 was already imported with encoder "
+            f"{getattr(loaded, 'model_name', '?')!r}; it reads its encoder once, "
+            f"at import: run MoverScore with {plan.checkpoint} in a new process"
+        )
     # moverscore_v2 loads its encoder when imported, from this variable.
     os.environ["MOVERSCORE_MODEL"] = str(plan.checkpoint)
     import moverscore_v2
 
     idf_references = moverscore_v2.get_idf_dict(list(references))
     idf_predictions = moverscore_v2.get_idf_dict(list(predictions))
-    scores = moverscore_v2.word_mover_score(list(references), list(predictions), idf_references,
-                                            idf_predictions, stop_words=[], n_gram=1,
-                                            remove_subwords=True)
+    scores = moverscore_v2.word_mover_score(
+        list(references),
+        list(predictions),
+        idf_references,
+        idf_predictions,
+        stop_words=[],
+        n_gram=1,
+        remove_subwords=True,
+    )
     return [float(x) for x in scores]
 
 

@@ -29,7 +29,7 @@ def rouge_tokens(text: str) -> list[str]:
 
 
 def ngrams(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
-    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
 @dataclass(frozen=True)

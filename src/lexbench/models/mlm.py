@@ -48,8 +48,15 @@ class MaskedLM(Model):
     #: Benchmarks write this where the answer goes (see `lexbench.benchmarks.analogies.sets`).
     mask_placeholder = MASK_PLACEHOLDER
 
-    def __init__(self, model_path: str, *, name: str, options: MLMOptions = MLMOptions(),
-                 weights_hash: str | None = None, source: str | None = None):
+    def __init__(
+        self,
+        model_path: str,
+        *,
+        name: str,
+        options: MLMOptions = MLMOptions(),
+        weights_hash: str | None = None,
+        source: str | None = None,
+    ):
         import torch
         from transformers import AutoModelForMaskedLM
 
@@ -60,8 +67,13 @@ class MaskedLM(Model):
         self._source = source or model_path
         self._weights_hash = weights_hash
         self.tokenizer, self.model, self.device = load_pretrained(
-            AutoModelForMaskedLM, model_path, dtype=options.dtype, device=options.device,
-            revision=options.revision, threads=options.threads)
+            AutoModelForMaskedLM,
+            model_path,
+            dtype=options.dtype,
+            device=options.device,
+            revision=options.revision,
+            threads=options.threads,
+        )
         if self.tokenizer.mask_token_id is None:
             raise ValueError(f"{model_path}: the tokenizer has no mask token; is this a masked LM?")
         self._torch = torch
@@ -74,19 +86,33 @@ class MaskedLM(Model):
 
         path = Path(spec).expanduser()
         if path.is_dir():
-            return cls(str(path), name=path.name, options=options,
-                       weights_hash=_folder_weights_hash(path), source=str(path.resolve()))
+            return cls(
+                str(path),
+                name=path.name,
+                options=options,
+                weights_hash=_folder_weights_hash(path),
+                source=str(path.resolve()),
+            )
         return cls(spec, name=spec.replace("/", "--"), options=options, source=spec)
 
     def fingerprint(self) -> dict[str, Any]:
-        return {"backend": "mlm", "model": self._source, "revision": self.options.revision,
-                "weights_sha256": self._weights_hash, "dtype": self.options.dtype}
+        return {
+            "backend": "mlm",
+            "model": self._source,
+            "revision": self.options.revision,
+            "weights_sha256": self._weights_hash,
+            "dtype": self.options.dtype,
+        }
 
     def describe(self) -> dict[str, Any]:
         from lexbench.finetune.lineage import describe_lineage
 
-        described = {**super().describe(), "device": self.device, "batch_size": self.options.batch_size}
-        lineage = describe_lineage(self._source)   # a `lexbench finetune` output folder
+        described = {
+            **super().describe(),
+            "device": self.device,
+            "batch_size": self.options.batch_size,
+        }
+        lineage = describe_lineage(self._source)  # a `lexbench finetune` output folder
         return {**described, "lineage": lineage} if lineage else described
 
     kinds = frozenset({"rank"})
@@ -94,15 +120,22 @@ class MaskedLM(Model):
     def _encode(self, request: Request) -> list[int]:
         count = request.prompt.count(MASK_PLACEHOLDER)
         if count > 1:
-            raise ValueError(f"request {request.id}: a masked-LM prompt holds at most one "
-                             f"{MASK_PLACEHOLDER}, found {count}: {request.prompt[:80]!r}")
-        prompt = request.prompt if count else \
-            f"{request.prompt} {MASK_PLACEHOLDER}{request.answer_suffix}"
+            raise ValueError(
+                f"request {request.id}: a masked-LM prompt holds at most one "
+                f"{MASK_PLACEHOLDER}, found {count}: {request.prompt[:80]!r}"
+            )
+        prompt = (
+            request.prompt
+            if count
+            else f"{request.prompt} {MASK_PLACEHOLDER}{request.answer_suffix}"
+        )
         text = prompt.replace(MASK_PLACEHOLDER, self.tokenizer.mask_token)
         ids = self.tokenizer(text, add_special_tokens=True, truncation=True)["input_ids"]
         if ids.count(self.tokenizer.mask_token_id) != 1:
-            raise ValueError(f"request {request.id}: the mask did not survive tokenisation "
-                             "(prompt longer than the model's maximum length?)")
+            raise ValueError(
+                f"request {request.id}: the mask did not survive tokenisation "
+                "(prompt longer than the model's maximum length?)"
+            )
         return ids
 
     def rank(self, requests: Sequence[Request]) -> list[Response]:
@@ -114,17 +147,18 @@ class MaskedLM(Model):
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         out: list[Response | None] = [None] * len(requests)
         for start in range(0, len(order), size):
-            batch = order[start:start + size]
+            batch = order[start : start + size]
             width = max(len(encoded[i]) for i in batch)
             ids = torch.full((len(batch), width), pad, dtype=torch.long)
             mask = torch.zeros((len(batch), width), dtype=torch.long)
             for row, index in enumerate(batch):
-                ids[row, :len(encoded[index])] = torch.tensor(encoded[index])
-                mask[row, :len(encoded[index])] = 1
+                ids[row, : len(encoded[index])] = torch.tensor(encoded[index])
+                mask[row, : len(encoded[index])] = 1
             positions = (ids == self.tokenizer.mask_token_id).nonzero()[:, 1]
             with torch.inference_mode():
-                logits = self.model(input_ids=ids.to(self.device),
-                                    attention_mask=mask.to(self.device)).logits
+                logits = self.model(
+                    input_ids=ids.to(self.device), attention_mask=mask.to(self.device)
+                ).logits
                 rows = torch.arange(len(batch), device=logits.device)
                 at_mask = logits[rows, positions.to(logits.device)].float()
                 logprobs = torch.log_softmax(at_mask, dim=-1)
@@ -134,9 +168,14 @@ class MaskedLM(Model):
                 keep = requests[index].top_k
                 token_ids = top.indices[row, :keep].tolist()
                 values = top.values[row, :keep].tolist()
-                out[index] = Response(request_id=requests[index].id, ranked=tuple(
-                    RankedToken(t, self.tokenizer.decode([t]), v) for t, v in zip(token_ids, values)),
-                    target_ranks=self._first_ids.ranks(token_ids, requests[index].targets))
+                out[index] = Response(
+                    request_id=requests[index].id,
+                    ranked=tuple(
+                        RankedToken(t, self.tokenizer.decode([t]), v)
+                        for t, v in zip(token_ids, values)
+                    ),
+                    target_ranks=self._first_ids.ranks(token_ids, requests[index].targets),
+                )
         return [r for r in out if r is not None]
 
 
@@ -146,6 +185,8 @@ def load(name: str, options: dict[str, Any]) -> MaskedLM:
     known = set(MLMOptions.__dataclass_fields__)
     unknown = sorted(k for k in options if k not in known)
     if unknown:
-        raise ValueError(f"option(s) {', '.join(unknown)} do not apply to the mlm backend; "
-                         f"it takes: {', '.join(sorted(known))}")
+        raise ValueError(
+            f"option(s) {', '.join(unknown)} do not apply to the mlm backend; "
+            f"it takes: {', '.join(sorted(known))}"
+        )
     return MaskedLM.from_spec(name, MLMOptions(**options))

@@ -35,18 +35,16 @@ more of its characters is masked, before any text is cut short. Credentials in t
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import os
 import random
-import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import fields
+from typing import Any
 
 from lexbench.models.base import Model, RetryCounts, UnsupportedRequest
+from lexbench.models.openai_flight import RequestFailed, SendOptions, ServerState
 from lexbench.models.openai_http import ConnectionPool, excerpt, mask_secrets, split_url_credentials
-from lexbench.models.openai_retry import MAX_RETRY_AFTER_SECONDS, RateLimiter
+from lexbench.models.openai_options import OpenAIOptions, RequestFailedForAll, run_sync
 from lexbench.models.openai_plan import (  # noqa: F401
     COMPLETIONS,
     Call,
@@ -61,80 +59,16 @@ from lexbench.models.openai_plan import (  # noqa: F401
     plan_rank,
     split_context,
 )
-from lexbench.models.openai_send import RequestFailed, Sender, SendOptions, ServerState
+from lexbench.models.openai_retry import RateLimiter
+from lexbench.models.openai_send import Sender
 from lexbench.models.openai_targets import TargetTokens
 from lexbench.types import Request, Response
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-APIS = ("completions", "chat")
 # Echo check: a token's echoed and sampled log-probabilities may differ by kernel noise
 # (batched prompt vs single-token decode, bf16), never by this much when both are right.
 ECHO_TOLERANCE = 0.25
-# Most prompts one request carries when the user does not say.
-MAX_AUTO_PROMPTS_PER_REQUEST = 16
 
-T = TypeVar("T")
 OnResponse = Callable[[int, Response], None]
-
-
-@dataclass(frozen=True)
-class OpenAIOptions:
-    """Connection and pacing options of the OpenAI-compatible backend."""
-
-    base_url: str = DEFAULT_BASE_URL
-    api_key_env: str = "OPENAI_API_KEY"
-    api: str = "completions"                # or "chat"
-    max_concurrency: int = 8                 # prompts in flight at once
-    requests_per_minute: float | None = None
-    timeout: float = 120.0                   # seconds per attempt
-    max_retries: int = 6                     # attempts = max_retries + 1
-    max_retry_wait: float = MAX_RETRY_AFTER_SECONDS   # longest Retry-After waited for
-    prompts_per_request: int | None = None   # None: max_concurrency // 8, in 1..16
-
-    def __post_init__(self) -> None:
-        if not re.match(r"^https?://[^/\s]+", self.base_url):
-            raise ValueError(f"--base-url must be an http(s) URL such as "
-                             f"http://127.0.0.1:8000/v1, got {self.base_url!r}")
-        if self.api not in APIS:
-            raise ValueError(f"--api must be one of {', '.join(APIS)}, got {self.api!r}")
-        if self.max_concurrency < 1:
-            raise ValueError(f"--max-concurrency must be at least 1, got {self.max_concurrency}")
-        if self.requests_per_minute is not None and self.requests_per_minute <= 0:
-            raise ValueError(f"--requests-per-minute must be positive, got {self.requests_per_minute}")
-        if self.timeout <= 0:
-            raise ValueError(f"--timeout must be positive, got {self.timeout}")
-        if self.max_retries < 0:
-            raise ValueError(f"--max-retries must be 0 or more, got {self.max_retries}")
-        if not self.max_retry_wait >= 0:
-            raise ValueError(f"--max-retry-wait must be 0 or more seconds, got {self.max_retry_wait}")
-        if not self.api_key_env or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.api_key_env):
-            raise ValueError(f"--api-key-env must name an environment variable, got {self.api_key_env!r}")
-        if self.prompts_per_request is not None and not 1 <= self.prompts_per_request <= 1024:
-            raise ValueError(f"prompts_per_request must be between 1 and 1024, got "
-                             f"{self.prompts_per_request}")
-
-    def batch_size(self) -> int:
-        if self.prompts_per_request is not None:
-            return min(self.prompts_per_request, self.max_concurrency)
-        return max(1, min(MAX_AUTO_PROMPTS_PER_REQUEST, self.max_concurrency // 8))
-
-
-class RequestFailedForAll(RuntimeError):
-    """A request every other one depends on failed for good (the echo check)."""
-
-
-def run_sync(make: Callable[[], Awaitable[T]]) -> T:
-    """Run a coroutine to completion from synchronous code, even when the calling thread
-    already runs an event loop (a notebook): then it runs in a worker thread's own loop."""
-    async def main() -> T:
-        return await make()
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(main())
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, main()).result()
 
 
 class OpenAIModel(Model):
@@ -183,20 +117,31 @@ class OpenAIModel(Model):
         # Never the key: the fingerprint is stored in the cache and in config.json.
         # `rank_targets` names the rule version: rank answers cached under the earlier
         # loose prefix rule are asked again rather than reused.
-        return {"backend": "openai", "model": self.name, "base_url": self.base_url,
-                "api": self.options.api, "rank_targets": "first-token-v2"}
+        return {
+            "backend": "openai",
+            "model": self.name,
+            "base_url": self.base_url,
+            "api": self.options.api,
+            "rank_targets": "first-token-v2",
+        }
 
     def describe(self) -> dict[str, Any]:
-        described = {**super().describe(), "max_concurrency": self.options.max_concurrency,
-                     "prompts_per_request": self.options.batch_size(),
-                     "batching": {None: "not tried", True: "yes",
-                                  False: "no (the server takes one prompt per request)"}[
-                                      self._state.batching],
-                     "requests_per_minute": self.options.requests_per_minute,
-                     "timeout": self.options.timeout, "max_retries": self.options.max_retries,
-                     "api_key_env": self.options.api_key_env,
-                     "api_key_set": self._api_key is not None,
-                     "rank_target_rule": self._targets.describe()}
+        described = {
+            **super().describe(),
+            "max_concurrency": self.options.max_concurrency,
+            "prompts_per_request": self.options.batch_size(),
+            "batching": {
+                None: "not tried",
+                True: "yes",
+                False: "no (the server takes one prompt per request)",
+            }[self._state.batching],
+            "requests_per_minute": self.options.requests_per_minute,
+            "timeout": self.options.timeout,
+            "max_retries": self.options.max_retries,
+            "api_key_env": self.options.api_key_env,
+            "api_key_set": self._api_key is not None,
+            "rank_target_rule": self._targets.describe(),
+        }
         adapted = self._state.adaptations.describe()
         if adapted:
             described["adaptations"] = adapted
@@ -211,7 +156,7 @@ class OpenAIModel(Model):
         """Secrets masked first, then cut: a key across the cut cannot half-survive. Only
         the start of a long body is scanned (enough to cover a key across the cut)."""
         longest = max((len(s) for s in self._secrets), default=0)
-        return excerpt(self._redact(text[:limit + 2 * longest + 8]), limit)
+        return excerpt(self._redact(text[: limit + 2 * longest + 8]), limit)
 
     # ------------------------------------------------------------ request kinds
 
@@ -234,8 +179,9 @@ class OpenAIModel(Model):
             raise ValueError(f"{kind}() was given requests of another kind: {wrong[:5]}")
         return requests
 
-    def answer_each(self, requests: Sequence[Request],
-                    on_response: OnResponse | None = None) -> list[Response]:
+    def answer_each(
+        self, requests: Sequence[Request], on_response: OnResponse | None = None
+    ) -> list[Response]:
         """Answer a mixed list concurrently, calling `on_response(position, response)` as
         each answer arrives (the runner caches it there, so a kill loses only requests in
         flight). Returns the responses in request order; a request that failed for good is
@@ -259,16 +205,38 @@ class OpenAIModel(Model):
 
     def _sender(self, pool: ConnectionPool) -> Sender:
         options = self.options
-        return Sender(SendOptions(self.base_url, self.name, options.api_key_env,
-                                  options.max_concurrency, options.batch_size(), options.timeout,
-                                  options.max_retries, options.max_retry_wait),
-                      pool, self._limiter, self._state, self._redact, self._excerpt, self._rng)
+        return Sender(
+            SendOptions(
+                self.base_url,
+                self.name,
+                options.api_key_env,
+                options.max_concurrency,
+                options.batch_size(),
+                options.timeout,
+                options.max_retries,
+                options.max_retry_wait,
+            ),
+            pool,
+            self._limiter,
+            self._state,
+            self._redact,
+            self._excerpt,
+            self._rng,
+        )
 
-    async def _answer_all(self, requests: Sequence[Request], plans: Sequence[list[Call]],
-                          on_response: OnResponse | None) -> list[Response]:
+    async def _answer_all(
+        self,
+        requests: Sequence[Request],
+        plans: Sequence[list[Call]],
+        on_response: OnResponse | None,
+    ) -> list[Response]:
         out: list[Response | None] = [None] * len(requests)
-        pool = ConnectionPool(self.base_url, api_key=self._api_key,
-                              url_credentials=self._url_credentials, timeout=self.options.timeout)
+        pool = ConnectionPool(
+            self.base_url,
+            api_key=self._api_key,
+            url_credentials=self._url_credentials,
+            timeout=self.options.timeout,
+        )
         sender = self._sender(pool)
 
         def respond(position: int, response: Response) -> None:
@@ -296,11 +264,12 @@ class OpenAIModel(Model):
             def deliver(call: Call, value: Any) -> None:
                 position = owner[call.index]
                 if out[position] is not None:
-                    return                       # its request already failed
+                    return  # its request already failed
                 request = requests[position]
                 if isinstance(value, RequestFailed):
-                    respond(position, Response(request_id=request.id,
-                                               error=self._redact(str(value))))
+                    respond(
+                        position, Response(request_id=request.id, error=self._redact(str(value)))
+                    )
                     return
                 plan = plans[position]
                 if len(plan) == 1:
@@ -320,8 +289,11 @@ class OpenAIModel(Model):
         """Learn the server's first token of every target word not known yet (one echo
         request per word, batched); the positions of rank requests that cannot be ranked
         now, with the reason (their answers fail and are asked again on a rerun)."""
-        ranked = [(i, r, endpoint_of(r, self.options.api) == COMPLETIONS)
-                  for i, r in enumerate(requests) if r.kind == "rank" and r.targets]
+        ranked = [
+            (i, r, endpoint_of(r, self.options.api) == COMPLETIONS)
+            for i, r in enumerate(requests)
+            if r.kind == "rank" and r.targets
+        ]
         if not ranked:
             return {}
         words = self._targets.unknown([(w, start) for _, r, start in ranked for w in r.targets])
@@ -329,8 +301,11 @@ class OpenAIModel(Model):
             calls = self._targets.calls(words)
             for index, call in enumerate(calls):
                 call.index = index
-            await sender.run(calls, lambda call, value: self._targets.learned(
-                words[call.index], value), soft=True)
+            await sender.run(
+                calls,
+                lambda call, value: self._targets.learned(words[call.index], value),
+                soft=True,
+            )
         refused = {}
         for position, request, start in ranked:
             why = self._targets.failure(request.targets, start)
@@ -350,22 +325,33 @@ class OpenAIModel(Model):
             if not logprobs:
                 raise UnsupportedRequest(
                     f"{self.base_url}/completions returned no logprobs for model "
-                    f"{self.name!r}; loglikelihood requests need echo + logprobs")
+                    f"{self.name!r}; loglikelihood requests need echo + logprobs"
+                )
             if not logprobs.get("tokens"):
-                return "", 0.0            # the model ended at once: nothing to compare
+                return "", 0.0  # the model ended at once: nothing to compare
             return str(logprobs["tokens"][0]), float(logprobs["token_logprobs"][0])
 
-        body = {"model": self.name, "prompt": context, "max_tokens": 1, "temperature": 0.0,
-                "logprobs": 1}
+        body = {
+            "model": self.name,
+            "prompt": context,
+            "max_tokens": 1,
+            "temperature": 0.0,
+            "logprobs": 1,
+        }
         token, expected = await self._one(sender, Call(COMPLETIONS, body, sampled))
         if not token:
             # Nothing to check against (the model ended at once); trust the echo.
             self._echo_verified = True
             return
         probe = context + token
-        total, count = await self._one(sender, Call(
-            COMPLETIONS, echo_body(self.name, probe),
-            loglikelihood_parser(self.base_url, self.name, probe, len(context))))
+        total, count = await self._one(
+            sender,
+            Call(
+                COMPLETIONS,
+                echo_body(self.name, probe),
+                loglikelihood_parser(self.base_url, self.name, probe, len(context)),
+            ),
+        )
         if count == 1 and abs(total - expected) > ECHO_TOLERANCE:
             raise UnsupportedRequest(
                 f"{self.base_url} echoes prompt log-probabilities that disagree with its own "
@@ -373,7 +359,8 @@ class OpenAIModel(Model):
                 f"{total:.3f} echoed, {expected:.3f} sampled), so it does not implement "
                 "echo + logprobs correctly (llama-cpp-python 0.3 reports each token under "
                 "the distribution one position late). loglikelihood requests cannot be "
-                "answered through this server; use vLLM or SGLang, or the hf backend.")
+                "answered through this server; use vLLM or SGLang, or the hf backend."
+            )
         self._echo_verified = True
 
     @staticmethod
@@ -392,6 +379,8 @@ def load(name: str, options: Mapping[str, Any]) -> OpenAIModel:
     known = {f.name for f in fields(OpenAIOptions)}
     unknown = sorted(k for k in options if k not in known)
     if unknown:
-        raise ValueError(f"option(s) {', '.join(unknown)} do not apply to the openai backend; "
-                         f"it takes: {', '.join(sorted(known))}")
+        raise ValueError(
+            f"option(s) {', '.join(unknown)} do not apply to the openai backend; "
+            f"it takes: {', '.join(sorted(known))}"
+        )
     return OpenAIModel(name, OpenAIOptions(**dict(options)))

@@ -62,15 +62,15 @@ def mask_secrets(text: str, secrets: Sequence[str], min_piece: int = MIN_SECRET_
         if len(secret) < min_piece:
             whole.append(secret)
         else:
-            pieces.update(secret[i:i + min_piece] for i in range(len(secret) - min_piece + 1))
+            pieces.update(secret[i : i + min_piece] for i in range(len(secret) - min_piece + 1))
     for secret in whole:
         text = text.replace(secret, "***")
     if not pieces or len(text) < min_piece:
         return text
     masked = bytearray(len(text))
     for start in range(len(text) - min_piece + 1):
-        if text[start:start + min_piece] in pieces:
-            masked[start:start + min_piece] = b"\x01" * min_piece
+        if text[start : start + min_piece] in pieces:
+            masked[start : start + min_piece] = b"\x01" * min_piece
     if not any(masked):
         return text
     out: list[str] = []
@@ -136,15 +136,21 @@ def error_detail(reply: Reply) -> str:
 
 def permanent_hint(status: int, api_key_env: str, base_url: str, detail: str = "") -> str:
     if status in (401, 403):
-        return (f"Check the API key in the environment variable {api_key_env} "
-                f"(set --api-key-env to use another variable).")
+        return (
+            f"Check the API key in the environment variable {api_key_env} "
+            f"(set --api-key-env to use another variable)."
+        )
     if status == 404 and "chat" in detail.lower() and "completions" in detail.lower():
-        return ("The model answers only the chat endpoint: use --api chat (generate, and rank "
-                "through chat top_logprobs, at most 20 on hosted APIs; loglikelihood needs a "
-                "completions endpoint with echo).")
+        return (
+            "The model answers only the chat endpoint: use --api chat (generate, and rank "
+            "through chat top_logprobs, at most 20 on hosted APIs; loglikelihood needs a "
+            "completions endpoint with echo)."
+        )
     if status == 404:
-        return (f"Check --base-url (it usually ends in /v1) and the model name; "
-                f"GET {base_url}/models lists the models the server has.")
+        return (
+            f"Check --base-url (it usually ends in /v1) and the model name; "
+            f"GET {base_url}/models lists the models the server has."
+        )
     return "The server refused the request itself; retrying would not help."
 
 
@@ -163,28 +169,38 @@ class Connection:
 
     @property
     def usable(self) -> bool:
-        return (self._writer is not None and not self._writer.is_closing()
-                and self._reader is not None and not self._reader.at_eof())
+        return (
+            self._writer is not None
+            and not self._writer.is_closing()
+            and self._reader is not None
+            and not self._reader.at_eof()
+        )
 
     async def post(self, path: str, body: bytes) -> Reply:
         if not self.usable:
             self.close()
             try:
                 self._reader, self._writer = await asyncio.open_connection(
-                    self._host, self._port, ssl=self._tls, limit=MAX_HEAD_BYTES,
-                    server_hostname=self._host if self._tls else None)
+                    self._host,
+                    self._port,
+                    ssl=self._tls,
+                    limit=MAX_HEAD_BYTES,
+                    server_hostname=self._host if self._tls else None,
+                )
             except (OSError, ssl.SSLError) as error:
                 raise TransportError(f"{type(error).__name__}: {error}") from None
         reader, writer = self._reader, self._writer
         assert reader is not None and writer is not None
         try:
-            writer.write(b"POST %s HTTP/1.1\r\n%sContent-Length: %d\r\n\r\n%s"
-                         % (path.encode("ascii"), self._head_prefix, len(body), body))
+            writer.write(
+                b"POST %s HTTP/1.1\r\n%sContent-Length: %d\r\n\r\n%s"
+                % (path.encode("ascii"), self._head_prefix, len(body), body)
+            )
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
                 status, reason, headers = _parse_head(head)
                 if status >= 200:
-                    break                 # 1xx (100 Continue) heads precede the answer
+                    break  # 1xx (100 Continue) heads precede the answer
             payload = await _read_body(reader, headers)
         except asyncio.IncompleteReadError as error:
             self.close()
@@ -232,7 +248,7 @@ async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> b
             size = int(size_line.split(b";", 1)[0].strip(), 16)
             if size == 0:
                 while await reader.readuntil(b"\r\n") != b"\r\n":
-                    pass                  # trailers
+                    pass  # trailers
                 return b"".join(chunks)
             total += size
             if total > MAX_BODY_BYTES:
@@ -245,7 +261,7 @@ async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> b
         if size > MAX_BODY_BYTES:
             raise ValueError(f"answer longer than {MAX_BODY_BYTES} bytes")
         return await reader.readexactly(size) if size else b""
-    headers["connection"] = "close"       # the body ends where the connection does
+    headers["connection"] = "close"  # the body ends where the connection does
     return await reader.read(MAX_BODY_BYTES)
 
 
@@ -265,8 +281,12 @@ class _HttpxConnection:
             raise TimeoutError() from None
         except httpx.TransportError as error:
             raise TransportError(f"{type(error).__name__}: {error}") from None
-        return Reply(answer.status_code, {k.lower(): v for k, v in answer.headers.items()},
-                     answer.content, answer.reason_phrase)
+        return Reply(
+            answer.status_code,
+            {k.lower(): v for k, v in answer.headers.items()},
+            answer.content,
+            answer.reason_phrase,
+        )
 
     def close(self) -> None:
         pass
@@ -276,9 +296,15 @@ class ConnectionPool:
     """Connections to one base URL: idle ones are reused, new ones opened on demand (the
     caller bounds how many are in use at once). `path(endpoint)` is the request path."""
 
-    def __init__(self, base_url: str, *, api_key: str | None,
-                 url_credentials: tuple[str, str] | None, timeout: float,
-                 tls: ssl.SSLContext | None = None):
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None,
+        url_credentials: tuple[str, str] | None,
+        timeout: float,
+        tls: ssl.SSLContext | None = None,
+    ):
         parts = urlsplit(base_url)
         self.scheme = parts.scheme
         self.host = parts.hostname or ""
@@ -289,8 +315,12 @@ class ConnectionPool:
         host_header = f"[{self.host}]" if ":" in self.host else self.host
         if parts.port:
             host_header += f":{parts.port}"
-        headers = {"Host": host_header, "User-Agent": "lexbench",
-                   "Accept": "application/json", "Content-Type": "application/json"}
+        headers = {
+            "Host": host_header,
+            "User-Agent": "lexbench",
+            "Accept": "application/json",
+            "Content-Type": "application/json",
+        }
         # Credentials given in the URL go as HTTP Basic (as httpx does with a URL's user
         # info), so the URL itself, in logs and messages, never carries them.
         if url_credentials is not None:
@@ -320,8 +350,9 @@ class ConnectionPool:
         if self.scheme == "https" and self._tls is None:
             # Built once: loading the CA bundle costs ~20 ms.
             self._tls = tls_context()
-        connection = Connection(self.host, self.port, self._tls if self.scheme == "https" else None,
-                                self._head_prefix)
+        connection = Connection(
+            self.host, self.port, self._tls if self.scheme == "https" else None, self._head_prefix
+        )
         self._all.append(connection)
         return connection
 
@@ -337,8 +368,9 @@ class ConnectionPool:
             import httpx
 
             headers = {k: v for k, v in self._headers.items() if k != "Host"}
-            self._httpx = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(self.timeout),
-                                            trust_env=True)
+            self._httpx = httpx.AsyncClient(
+                headers=headers, timeout=httpx.Timeout(self.timeout), trust_env=True
+            )
         return self._httpx
 
     async def aclose(self) -> None:
@@ -355,8 +387,10 @@ def tls_context() -> ssl.SSLContext:
     """Certificates as httpx finds them: SSL_CERT_FILE / SSL_CERT_DIR when set, else
     certifi's bundle when installed, else the system's."""
     if os.environ.get("SSL_CERT_FILE") or os.environ.get("SSL_CERT_DIR"):
-        return ssl.create_default_context(cafile=os.environ.get("SSL_CERT_FILE") or None,
-                                          capath=os.environ.get("SSL_CERT_DIR") or None)
+        return ssl.create_default_context(
+            cafile=os.environ.get("SSL_CERT_FILE") or None,
+            capath=os.environ.get("SSL_CERT_DIR") or None,
+        )
     try:
         import certifi
     except ImportError:

@@ -74,8 +74,8 @@ def cut_after_first_word(text: str) -> str:
     """`text` up to and including the character that ends its first whole word (the
     `stop_at_word_end` protocol, applied on arrival since servers cannot stop there).
 
-    >>> cut_after_first_word(" large and small"), cut_after_first_word(" x-ray."), cut_after_first_word(" lar")
-    (' large ', ' x-ray.', ' lar')
+    >>> [cut_after_first_word(t) for t in (" large and small", " x-ray.", " lar")]
+    [' large ', ' x-ray.', ' lar']
     """
     match = _WORD_CHAR.search(text)
     if match is None:
@@ -86,7 +86,7 @@ def cut_after_first_word(text: str) -> str:
             continue
         if char in "-'" and position + 1 < len(text) and _WORD_CHAR.match(text[position + 1]):
             continue
-        return text[:position + 1]
+        return text[: position + 1]
     return text
 
 
@@ -94,11 +94,15 @@ def split_context(context: str, continuation: str) -> tuple[str, str]:
     """(context without trailing spaces, those spaces + continuation): a tokenizer joins a
     space to the word after it, so the boundary moves as the transformers backend moves it."""
     stripped = context.rstrip(" ")
-    return stripped, context[len(stripped):] + continuation
+    return stripped, context[len(stripped) :] + continuation
 
 
-def continuation_logprobs(token_logprobs: Sequence[float | None], text_offset: Sequence[int],
-                          boundary: int, prompt_length: int) -> list[float]:
+def continuation_logprobs(
+    token_logprobs: Sequence[float | None],
+    text_offset: Sequence[int],
+    boundary: int,
+    prompt_length: int,
+) -> list[float]:
     """The log-probabilities of the tokens that carry continuation text.
 
     Tokens are located by their character offsets in the echoed prompt: a token belongs to
@@ -117,8 +121,10 @@ def continuation_logprobs(token_logprobs: Sequence[float | None], text_offset: S
         if end > boundary or start >= boundary:
             value = token_logprobs[index]
             if value is None:
-                raise ValueError("the first prompt token has no log-probability; the "
-                                 "continuation needs a non-empty context")
+                raise ValueError(
+                    "the first prompt token has no log-probability; the "
+                    "continuation needs a non-empty context"
+                )
             picked.append(float(value))
     if not picked:
         raise ValueError("no echoed token covers the continuation")
@@ -149,7 +155,11 @@ class Adaptations:
         cap = self.logprobs_cap.get(endpoint)
         if cap is not None:
             key = "top_logprobs" if endpoint == CHAT else "logprobs"
-            if isinstance(out.get(key), int) and not isinstance(out.get(key), bool) and out[key] > cap:
+            if (
+                isinstance(out.get(key), int)
+                and not isinstance(out.get(key), bool)
+                and out[key] > cap
+            ):
                 out[key] = cap
         return out
 
@@ -164,15 +174,22 @@ class Adaptations:
         return out
 
 
-_NAMED = re.compile(r"""(?:unsupported (?:parameter|value)|unrecognized request argument(?: supplied)?|"""
-                    r"""not supported|extra (?:inputs|fields?) (?:are|is) not permitted)"""
-                    r"""[^'"`\w]*['"`]?(\w+)""", re.IGNORECASE)
-_LIMIT = re.compile(r"(?:<=|≤|at most|maximum(?: value)?(?: of)?|max(?:imum)? allowed:?|"
-                    r"less than or equal to|between 0 and)\s*(\d+)", re.IGNORECASE)
+_NAMED = re.compile(
+    r"""(?:unsupported (?:parameter|value)|unrecognized request argument(?: supplied)?|"""
+    r"""not supported|extra (?:inputs|fields?) (?:are|is) not permitted)"""
+    r"""[^'"`\w]*['"`]?(\w+)""",
+    re.IGNORECASE,
+)
+_LIMIT = re.compile(
+    r"(?:<=|≤|at most|maximum(?: value)?(?: of)?|max(?:imum)? allowed:?|"
+    r"less than or equal to|between 0 and)\s*(\d+)",
+    re.IGNORECASE,
+)
 
 
-def learn_from_refusal(message: str, body: dict[str, Any], endpoint: str,
-                       adaptations: Adaptations) -> str | None:
+def learn_from_refusal(
+    message: str, body: dict[str, Any], endpoint: str, adaptations: Adaptations
+) -> str | None:
     """Adapt to a 400 that names something this backend can change; returns the one-line
     note to tell the user, or None when the refusal is about something else.
 
@@ -183,8 +200,11 @@ def learn_from_refusal(message: str, body: dict[str, Any], endpoint: str,
     """
     lowered = message.lower()
     sent = adaptations.apply(body, endpoint)
-    if ("max_completion_tokens" in lowered and "max_tokens" in sent
-            and adaptations.token_parameter == "max_tokens"):
+    if (
+        "max_completion_tokens" in lowered
+        and "max_tokens" in sent
+        and adaptations.token_parameter == "max_tokens"
+    ):
         adaptations.token_parameter = "max_completion_tokens"
         return "the model wants 'max_completion_tokens' instead of 'max_tokens'; sending that"
     key = "top_logprobs" if endpoint == CHAT else "logprobs"
@@ -192,15 +212,20 @@ def learn_from_refusal(message: str, body: dict[str, Any], endpoint: str,
         limit = _LIMIT.search(message)
         if limit is not None and 0 < int(limit.group(1)) < sent[key]:
             adaptations.logprobs_cap[endpoint] = int(limit.group(1))
-            return (f"the server returns at most {limit.group(1)} log-probabilities on "
-                    f"/{endpoint} (it refused {sent[key]}); ranks past {limit.group(1)} count "
-                    "as not found")
+            return (
+                f"the server returns at most {limit.group(1)} log-probabilities on "
+                f"/{endpoint} (it refused {sent[key]}); ranks past {limit.group(1)} count "
+                "as not found"
+            )
     for match in _NAMED.finditer(message):
         name = match.group(1)
         if name in DROPPABLE and name in sent and name not in adaptations.dropped:
             adaptations.dropped.add(name)
-            consequence = (" — the model samples at its own default temperature, so answers "
-                           "are not greedy" if name == "temperature" else "")
+            consequence = (
+                " — the model samples at its own default temperature, so answers are not greedy"
+                if name == "temperature"
+                else ""
+            )
             return f"the model refuses '{name}' ({sent[name]!r}); leaving it out{consequence}"
     return None
 
@@ -214,8 +239,11 @@ def endpoint_of(request: Request, api: str) -> str:
 
 def _base_body(model: str, request: Request, endpoint: str) -> dict[str, Any]:
     if endpoint == CHAT:
-        messages = ([{"role": role, "content": content} for role, content in request.messages]
-                    if request.messages else [{"role": "user", "content": request.prompt}])
+        messages = (
+            [{"role": role, "content": content} for role, content in request.messages]
+            if request.messages
+            else [{"role": "user", "content": request.prompt}]
+        )
         return {"model": model, "messages": messages}
     return {"model": model, "prompt": request.prompt}
 
@@ -230,12 +258,14 @@ def _batch_key(endpoint: str, body: dict[str, Any], max_tokens: int) -> tuple[An
 @lru_cache(maxsize=1024)
 def _sampling(decoding: Decoding) -> tuple[tuple[str, Any], ...]:
     """The body entries a decoding sends (memoised: a benchmark shares one decoding)."""
-    entries: list[tuple[str, Any]] = [("max_tokens", decoding.max_new_tokens),
-                                      ("temperature", decoding.temperature if not decoding.greedy else 0.0)]
+    entries: list[tuple[str, Any]] = [
+        ("max_tokens", decoding.max_new_tokens),
+        ("temperature", decoding.temperature if not decoding.greedy else 0.0),
+    ]
     if not decoding.greedy and decoding.top_p < 1.0:
         entries.append(("top_p", decoding.top_p))
     if not decoding.greedy and decoding.top_k:
-        entries.append(("top_k", decoding.top_k))   # vLLM, SGLang, llama.cpp extension
+        entries.append(("top_k", decoding.top_k))  # vLLM, SGLang, llama.cpp extension
     if decoding.stop:
         entries.append(("stop", list(decoding.stop)))
     if decoding.seed is not None:
@@ -245,8 +275,9 @@ def _sampling(decoding: Decoding) -> tuple[tuple[str, Any], ...]:
 
 @lru_cache(maxsize=1024)
 def _generate_key(model: str, decoding: Decoding) -> tuple[Any, ...] | None:
-    return _batch_key(COMPLETIONS, {"model": model, **dict(_sampling(decoding))},
-                      decoding.max_new_tokens)
+    return _batch_key(
+        COMPLETIONS, {"model": model, **dict(_sampling(decoding))}, decoding.max_new_tokens
+    )
 
 
 # A batched answer counts tokens for all its prompts together: each prompt's own count
@@ -279,13 +310,18 @@ def plan_generate(model: str, request: Request, api: str) -> Call:
             text = cut_after_first_word(text)
         return Response(request_id=request_id, text=text, generated_tokens=tokens)
 
-    return Call(endpoint, body, parse,
-                _generate_key(model, decoding) if endpoint == COMPLETIONS else None,
-                _BATCHED_GENERATE)
+    return Call(
+        endpoint,
+        body,
+        parse,
+        _generate_key(model, decoding) if endpoint == COMPLETIONS else None,
+        _BATCHED_GENERATE,
+    )
 
 
-def plan_rank(model: str, request: Request, api: str, base_url: str,
-              rank_targets: RankTargets) -> Call:
+def plan_rank(
+    model: str, request: Request, api: str, base_url: str, rank_targets: RankTargets
+) -> Call:
     endpoint = endpoint_of(request, api)
     body = _base_body(model, request, endpoint)
     body.update({"max_tokens": 1, "temperature": 0.0})
@@ -301,13 +337,15 @@ def plan_rank(model: str, request: Request, api: str, base_url: str,
         if not logprobs:
             raise UnsupportedRequest(
                 f"{base_url}/{endpoint} returned no logprobs for model {model!r}; "
-                "rank requests need a server that returns top log-probabilities")
+                "rank requests need a server that returns top log-probabilities"
+            )
         if chat:
-            entries = [(e["token"], float(e["logprob"]))
-                       for e in logprobs["content"][0]["top_logprobs"]]
+            entries = [
+                (e["token"], float(e["logprob"])) for e in logprobs["content"][0]["top_logprobs"]
+            ]
         else:
             entries = [(str(t), float(v)) for t, v in logprobs["top_logprobs"][0].items()]
-        entries.sort(key=lambda e: -e[1])   # stable: equal scores keep server order
+        entries.sort(key=lambda e: -e[1])  # stable: equal scores keep server order
         ranked = tuple(RankedToken(-1, text, value) for text, value in entries[:top_k])
         # A completion continues "... is like", so the answer's first token starts a
         # word; a chat reply's first token has no space before it.
@@ -320,27 +358,40 @@ def plan_rank(model: str, request: Request, api: str, base_url: str,
 def echo_body(model: str, prompt: str) -> dict[str, Any]:
     """The completions body that echoes `prompt` with its tokens' log-probabilities and
     offsets (one generated token: max_tokens=0 is refused by some servers; it is dropped)."""
-    return {"model": model, "prompt": prompt, "max_tokens": 1, "temperature": 0.0,
-            "echo": True, "logprobs": 1}
+    return {
+        "model": model,
+        "prompt": prompt,
+        "max_tokens": 1,
+        "temperature": 0.0,
+        "echo": True,
+        "logprobs": 1,
+    }
 
 
 def echo_unsupported(base_url: str, model: str) -> UnsupportedRequest:
     return UnsupportedRequest(
         f"{base_url}/completions does not echo the prompt with log-probabilities for model "
         f"{model!r} (echo + logprobs); loglikelihood requests need a server that does "
-        "(vLLM and SGLang do; OpenAI's hosted chat models do not)")
+        "(vLLM and SGLang do; OpenAI's hosted chat models do not)"
+    )
 
 
-def loglikelihood_parser(base_url: str, model: str, prompt: str, boundary: int
-                         ) -> Callable[[dict[str, Any], dict[str, Any] | None], tuple[float, int]]:
+def loglikelihood_parser(
+    base_url: str, model: str, prompt: str, boundary: int
+) -> Callable[[dict[str, Any], dict[str, Any] | None], tuple[float, int]]:
     def parse(choice: dict[str, Any], usage: dict[str, Any] | None) -> tuple[float, int]:
         logprobs = choice.get("logprobs")
         text = choice.get("text")
-        if (not logprobs or not isinstance(text, str) or not text.startswith(prompt)
-                or not logprobs.get("text_offset")):
+        if (
+            not logprobs
+            or not isinstance(text, str)
+            or not text.startswith(prompt)
+            or not logprobs.get("text_offset")
+        ):
             raise echo_unsupported(base_url, model)
-        values = continuation_logprobs(logprobs["token_logprobs"], logprobs["text_offset"],
-                                       boundary, len(prompt))
+        values = continuation_logprobs(
+            logprobs["token_logprobs"], logprobs["text_offset"], boundary, len(prompt)
+        )
         return sum(values), len(values)
 
     return parse
@@ -351,7 +402,8 @@ def plan_loglikelihood(model: str, request: Request, api: str, base_url: str) ->
         raise UnsupportedRequest(
             f"request {request.id}: loglikelihood needs the completions endpoint with "
             f"echo + logprobs; chat endpoints return no prompt log-probabilities "
-            f"(use --api completions)")
+            f"(use --api completions)"
+        )
     if not request.continuations:
         raise ValueError(f"request {request.id}: loglikelihood request has no continuations")
     calls = []
@@ -361,9 +413,14 @@ def plan_loglikelihood(model: str, request: Request, api: str, base_url: str) ->
         context, moved = split_context(request.prompt, continuation)
         prompt = context + moved
         body = echo_body(model, prompt)
-        calls.append(Call(COMPLETIONS, body,
-                          loglikelihood_parser(base_url, model, prompt, len(context)),
-                          _batch_key(COMPLETIONS, body, 1)))
+        calls.append(
+            Call(
+                COMPLETIONS,
+                body,
+                loglikelihood_parser(base_url, model, prompt, len(context)),
+                _batch_key(COMPLETIONS, body, 1),
+            )
+        )
     return calls
 
 
@@ -371,5 +428,8 @@ def combine(request: Request, values: Sequence[Any]) -> Response:
     """The response of a request from the values of its calls."""
     if request.kind != "loglikelihood":
         return values[0]
-    return Response(request_id=request.id, loglikelihoods=tuple(v for v, _ in values),
-                    continuation_tokens=tuple(n for _, n in values))
+    return Response(
+        request_id=request.id,
+        loglikelihoods=tuple(v for v, _ in values),
+        continuation_tokens=tuple(n for _, n in values),
+    )

@@ -3,13 +3,13 @@ statuses are permanent or retryable, Retry-After parsing (seconds or an HTTP dat
 jittered exponential backoff, and a requests-per-minute limiter shared by the workers."""
 
 from __future__ import annotations
+
 import asyncio
 import email.utils
 import math
 import random
 import time
 from collections.abc import Callable
-
 
 # Statuses retrying cannot fix: the run stops with the server's message.
 PERMANENT_STATUSES = frozenset({400, 401, 403, 404, 405, 422})
@@ -51,13 +51,18 @@ def backoff_delay(attempt: int, rng: random.Random, base: float = 0.5, cap: floa
     """Exponential backoff with jitter for the `attempt`-th retry (0-based): a uniform draw
     in [d/2, d] with d = min(cap, base * 2**attempt), so clients that failed together do not
     come back together."""
-    ceiling = min(cap, base * (2.0 ** attempt))
+    ceiling = min(cap, base * (2.0**attempt))
     return ceiling / 2 + rng.uniform(0.0, ceiling / 2)
 
 
-def retry_delay(attempt: int, retry_after: float | None, rng: random.Random,
-                base: float = 0.5, cap: float = 30.0,
-                max_wait: float = MAX_RETRY_AFTER_SECONDS) -> float:
+def retry_delay(
+    attempt: int,
+    retry_after: float | None,
+    rng: random.Random,
+    base: float = 0.5,
+    cap: float = 30.0,
+    max_wait: float = MAX_RETRY_AFTER_SECONDS,
+) -> float:
     """How long to wait before the next attempt: the server's Retry-After when it sent one
     (never less, plus up to 10% jitter; at most `max_wait`), else exponential backoff."""
     if retry_after is not None:
@@ -81,8 +86,9 @@ class RateLimiter:
     `reserve()` is the pure part: it books the next start slot and says how long to wait.
     """
 
-    def __init__(self, requests_per_minute: float | None,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self, requests_per_minute: float | None, clock: Callable[[], float] = time.monotonic
+    ):
         self.interval = 60.0 / requests_per_minute if requests_per_minute else 0.0
         self._clock = clock
         self._next_slot = 0.0
@@ -100,7 +106,7 @@ class RateLimiter:
 
     async def acquire(self) -> None:
         if not self.interval and self._paused_until <= 0.0:
-            return                       # the common case: no limit, never paused
+            return  # the common case: no limit, never paused
         delay = self.reserve()
         while delay > 0:
             await asyncio.sleep(delay)

@@ -26,145 +26,52 @@ import json
 import random
 import sys
 import time
-from collections import Counter, deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from lexbench.models.base import PermanentModelError, UnsupportedRequest
+from lexbench.models.openai_flight import (
+    ANNOUNCE_WAIT_SECONDS,
+    BATCH_REFUSALS,
+    MALFORMED,
+    WHOLE_REQUEST_STATUSES,
+    Flight,
+    RequestFailed,
+    Resend,
+    Retry,
+    SendOptions,
+    ServerState,
+)
 from lexbench.models.openai_http import ConnectionPool, TransportError, error_detail, permanent_hint
-from lexbench.models.openai_retry import RateLimiter, is_permanent_status, is_retryable_status, parse_retry_after, retry_delay
 from lexbench.models.openai_plan import (
-    Adaptations,
     BatchShapeError,
     Call,
     learn_from_refusal,
 )
-
-# Waits at least this long are announced on stderr.
-ANNOUNCE_WAIT_SECONDS = 5.0
-# Statuses with which a server refuses a list of prompts it does not take.
-BATCH_REFUSALS = frozenset({400, 413, 422, 500, 501})
-# Statuses that say "not now" to a whole request: a batch is retried whole.
-WHOLE_REQUEST_STATUSES = frozenset({408, 409, 425, 429, 502, 503, 504})
-MALFORMED = (KeyError, IndexError, TypeError, ValueError, AttributeError)
+from lexbench.models.openai_retry import (
+    RateLimiter,
+    is_permanent_status,
+    is_retryable_status,
+    parse_retry_after,
+    retry_delay,
+)
 
 Deliver = Callable[[Call, Any], None]
-
-
-class RequestFailed(Exception):
-    """One call failed for good (after its retries, or with a non-retryable status)."""
-
-
-class _Retry(Exception):
-    """An attempt failed in a way another attempt may fix."""
-
-    def __init__(self, reason: str, retry_after: float | None = None, whole: bool = False):
-        super().__init__(reason)
-        self.reason = reason
-        self.retry_after = retry_after
-        self.whole = whole            # retry a batch as it was, not prompt by prompt
-
-
-class _Resend(Exception):
-    """Send these calls again without spending an attempt: alone (`alone`), or as they were
-    (the request was changed to suit the server)."""
-
-    def __init__(self, alone: bool):
-        super().__init__()
-        self.alone = alone
-
-
-@dataclass
-class ServerState:
-    """What one model instance has learned about its server, kept across runs."""
-
-    batching: bool | None = None          # None: not known yet
-    adaptations: Adaptations = field(default_factory=Adaptations)
-    retry_count: int = 0
-    retry_reasons: Counter[str] = field(default_factory=Counter)
-    notes: list[str] = field(default_factory=list)
-    announced_until: float = 0.0
-
-
-@dataclass(frozen=True)
-class SendOptions:
-    base_url: str
-    model: str
-    api_key_env: str
-    max_concurrency: int
-    prompts_per_request: int
-    timeout: float
-    max_retries: int
-    max_retry_wait: float
-
-
-class _Flight:
-    """The calls of one `Sender.run`: queued by batch key, plus ready retries, the free
-    prompt slots, and how many calls still wait for their value."""
-
-    def __init__(self, calls: Sequence[Call], capacity: int, group: asyncio.TaskGroup,
-                 start: Callable[[_Flight, list[Call]], Any], batch_size: Callable[[], int]):
-        self.free = capacity
-        self.unresolved = len(calls)
-        self.group = group
-        self._start = start
-        self._batch_size = batch_size
-        self.fresh: dict[Any, deque[Call]] = {}
-        for call in calls:
-            key = call.batch_key if call.batch_key is not None else ("alone",)
-            self.fresh.setdefault(key, deque()).append(call)
-        self.ready: deque[list[Call]] = deque()
-        self.done = asyncio.Event()
-
-    def next_group(self, batch_size: int) -> list[Call] | None:
-        if self.free <= 0:
-            return None
-        if self.ready:
-            group = self.ready[0]
-            if len(group) <= self.free:
-                self.ready.popleft()
-            else:
-                group, self.ready[0] = group[:self.free], group[self.free:]
-            self.free -= len(group)
-            return group
-        while self.fresh:
-            key = next(iter(self.fresh))
-            queue = self.fresh[key]
-            if not queue:
-                del self.fresh[key]
-                continue
-            size = 1 if key == ("alone",) else min(batch_size, self.free, len(queue))
-            group = [queue.popleft() for _ in range(size)]
-            self.free -= size
-            return group
-        return None
-
-    def dispatch(self) -> None:
-        """Start a request for every group the free slots allow."""
-        while (group := self.next_group(self._batch_size())) is not None:
-            self.group.create_task(self._start(self, group))
-
-    def put_back(self, groups: list[list[Call]]) -> None:
-        self.ready.extend(groups)
-        self.dispatch()
-
-    def resolved(self, count: int) -> None:
-        self.unresolved -= count
-        if self.unresolved <= 0:
-            self.done.set()
-
-    async def later(self, delay: float, groups: list[list[Call]]) -> None:
-        await asyncio.sleep(delay)
-        self.put_back(groups)
 
 
 class Sender:
     """Sends calls for one model instance; `run` is one asyncio run's worth of calls."""
 
-    def __init__(self, options: SendOptions, pool: ConnectionPool, limiter: RateLimiter,
-                 state: ServerState, redact: Callable[[str], str],
-                 excerpt: Callable[[str, int], str], rng: random.Random):
+    def __init__(
+        self,
+        options: SendOptions,
+        pool: ConnectionPool,
+        limiter: RateLimiter,
+        state: ServerState,
+        redact: Callable[[str], str],
+        excerpt: Callable[[str, int], str],
+        rng: random.Random,
+    ):
         self.options = options
         self.pool = pool
         self.limiter = limiter
@@ -184,9 +91,13 @@ class Sender:
             return
         try:
             async with asyncio.TaskGroup() as group:
-                flight = _Flight(calls, self.options.max_concurrency, group,
-                                 lambda f, batch: self._send(f, batch, deliver, soft),
-                                 self.batch_size)
+                flight = Flight(
+                    calls,
+                    self.options.max_concurrency,
+                    group,
+                    lambda f, batch: self._send(f, batch, deliver, soft),
+                    self.batch_size,
+                )
                 flight.dispatch()
                 await flight.done.wait()
         except BaseExceptionGroup as errors:
@@ -195,14 +106,13 @@ class Sender:
 
     # ------------------------------------------------------------ one request
 
-    async def _send(self, flight: _Flight, calls: list[Call], deliver: Deliver,
-                    soft: bool) -> None:
+    async def _send(self, flight: Flight, calls: list[Call], deliver: Deliver, soft: bool) -> None:
         connection = self.pool.acquire()
         outcome: Exception | None = None
         try:
             await self.limiter.acquire()
             values = await self._attempt(connection, calls)
-        except (_Retry, _Resend, RequestFailed, PermanentModelError, UnsupportedRequest) as error:
+        except (Retry, Resend, RequestFailed, PermanentModelError, UnsupportedRequest) as error:
             outcome = error
         finally:
             self.pool.release(connection)
@@ -215,33 +125,39 @@ class Sender:
         if outcome is None:
             await asyncio.sleep(0)
             for call, value in zip(calls, values):
-                if isinstance(value, _Retry):
+                if isinstance(value, Retry):
                     self._retry(flight, [call], value, deliver)
                 else:
                     deliver(call, value)
                     flight.resolved(1)
-        elif isinstance(outcome, _Retry):
+        elif isinstance(outcome, Retry):
             self._retry(flight, calls, outcome, deliver)
-        elif isinstance(outcome, _Resend):
+        elif isinstance(outcome, Resend):
             flight.put_back([[call] for call in calls] if outcome.alone else [calls])
         else:
             for call in calls:
                 deliver(call, outcome)
             flight.resolved(len(calls))
 
-    def _retry(self, flight: _Flight, calls: list[Call], retry: _Retry, deliver: Deliver) -> None:
+    def _retry(self, flight: Flight, calls: list[Call], retry: Retry, deliver: Deliver) -> None:
         limit = self.options.max_retry_wait
         again: list[Call] = []
         for call in calls:
             call.attempts += 1
             if call.attempts > self.options.max_retries:
-                deliver(call, RequestFailed(f"failed after {call.attempts} attempts; last: "
-                                            f"{retry.reason}"))
+                deliver(
+                    call,
+                    RequestFailed(f"failed after {call.attempts} attempts; last: {retry.reason}"),
+                )
             elif retry.retry_after is not None and retry.retry_after > limit:
-                deliver(call, RequestFailed(
-                    f"the server asked to wait {retry.retry_after:.0f} s before retrying "
-                    f"(Retry-After), more than --max-retry-wait {limit:g} s; not retried; "
-                    f"last: {retry.reason}"))
+                deliver(
+                    call,
+                    RequestFailed(
+                        f"the server asked to wait {retry.retry_after:.0f} s before retrying "
+                        f"(Retry-After), more than --max-retry-wait {limit:g} s; not retried; "
+                        f"last: {retry.reason}"
+                    ),
+                )
             else:
                 again.append(call)
                 self.state.retry_count += 1
@@ -250,8 +166,9 @@ class Sender:
             flight.resolved(len(calls) - len(again))
         if not again:
             return
-        delay = retry_delay(min(c.attempts for c in again) - 1, retry.retry_after, self._rng,
-                            max_wait=limit)
+        delay = retry_delay(
+            min(c.attempts for c in again) - 1, retry.retry_after, self._rng, max_wait=limit
+        )
         if retry.retry_after is not None:
             self.limiter.pause_for(retry.retry_after)
             self._announce_wait(delay, retry.reason)
@@ -265,22 +182,25 @@ class Sender:
     async def _attempt(self, connection: Any, calls: list[Call]) -> list[Any]:
         first = calls[0]
         batched = len(calls) > 1
-        body = first.body if not batched else {
-            **first.body, **first.batch_extra, "prompt": [c.body["prompt"] for c in calls]}
+        body = (
+            first.body
+            if not batched
+            else {**first.body, **first.batch_extra, "prompt": [c.body["prompt"] for c in calls]}
+        )
         sent = self.state.adaptations.apply(body, first.endpoint)
         payload = json.dumps(sent, separators=(",", ":")).encode("ascii")
         try:
             async with asyncio.timeout(self.options.timeout):
                 reply = await connection.post(self.pool.path(first.endpoint), payload)
         except TimeoutError:
-            raise _Retry(f"timeout: no answer within {self.options.timeout:g} s") from None
+            raise Retry(f"timeout: no answer within {self.options.timeout:g} s") from None
         except TransportError as error:
-            raise _Retry(f"connection error: {self._redact(str(error)) or 'dropped'}") from None
+            raise Retry(f"connection error: {self._redact(str(error)) or 'dropped'}") from None
         if reply.status == 200:
             try:
                 data = json.loads(reply.body)
             except ValueError:
-                raise _Retry(f"malformed JSON: {self._excerpt(reply.text, 80)!r}") from None
+                raise Retry(f"malformed JSON: {self._excerpt(reply.text, 80)!r}") from None
             return self._values(data, calls, reply)
         return self._refused(reply, body, first.endpoint, batched)
 
@@ -298,7 +218,7 @@ class Sender:
             indices = [c.get("index") if isinstance(c, dict) else None for c in choices]
             if sorted(i for i in indices if isinstance(i, int)) == list(range(len(calls))):
                 choices = sorted(choices, key=lambda c: c["index"])
-        except _Resend:
+        except Resend:
             raise
         except MALFORMED as error:
             raise self._malformed(error, reply.text) from None
@@ -314,9 +234,11 @@ class Sender:
             self.state.batching = True
         return values
 
-    def _malformed(self, error: BaseException, text: str) -> _Retry:
-        return _Retry(f"malformed response: {type(error).__name__}: "
-                      f"{self._excerpt(str(error), 200)}; body {self._excerpt(text, 120)!r}")
+    def _malformed(self, error: BaseException, text: str) -> Retry:
+        return Retry(
+            f"malformed response: {type(error).__name__}: "
+            f"{self._excerpt(str(error), 200)}; body {self._excerpt(text, 120)!r}"
+        )
 
     def _refuse_batching(self, why: str, confirmed_too: bool = False) -> None:
         """Turn batching off (unless it has worked before) and send these prompts alone."""
@@ -324,9 +246,11 @@ class Sender:
             return
         if self.state.batching is not False:
             self.state.batching = False
-            self.say(f"{self.options.base_url} does not take several prompts in one request "
-                     f"({why}); sending one prompt per request")
-        raise _Resend(alone=True)
+            self.say(
+                f"{self.options.base_url} does not take several prompts in one request "
+                f"({why}); sending one prompt per request"
+            )
+        raise Resend(alone=True)
 
     def _refused(self, reply: Any, body: dict[str, Any], endpoint: str, batched: bool) -> list[Any]:
         status = reply.status
@@ -336,23 +260,26 @@ class Sender:
             note = learn_from_refusal(full[:2000], body, endpoint, self.state.adaptations)
             if note is not None:
                 self.say(f"{self.options.base_url}: {note}")
-                raise _Resend(alone=False)
+                raise Resend(alone=False)
         if batched and status in BATCH_REFUSALS:
             if self.state.batching is not True:
                 self._refuse_batching(f"HTTP {status}: {self._excerpt(full, 80)!r}")
             if is_permanent_status(status) or not is_retryable_status(status):
-                raise _Resend(alone=True)     # alone, the prompt at fault shows itself
+                raise Resend(alone=True)  # alone, the prompt at fault shows itself
         if is_permanent_status(status):
             raise PermanentModelError(
                 f"{self.options.base_url}/{endpoint} answered HTTP {status} for model "
                 f"{self.options.model!r}: {detail}. "
-                f"{permanent_hint(status, self.options.api_key_env, self.options.base_url, full)}")
+                f"{permanent_hint(status, self.options.api_key_env, self.options.base_url, full)}"
+            )
         if is_retryable_status(status):
-            raise _Retry(f"HTTP {status}: {detail}",
-                         parse_retry_after(reply.headers.get("retry-after")),
-                         whole=status in WHOLE_REQUEST_STATUSES)
+            raise Retry(
+                f"HTTP {status}: {detail}",
+                parse_retry_after(reply.headers.get("retry-after")),
+                whole=status in WHOLE_REQUEST_STATUSES,
+            )
         if batched:
-            raise _Resend(alone=True)
+            raise Resend(alone=True)
         raise RequestFailed(f"HTTP {status}: {detail}")
 
     # ------------------------------------------------------------ saying things
@@ -378,10 +305,12 @@ class Sender:
         # Only our own words here (the reason's status part, the URL without credentials):
         # no server text reaches the terminal unescaped.
         clock = time.strftime("%H:%M:%S", time.localtime(time.time() + seconds))
-        tqdm.write(f"lexbench: {self.options.base_url} asked to wait (Retry-After, "
-                   f"{reason.split(':')[0]}); waiting {seconds:.0f} s, until {clock} "
-                   f"(--max-retry-wait {self.options.max_retry_wait:g} s caps this)",
-                   file=sys.stderr)
+        tqdm.write(
+            f"lexbench: {self.options.base_url} asked to wait (Retry-After, "
+            f"{reason.split(':')[0]}); waiting {seconds:.0f} s, until {clock} "
+            f"(--max-retry-wait {self.options.max_retry_wait:g} s caps this)",
+            file=sys.stderr,
+        )
 
 
 def first_leaf(group: BaseExceptionGroup) -> BaseException:

@@ -33,10 +33,10 @@ EXACT = "exact"
 STRICT_PREFIX = "strict-prefix"
 RULES = {
     EXACT: "exact first token: the server's own tokenisation of ' ' + word, learned by a "
-           "completions echo request",
+    "completions echo request",
     STRICT_PREFIX: "strict prefix: no echo to learn the server's tokenisation; a token counts "
-                   "when it equals the word or is a prefix of at least min(3, len(word)) "
-                   "characters",
+    "when it equals the word or is a prefix of at least min(3, len(word)) "
+    "characters",
 }
 # Word-start markers of byte-level BPE ("Ġ") and SentencePiece ("▁") vocabularies, which
 # some servers return raw instead of decoded.
@@ -64,8 +64,9 @@ def exact_ranks(tokens: Sequence[str], first_tokens: Sequence[str]) -> tuple[int
     return tuple(position.get(token) for token in first_tokens)
 
 
-def strict_prefix_ranks(tokens: Sequence[str], targets: Sequence[str], *,
-                        word_start: bool) -> tuple[int | None, ...]:
+def strict_prefix_ranks(
+    tokens: Sequence[str], targets: Sequence[str], *, word_start: bool
+) -> tuple[int | None, ...]:
     """The strict prefix rule (see the module docstring)."""
     ranks: list[int | None] = []
     for target in targets:
@@ -74,8 +75,9 @@ def strict_prefix_ranks(tokens: Sequence[str], targets: Sequence[str], *,
             if word_start and not token.startswith(_WORD_START_MARKERS):
                 continue
             piece = token.lstrip(_MARKERS)
-            if piece and (piece == target or (target.startswith(piece)
-                                              and len(piece) >= min(3, len(target)))):
+            if piece and (
+                piece == target or (target.startswith(piece) and len(piece) >= min(3, len(target)))
+            ):
                 found = rank
                 break
         ranks.append(found)
@@ -110,16 +112,27 @@ class TargetTokens:
         for word, word_start in words:
             text = self.text_of(word, word_start)
             body = echo_body(self.model, text)
-            calls.append(Call(COMPLETIONS, body, self._parser(text, 1 if word_start else 0),
-                              ("echo", self.model)))
+            calls.append(
+                Call(
+                    COMPLETIONS,
+                    body,
+                    self._parser(text, 1 if word_start else 0),
+                    ("echo", self.model),
+                )
+            )
         return calls
 
     def _parser(self, text: str, position: int) -> Any:
         def parse(choice: dict[str, Any], usage: dict[str, Any] | None) -> str:
             logprobs = choice.get("logprobs")
             echoed = choice.get("text")
-            if (not logprobs or not isinstance(echoed, str) or not echoed.startswith(text)
-                    or not logprobs.get("text_offset") or not logprobs.get("tokens")):
+            if (
+                not logprobs
+                or not isinstance(echoed, str)
+                or not echoed.startswith(text)
+                or not logprobs.get("text_offset")
+                or not logprobs.get("tokens")
+            ):
                 raise echo_unsupported(self.base_url, self.model)
             token = covering_token(logprobs["tokens"], logprobs["text_offset"], position)
             if token is None:
@@ -152,8 +165,9 @@ class TargetTokens:
                 return f"could not learn the server's first token of {word!r}: {why}"
         return None
 
-    def ranks(self, tokens: Sequence[str], targets: Sequence[str],
-              word_start: bool) -> tuple[int | None, ...]:
+    def ranks(
+        self, tokens: Sequence[str], targets: Sequence[str], word_start: bool
+    ) -> tuple[int | None, ...]:
         if self.rule == STRICT_PREFIX or not targets:
             return strict_prefix_ranks(tokens, targets, word_start=word_start)
         return exact_ranks(tokens, [self._first[(w, word_start)] for w in targets])
@@ -166,6 +180,6 @@ class TargetTokens:
 
 def _transient(value: Any) -> bool:
     """A failure another run may not have (retries used up), unlike a refusal."""
-    from lexbench.models.openai_send import RequestFailed
+    from lexbench.models.openai_flight import RequestFailed
 
     return isinstance(value, RequestFailed)

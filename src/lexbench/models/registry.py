@@ -47,8 +47,10 @@ def split_spec(spec: str) -> tuple[str, str]:
             raise ValueError(f"model spec {spec!r} names no model after '{kind}:'")
         return kind, name
     if sep and len(kind) > 1 and "/" not in kind:
-        raise ValueError(f"unknown backend {kind!r} in {spec!r}; known: {', '.join(backends)} "
-                         f"(or an alias: {', '.join(ALIASES)})")
+        raise ValueError(
+            f"unknown backend {kind!r} in {spec!r}; known: {', '.join(backends)} "
+            f"(or an alias: {', '.join(ALIASES)})"
+        )
     return "hf", spec
 
 
@@ -71,8 +73,10 @@ def open_model(model: str | Model, options: Mapping[str, Any] | None = None) -> 
     """
     if isinstance(model, Model):
         if options:
-            raise ValueError(f"model options {sorted(options)} were given with an already "
-                             f"loaded model ({model.name}); pass them when loading it")
+            raise ValueError(
+                f"model options {sorted(options)} were given with an already "
+                f"loaded model ({model.name}); pass them when loading it"
+            )
         yield model
         return
     loaded = load_model(model, options)

@@ -21,7 +21,9 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 
-def ranks_of_ids(ranked: Sequence[Hashable], target_keys: Sequence[Hashable]) -> tuple[int | None, ...]:
+def ranks_of_ids(
+    ranked: Sequence[Hashable], target_keys: Sequence[Hashable]
+) -> tuple[int | None, ...]:
     """1-based position of each target key in `ranked` (None when absent)."""
     position: dict[Hashable, int] = {}
     for rank, key in enumerate(ranked, 1):

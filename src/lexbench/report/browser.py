@@ -17,6 +17,7 @@ Flags: headless, no sandbox (containers run as root), no GPU, no network side-tr
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import select
@@ -30,10 +31,20 @@ from types import TracebackType
 from typing import Any
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--no-default-browser-check", "--hide-scrollbars",
-         "--remote-debugging-pipe")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--no-default-browser-check",
+    "--hide-scrollbars",
+    "--remote-debugging-pipe",
+)
 
 
 # Runs in the launcher process: pipe ends (argv 1, 2) to fds 3 and 4, then exec argv 3...
@@ -44,7 +55,8 @@ _LAUNCHER = (
     "for a in sys.argv[1:3]: os.close(int(a))\n"
     "os.dup2(src[0], 3); os.dup2(src[1], 4)\n"
     "for fd in src: os.close(fd)\n"
-    "os.execvp(sys.argv[3], sys.argv[3:])\n")
+    "os.execvp(sys.argv[3], sys.argv[3:])\n"
+)
 
 
 def find_chromium() -> str | None:
@@ -66,26 +78,49 @@ class BrowserError(RuntimeError):
 class Chromium:
     """One headless Chromium with one page; use as a context manager."""
 
-    def __init__(self, executable: str | None = None, *, width: int = 1280, height: int = 900,
-                 timeout: float = 60.0):
+    def __init__(
+        self,
+        executable: str | None = None,
+        *,
+        width: int = 1280,
+        height: int = 900,
+        timeout: float = 60.0,
+    ):
         self.executable = executable or find_chromium()
         if self.executable is None:
-            raise FileNotFoundError("chromium not found (Debian: apt-get install -y chromium; "
-                                    "or set LEXBENCH_CHROMIUM to its path)")
+            raise FileNotFoundError(
+                "chromium not found (Debian: apt-get install -y chromium; "
+                "or set LEXBENCH_CHROMIUM to its path)"
+            )
         self.width, self.height, self.timeout = width, height, timeout
         self._profile = tempfile.TemporaryDirectory(prefix="lexbench-chromium-")
         self._log = open(Path(self._profile.name) / "stderr.log", "w+b")  # noqa: SIM115
         to_child_read, self._to_child = os.pipe()
         self._from_child, from_child_write = os.pipe()
-        command = [self.executable, *FLAGS, f"--user-data-dir={self._profile.name}",
-                   f"--window-size={width},{height}", "about:blank"]
+        command = [
+            self.executable,
+            *FLAGS,
+            f"--user-data-dir={self._profile.name}",
+            f"--window-size={width},{height}",
+            "about:blank",
+        ]
         # A fresh Python process moves the pipe ends to fds 3 and 4 and execs Chromium: no
         # preexec_fn, which is unsafe when the test process runs other threads (torch).
-        launcher = [sys.executable, "-c", _LAUNCHER, str(to_child_read), str(from_child_write),
-                    *command]
-        self._process = subprocess.Popen(launcher, stdin=subprocess.DEVNULL,
-                                         stdout=subprocess.DEVNULL, stderr=self._log,
-                                         pass_fds=(to_child_read, from_child_write))
+        launcher = [
+            sys.executable,
+            "-c",
+            _LAUNCHER,
+            str(to_child_read),
+            str(from_child_write),
+            *command,
+        ]
+        self._process = subprocess.Popen(
+            launcher,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self._log,
+            pass_fds=(to_child_read, from_child_write),
+        )
         os.close(to_child_read)
         os.close(from_child_write)
         self._buffer = b""
@@ -94,13 +129,18 @@ class Chromium:
         self.session = ""
         try:
             target = self.call("Target.createTarget", {"url": "about:blank"}, session=None)
-            attached = self.call("Target.attachToTarget",
-                                 {"targetId": target["targetId"], "flatten": True}, session=None)
+            attached = self.call(
+                "Target.attachToTarget",
+                {"targetId": target["targetId"], "flatten": True},
+                session=None,
+            )
             self.session = attached["sessionId"]
             self.call("Page.enable")
             self.call("Runtime.enable")
-            self.call("Emulation.setDeviceMetricsOverride",
-                      {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+            self.call(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+            )
         except BaseException:
             self.close()
             raise
@@ -116,13 +156,16 @@ class Chromium:
         while b"\0" not in self._buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise BrowserError(f"chromium did not answer in {self.timeout:.0f}s\n"
-                                   f"{self._stderr_tail()}")
+                raise BrowserError(
+                    f"chromium did not answer in {self.timeout:.0f}s\n{self._stderr_tail()}"
+                )
             ready, _, _ = select.select([self._from_child], [], [], min(remaining, 1.0))
             if not ready:
                 if self._process.poll() is not None:
-                    raise BrowserError(f"chromium exited with status {self._process.returncode}\n"
-                                       f"{self._stderr_tail()}")
+                    raise BrowserError(
+                        f"chromium exited with status {self._process.returncode}\n"
+                        f"{self._stderr_tail()}"
+                    )
                 continue
             chunk = os.read(self._from_child, 1 << 20)
             if not chunk:
@@ -131,8 +174,13 @@ class Chromium:
         message, self._buffer = self._buffer.split(b"\0", 1)
         return json.loads(message)
 
-    def call(self, method: str, params: dict[str, Any] | None = None, *,
-             session: str | None | bool = True) -> dict[str, Any]:
+    def call(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        session: str | bool | None = True,
+    ) -> dict[str, Any]:
         """Send one command and wait for its result (events that arrive meanwhile are kept)."""
         self._next_id += 1
         message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
@@ -173,34 +221,50 @@ class Chromium:
 
     def evaluate(self, expression: str) -> Any:
         """The value of a JavaScript expression (promises awaited); raises if it throws."""
-        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
-                                                "awaitPromise": True})
+        result = self.call(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+        )
         if "exceptionDetails" in result:
             details = result["exceptionDetails"]
             text = details.get("exception", {}).get("description") or details.get("text")
             raise BrowserError(f"page script failed: {text}")
         return result["result"].get("value")
 
-    def screenshot(self, path: str | Path, selector: str | None = None, *,
-                   full_page: bool = False, max_height: int = 16000) -> Path:
+    def screenshot(
+        self,
+        path: str | Path,
+        selector: str | None = None,
+        *,
+        full_page: bool = False,
+        max_height: int = 16000,
+    ) -> Path:
         """A PNG of the viewport, the whole page, or the element matching `selector`
         (the top `max_height` CSS pixels of a tall element or page)."""
         params: dict[str, Any] = {"format": "png"}
         if selector is not None:
             box = self.evaluate(
-                "(() => { const e = document.querySelector(%s); if (!e) return null; "
+                "(() => { const e = document.querySelector(%s); if (!e) return null; "  # noqa: UP031
                 "e.scrollIntoView(); const r = e.getBoundingClientRect(); "
                 "return {x: r.left + window.scrollX, y: r.top + window.scrollY, "
-                "width: r.width, height: r.height}; })()" % json.dumps(selector))
+                "width: r.width, height: r.height}; })()" % json.dumps(selector)
+            )
             if not box:
                 raise BrowserError(f"no element matches {selector!r}")
             box["height"] = min(box["height"], max_height)
             params.update(clip={**box, "scale": 1}, captureBeyondViewport=True)
         elif full_page:
             size = self.call("Page.getLayoutMetrics")["cssContentSize"]
-            params.update(clip={"x": 0, "y": 0, "width": size["width"],
-                                "height": min(size["height"], max_height), "scale": 1},
-                          captureBeyondViewport=True)
+            params.update(
+                clip={
+                    "x": 0,
+                    "y": 0,
+                    "width": size["width"],
+                    "height": min(size["height"], max_height),
+                    "scale": 1,
+                },
+                captureBeyondViewport=True,
+            )
         data = base64.b64decode(self.call("Page.captureScreenshot", params)["data"])
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -211,26 +275,27 @@ class Chromium:
 
     def close(self) -> None:
         if self._process.poll() is None:
-            try:
+            # Already going down: the kill below makes sure.
+            with contextlib.suppress(BrowserError, OSError):
                 self.call("Browser.close", session=None)
-            except (BrowserError, OSError):
-                pass  # already going down; the kill below makes sure
             try:
                 self._process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self._process.kill()
                 self._process.wait(timeout=10)
         for fd in (self._to_child, self._from_child):
-            try:
+            with contextlib.suppress(OSError):  # closed before
                 os.close(fd)
-            except OSError:
-                pass  # closed before
         self._log.close()
         self._profile.cleanup()
 
     def __enter__(self) -> Chromium:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         self.close()

@@ -82,14 +82,24 @@ def _figures_markdown(figures: Sequence[Figure], out_dir: Path) -> str:
     parts = []
     for figure in figures:
         relative = figure.path.relative_to(out_dir).as_posix()
-        parts += [f"![{figure.title}]({relative})", "",
-                  f"*{figure.title}*" + (f". {figure.caption}" if figure.caption else ""), ""]
+        parts += [
+            f"![{figure.title}]({relative})",
+            "",
+            f"*{figure.title}*" + (f". {figure.caption}" if figure.caption else ""),
+            "",
+        ]
     return "\n".join(parts)
 
 
-def build_report(runs_or_paths: Iterable[LoadedRun | str | Path], out_dir: str | Path, *,
-                 title: str = "lexbench report", max_samples: int | None = DEFAULT_MAX_SAMPLES,
-                 resamples: int = 10_000, seed: int = 0) -> ReportFiles:
+def build_report(
+    runs_or_paths: Iterable[LoadedRun | str | Path],
+    out_dir: str | Path,
+    *,
+    title: str = "lexbench report",
+    max_samples: int | None = DEFAULT_MAX_SAMPLES,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> ReportFiles:
     """Write the report for the given runs (or run-folder paths) into `out_dir`."""
     given = list(runs_or_paths)
     if not given:
@@ -109,18 +119,33 @@ def build_report(runs_or_paths: Iterable[LoadedRun | str | Path], out_dir: str |
     figure_dir = out / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
 
-    markdown_parts = [f"# {title}", "", "| run | benchmark | samples | folder |", "|---|---|---:|---|"]
-    markdown_parts += [f"| {_cell(r.label)} | {_cell(r.benchmark)} | {len(r.samples)} | "
-                       f"`{_cell(str(r.path))}` |" for r in runs]
+    markdown_parts = [
+        f"# {title}",
+        "",
+        "| run | benchmark | samples | folder |",
+        "|---|---|---:|---|",
+    ]
+    markdown_parts += [
+        f"| {_cell(r.label)} | {_cell(r.benchmark)} | {len(r.samples)} | `{_cell(str(r.path))}` |"
+        for r in runs
+    ]
     markdown_parts.append("")
     blocks: list[BenchmarkBlock] = []
     all_figures: list[Path] = []
     # The leaderboard first: one table per benchmark, the headline metric with its interval.
     board = demote_headings(leaderboard_markdown(leaderboards(runs)), 1)
     markdown_parts += [board, ""]
-    blocks.append(BenchmarkBlock(anchor="leaderboard", title="Leaderboard",
-                                 summary_html=md.to_html(board, heading_offset=1),
-                                 comparison_html="", figures=[], runs=[], notes=[]))
+    blocks.append(
+        BenchmarkBlock(
+            anchor="leaderboard",
+            title="Leaderboard",
+            summary_html=md.to_html(board, heading_offset=1),
+            comparison_html="",
+            figures=[],
+            runs=[],
+            notes=[],
+        )
+    )
     for benchmark, group in group_by_benchmark(runs).items():
         reporter = reporter_for(benchmark)
         heading = getattr(reporter, "title", "") or benchmark
@@ -131,13 +156,16 @@ def build_report(runs_or_paths: Iterable[LoadedRun | str | Path], out_dir: str |
         if len(group) > 1:
             if _share_items(group):
                 try:
-                    comparison_md = to_markdown(compare_runs(group, resamples=resamples, seed=seed),
-                                                heading_level=3)
+                    comparison_md = to_markdown(
+                        compare_runs(group, resamples=resamples, seed=seed), heading_level=3
+                    )
                 except ValueError as error:  # e.g. no item scorable in both: said on the page
                     notes.append(f"No paired comparison: {error}")
             else:
-                notes.append("These runs do not all share scored items, so no paired "
-                             "comparison is shown (run `lexbench compare` on runs of the same items).")
+                notes.append(
+                    "These runs do not all share scored items, so no paired "
+                    "comparison is shown (run `lexbench compare` on runs of the same items)."
+                )
         run_sections = [(run.label, reporter.run_markdown(run)) for run in group]
 
         markdown_parts += [f"## {heading}", "", "### Summary", "", summary, ""]
@@ -150,14 +178,20 @@ def build_report(runs_or_paths: Iterable[LoadedRun | str | Path], out_dir: str |
         for _, section in run_sections:
             markdown_parts += [demote_headings(section, 3), ""]
 
-        blocks.append(BenchmarkBlock(
-            anchor=f"benchmark-{slug(benchmark)}", title=heading,
-            summary_html=md.to_html(summary),
-            comparison_html=md.to_html(comparison_md, heading_offset=0),
-            figures=[FigureBlock(f.title, f.path, f.caption) for f in figures],
-            runs=[(label, md.to_html(section, _image_resolver(run), heading_offset=3))
-                  for (label, section), run in zip(run_sections, group)],
-            notes=notes))
+        blocks.append(
+            BenchmarkBlock(
+                anchor=f"benchmark-{slug(benchmark)}",
+                title=heading,
+                summary_html=md.to_html(summary),
+                comparison_html=md.to_html(comparison_md, heading_offset=0),
+                figures=[FigureBlock(f.title, f.path, f.caption) for f in figures],
+                runs=[
+                    (label, md.to_html(section, _image_resolver(run), heading_offset=3))
+                    for (label, section), run in zip(run_sections, group)
+                ],
+                notes=notes,
+            )
+        )
 
     html_path = out / "report.html"
     markdown_path = out / "report.md"

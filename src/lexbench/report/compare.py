@@ -40,20 +40,27 @@ def check_same_benchmark(runs: Sequence[LoadedRun]) -> str:
     names = sorted({run.benchmark for run in runs})
     if len(names) > 1:
         listing = "; ".join(f"{run.path} is {run.benchmark!r}" for run in runs)
-        raise ValueError(f"cannot compare runs of different benchmarks ({', '.join(names)}): "
-                         f"{listing}. Compare runs of one benchmark at a time.")
+        raise ValueError(
+            f"cannot compare runs of different benchmarks ({', '.join(names)}): "
+            f"{listing}. Compare runs of one benchmark at a time."
+        )
     return names[0]
 
 
 def is_graded(runs: Sequence[LoadedRun]) -> bool:
     """True when some scorable sample's `value` is not simply 1.0/0.0 for right/wrong."""
-    return any(row["correct"] is not None and row["value"] is not None
-               and float(row["value"]) != float(bool(row["correct"]))
-               for run in runs for row in run.samples)
+    return any(
+        row["correct"] is not None
+        and row["value"] is not None
+        and float(row["value"]) != float(bool(row["correct"]))
+        for run in runs
+        for row in run.samples
+    )
 
 
-def paired_bootstrap_mean(differences: Sequence[float], resamples: int = 10_000,
-                          seed: int = 0, confidence: float = 0.95) -> Interval:
+def paired_bootstrap_mean(
+    differences: Sequence[float], resamples: int = 10_000, seed: int = 0, confidence: float = 0.95
+) -> Interval:
     """Percentile bootstrap interval of the mean paired difference (pairs resampled).
 
     Runs in blocks so that 10^4 resamples of tens of thousands of items stay in memory.
@@ -68,7 +75,7 @@ def paired_bootstrap_mean(differences: Sequence[float], resamples: int = 10_000,
     while done < resamples:
         size = min(block, resamples - done)
         draws = rng.integers(0, data.size, size=(size, data.size))
-        means[done:done + size] = data[draws].mean(axis=1)
+        means[done : done + size] = data[draws].mean(axis=1)
         done += size
     alpha = (1 - confidence) / 2
     low, high = np.quantile(means, [alpha, 1 - alpha])
@@ -99,9 +106,15 @@ class Standing:
     score: Interval | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rank": self.rank, "label": self.label, "path": self.path, "items": self.items,
-                "scored": self.scored, "accuracy": self.accuracy.to_dict(),
-                "score": self.score.to_dict() if self.score else None}
+        return {
+            "rank": self.rank,
+            "label": self.label,
+            "path": self.path,
+            "items": self.items,
+            "scored": self.scored,
+            "accuracy": self.accuracy.to_dict(),
+            "score": self.score.to_dict() if self.score else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -112,17 +125,17 @@ class PairedComparison:
     b: str
     metric: str
     test: str
-    shared: int            # ids in both runs
-    used: int              # shared ids scorable in both
+    shared: int  # ids in both runs
+    used: int  # shared ids scorable in both
     mean_a: float
     mean_b: float
-    difference: Interval   # mean(a - b) with its paired bootstrap interval
+    difference: Interval  # mean(a - b) with its paired bootstrap interval
     statistic: float
     p_value: float
     p_holm: float
-    only_a: int | None = None   # McNemar's discordant counts
+    only_a: int | None = None  # McNemar's discordant counts
     only_b: int | None = None
-    id_only: int = 0            # ids in both runs whose questions differ (not paired)
+    id_only: int = 0  # ids in both runs whose questions differ (not paired)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -141,18 +154,25 @@ class Comparison:
     warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"benchmark": self.benchmark, "metrics": list(self.metrics),
-                "resamples": self.resamples, "seed": self.seed,
-                "warnings": list(self.warnings),
-                "leaderboard": [s.to_dict() for s in self.leaderboard],
-                "comparisons": [p.to_dict() for p in self.pairs]}
+        return {
+            "benchmark": self.benchmark,
+            "metrics": list(self.metrics),
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "warnings": list(self.warnings),
+            "leaderboard": [s.to_dict() for s in self.leaderboard],
+            "comparisons": [p.to_dict() for p in self.pairs],
+        }
 
 
 def _scored(run: LoadedRun, metric: str = "accuracy") -> dict[str, Mapping[str, Any]]:
     """Scorable samples by item key (id + question hash): `correct` not null (and, for the
     score, `value` not null)."""
-    return {item_key(run.benchmark, row): row for row in run.samples if row["correct"] is not None
-            and (metric == "accuracy" or row["value"] is not None)}
+    return {
+        item_key(run.benchmark, row): row
+        for row in run.samples
+        if row["correct"] is not None and (metric == "accuracy" or row["value"] is not None)
+    }
 
 
 def dataset_warnings(runs: Sequence[LoadedRun]) -> list[str]:
@@ -163,16 +183,21 @@ def dataset_warnings(runs: Sequence[LoadedRun]) -> list[str]:
         other = dataset_hashes(run.config)
         differing = sorted(k for k in first.keys() | other.keys() if first.get(k) != other.get(k))
         if differing:
-            shown = ", ".join(f"{k} {str(first.get(k, '-'))[:12]} vs {str(other.get(k, '-'))[:12]}"
-                              for k in differing[:2])
-            out.append(f"runs {runs[0].label!r} and {run.label!r} were made from different "
-                       f"datasets ({shown}): only items with the same id and the same question "
-                       f"are paired")
+            shown = ", ".join(
+                f"{k} {str(first.get(k, '-'))[:12]} vs {str(other.get(k, '-'))[:12]}"
+                for k in differing[:2]
+            )
+            out.append(
+                f"runs {runs[0].label!r} and {run.label!r} were made from different "
+                f"datasets ({shown}): only items with the same id and the same question "
+                f"are paired"
+            )
     return out
 
 
-def leaderboard(runs: Sequence[LoadedRun], graded: bool, resamples: int = 10_000,
-                seed: int = 0) -> list[Standing]:
+def leaderboard(
+    runs: Sequence[LoadedRun], graded: bool, resamples: int = 10_000, seed: int = 0
+) -> list[Standing]:
     rows = []
     for run in runs:
         scored = list(_scored(run).values())
@@ -180,8 +205,9 @@ def leaderboard(runs: Sequence[LoadedRun], graded: bool, resamples: int = 10_000
         accuracy = wilson_interval(right, len(scored))
         score = None
         if graded:
-            score = paired_bootstrap_mean([float(r["value"]) for r in _scored(run, "score").values()],
-                                          resamples, seed)
+            score = paired_bootstrap_mean(
+                [float(r["value"]) for r in _scored(run, "score").values()], resamples, seed
+            )
             score = replace(score, method="bootstrap")
         rows.append((run, len(scored), accuracy, score))
 
@@ -191,54 +217,81 @@ def leaderboard(runs: Sequence[LoadedRun], graded: bool, resamples: int = 10_000
         return (-estimate, row[0].label)
 
     rows.sort(key=key)
-    return [Standing(rank, run.label, str(run.path), len(run.samples), n, acc, score)
-            for rank, (run, n, acc, score) in enumerate(rows, 1)]
+    return [
+        Standing(rank, run.label, str(run.path), len(run.samples), n, acc, score)
+        for rank, (run, n, acc, score) in enumerate(rows, 1)
+    ]
 
 
-def compare_pair(a: LoadedRun, b: LoadedRun, metric: str, resamples: int = 10_000,
-                 seed: int = 0) -> PairedComparison:
+def compare_pair(
+    a: LoadedRun, b: LoadedRun, metric: str, resamples: int = 10_000, seed: int = 0
+) -> PairedComparison:
     """One paired comparison; `metric` is "accuracy" (McNemar) or "score" (permutation)."""
     scored_a, scored_b = _scored(a, metric), _scored(b, metric)
-    shared = ({item_key(a.benchmark, r) for r in a.samples}
-              & {item_key(b.benchmark, r) for r in b.samples})
+    shared = {item_key(a.benchmark, r) for r in a.samples} & {
+        item_key(b.benchmark, r) for r in b.samples
+    }
     same_ids = {str(r["id"]) for r in a.samples} & {str(r["id"]) for r in b.samples}
     id_only = len(same_ids) - len({key.rpartition("#")[0] for key in shared})
     if not shared:
         if same_ids:
-            raise ValueError(f"runs {a.label!r} ({a.path}) and {b.label!r} ({b.path}) share "
-                             f"{len(same_ids)} item ids but not one question: their items "
-                             f"were generated differently (another --seed, profile or data "
-                             f"file); paired tests need the same items")
-        raise ValueError(f"runs {a.label!r} ({a.path}) and {b.label!r} ({b.path}) share no "
-                         f"sample ids; paired tests need the same items")
+            raise ValueError(
+                f"runs {a.label!r} ({a.path}) and {b.label!r} ({b.path}) share "
+                f"{len(same_ids)} item ids but not one question: their items "
+                f"were generated differently (another --seed, profile or data "
+                f"file); paired tests need the same items"
+            )
+        raise ValueError(
+            f"runs {a.label!r} ({a.path}) and {b.label!r} ({b.path}) share no "
+            f"sample ids; paired tests need the same items"
+        )
     ids = sorted(i for i in shared if i in scored_a and i in scored_b)
     if not ids:
-        raise ValueError(f"runs {a.label!r} and {b.label!r} share {len(shared)} items but none "
-                         f"is scorable in both (correct or value is null)")
+        raise ValueError(
+            f"runs {a.label!r} and {b.label!r} share {len(shared)} items but none "
+            f"is scorable in both (correct or value is null)"
+        )
     if metric == "accuracy":
         xa = [bool(scored_a[i]["correct"]) for i in ids]
         xb = [bool(scored_b[i]["correct"]) for i in ids]
         test = mcnemar_exact(xa, xb)
-        only_a = sum(1 for x, y in zip(xa, xb) if x and not y)
-        only_b = sum(1 for x, y in zip(xa, xb) if y and not x)
+        only_a: int | None = sum(1 for x, y in zip(xa, xb) if x and not y)
+        only_b: int | None = sum(1 for x, y in zip(xa, xb) if y and not x)
         va, vb = np.asarray(xa, dtype=float), np.asarray(xb, dtype=float)
     elif metric == "score":
         va = np.asarray([float(scored_a[i]["value"]) for i in ids])
         vb = np.asarray([float(scored_b[i]["value"]) for i in ids])
-        test = paired_permutation_test(va, vb, resamples=resamples, seed=seed)
+        test = paired_permutation_test(va.tolist(), vb.tolist(), resamples=resamples, seed=seed)
         only_a = only_b = None
     else:
         raise ValueError(f"unknown metric {metric!r}; choose accuracy or score")
     difference = paired_bootstrap_mean(va - vb, resamples, seed)
-    return PairedComparison(a=a.label, b=b.label, metric=metric, test=test.method,
-                            shared=len(shared), used=len(ids), mean_a=float(va.mean()),
-                            mean_b=float(vb.mean()), difference=difference,
-                            statistic=test.statistic, p_value=test.p_value, p_holm=test.p_value,
-                            only_a=only_a, only_b=only_b, id_only=id_only)
+    return PairedComparison(
+        a=a.label,
+        b=b.label,
+        metric=metric,
+        test=test.method,
+        shared=len(shared),
+        used=len(ids),
+        mean_a=float(va.mean()),
+        mean_b=float(vb.mean()),
+        difference=difference,
+        statistic=test.statistic,
+        p_value=test.p_value,
+        p_holm=test.p_value,
+        only_a=only_a,
+        only_b=only_b,
+        id_only=id_only,
+    )
 
 
-def compare_runs(runs: Sequence[LoadedRun], *, resamples: int = 10_000, seed: int = 0,
-                 baseline: str | None = None) -> Comparison:
+def compare_runs(
+    runs: Sequence[LoadedRun],
+    *,
+    resamples: int = 10_000,
+    seed: int = 0,
+    baseline: str | None = None,
+) -> Comparison:
     """Leaderboard and paired comparisons: every pair, or each run against `baseline`.
 
     `baseline` is a run label or path (as given on the command line).
@@ -254,10 +307,13 @@ def compare_runs(runs: Sequence[LoadedRun], *, resamples: int = 10_000, seed: in
         pairs = list(combinations(runs, 2))
     else:
         as_path = Path(baseline).resolve()
-        chosen = [r for r in runs if baseline in (r.label, r.path.name) or r.path.resolve() == as_path]
+        chosen = [
+            r for r in runs if baseline in (r.label, r.path.name) or r.path.resolve() == as_path
+        ]
         if not chosen:
-            raise ValueError(f"baseline {baseline!r} is none of the runs: "
-                             f"{', '.join(r.label for r in runs)}")
+            raise ValueError(
+                f"baseline {baseline!r} is none of the runs: {', '.join(r.label for r in runs)}"
+            )
         pairs = [(chosen[0], r) for r in runs if r is not chosen[0]]
     results: list[PairedComparison] = []
     for metric in metrics:
@@ -265,12 +321,21 @@ def compare_runs(runs: Sequence[LoadedRun], *, resamples: int = 10_000, seed: in
         adjusted = holm([c.p_value for c in family])
         results.extend(replace(c, p_holm=p) for c, p in zip(family, adjusted))
     warnings = dataset_warnings(runs)
-    warnings += [f"{c.id_only} item ids of {c.a!r} and {c.b!r} ask different questions and "
-                 f"are left out of their comparison" for c in results
-                 if c.id_only and c.metric == metrics[0]]
-    return Comparison(benchmark, metrics, tuple(leaderboard(runs, graded, resamples, seed)),
-                      tuple(results), resamples, seed, tuple(warnings))
+    warnings += [
+        f"{c.id_only} item ids of {c.a!r} and {c.b!r} ask different questions and "
+        f"are left out of their comparison"
+        for c in results
+        if c.id_only and c.metric == metrics[0]
+    ]
+    return Comparison(
+        benchmark,
+        metrics,
+        tuple(leaderboard(runs, graded, resamples, seed)),
+        tuple(results),
+        resamples,
+        seed,
+        tuple(warnings),
+    )
 
 
 # ------------------------------------------------------------------------------ export
-

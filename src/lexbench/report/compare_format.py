@@ -2,12 +2,14 @@
 leaderboard and of the pairwise tests."""
 
 from __future__ import annotations
+
 import csv
 import io
 from collections.abc import Mapping, Sequence
 from typing import Any
-from lexbench.stats import Interval
+
 from lexbench.report.compare import Comparison
+from lexbench.stats import Interval
 
 
 def format_pct(x: float) -> str:
@@ -30,12 +32,21 @@ def leaderboard_rows(comparison: Comparison) -> list[dict[str, str]]:
     """Formatted leaderboard cells (accuracy in %, score as a number)."""
     rows = []
     for s in comparison.leaderboard:
-        row = {"rank": str(s.rank), "run": s.label, "items": str(s.items), "scored": str(s.scored),
-               "accuracy %": format_pct(s.accuracy.estimate),
-               "Wilson 95%": format_ci(s.accuracy, format_pct)}
+        row = {
+            "rank": str(s.rank),
+            "run": s.label,
+            "items": str(s.items),
+            "scored": str(s.scored),
+            "accuracy %": format_pct(s.accuracy.estimate),
+            "Wilson 95%": format_ci(s.accuracy, format_pct),
+        }
         if s.score is not None:
-            row.update({"score": format_num(s.score.estimate),
-                        "bootstrap 95%": format_ci(s.score, format_num)})
+            row.update(
+                {
+                    "score": format_num(s.score.estimate),
+                    "bootstrap 95%": format_ci(s.score, format_num),
+                }
+            )
         rows.append(row)
     return rows
 
@@ -45,14 +56,23 @@ def comparison_rows(comparison: Comparison) -> list[dict[str, str]]:
     rows = []
     for c in comparison.pairs:
         fmt = format_pct if c.metric == "accuracy" else format_num
-        rows.append({
-            "A": c.a, "B": c.b, "metric": c.metric, "items": str(c.used),
-            "A mean": fmt(c.mean_a), "B mean": fmt(c.mean_b),
-            "A − B": fmt(c.difference.estimate),
-            "95% CI (paired bootstrap)": format_ci(c.difference, fmt),
-            "only A right": "" if c.only_a is None else str(c.only_a),
-            "only B right": "" if c.only_b is None else str(c.only_b),
-            "test": c.test, "p": _p(c.p_value), "p (Holm)": _p(c.p_holm)})
+        rows.append(
+            {
+                "A": c.a,
+                "B": c.b,
+                "metric": c.metric,
+                "items": str(c.used),
+                "A mean": fmt(c.mean_a),
+                "B mean": fmt(c.mean_b),
+                "A − B": fmt(c.difference.estimate),
+                "95% CI (paired bootstrap)": format_ci(c.difference, fmt),
+                "only A right": "" if c.only_a is None else str(c.only_a),
+                "only B right": "" if c.only_b is None else str(c.only_b),
+                "test": c.test,
+                "p": _p(c.p_value),
+                "p (Holm)": _p(c.p_holm),
+            }
+        )
     return rows
 
 
@@ -61,8 +81,10 @@ def markdown_table(rows: Sequence[Mapping[str, str]]) -> str:
         return "(none)"
     header = list(rows[0])
     numeric = {k for k in header if all(_looks_numeric(r.get(k, "")) for r in rows)}
-    out = ["| " + " | ".join(header) + " |",
-           "|" + "|".join("---:" if k in numeric else "---" for k in header) + "|"]
+    out = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---:" if k in numeric else "---" for k in header) + "|",
+    ]
     for row in rows:
         out.append("| " + " | ".join(row.get(k, "").replace("|", "\\|") for k in header) + " |")
     return "\n".join(out)
@@ -78,24 +100,47 @@ def _looks_numeric(text: str) -> bool:
 
 def to_markdown(comparison: Comparison, heading_level: int = 2) -> str:
     h = "#" * heading_level
-    metric_note = ("accuracy: exact McNemar; score: paired permutation test, "
-                   f"{comparison.resamples} resamples" if "score" in comparison.metrics
-                   else "accuracy: exact McNemar")
+    metric_note = (
+        f"accuracy: exact McNemar; score: paired permutation test, {comparison.resamples} resamples"
+        if "score" in comparison.metrics
+        else "accuracy: exact McNemar"
+    )
     warned = [f"**Warning:** {w}." for w in comparison.warnings]
-    return "\n".join([
-        *warned, *([""] if warned else []),
-        f"{h} Leaderboard ({comparison.benchmark})", "", markdown_table(leaderboard_rows(comparison)),
-        "", f"{h} Paired comparisons", "",
-        f"On the items both runs scored (matched by id and question). Tests: {metric_note}; differences "
-        f"with paired bootstrap 95% intervals ({comparison.resamples} resamples, seed "
-        f"{comparison.seed}); accuracy in percentage points; Holm-adjusted p per metric.", "",
-        markdown_table(comparison_rows(comparison)), ""])
+    return "\n".join(
+        [
+            *warned,
+            *([""] if warned else []),
+            f"{h} Leaderboard ({comparison.benchmark})",
+            "",
+            markdown_table(leaderboard_rows(comparison)),
+            "",
+            f"{h} Paired comparisons",
+            "",
+            f"On the items both runs scored (matched by id and question). Tests: {metric_note}; differences "
+            f"with paired bootstrap 95% intervals ({comparison.resamples} resamples, seed "
+            f"{comparison.seed}); accuracy in percentage points; Holm-adjusted p per metric.",
+            "",
+            markdown_table(comparison_rows(comparison)),
+            "",
+        ]
+    )
 
 
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
-                  "−": "--"}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "−": "--",
+}
 
 
 def latex_escape(text: str) -> str:
@@ -108,27 +153,46 @@ def _latex_table(rows: Sequence[Mapping[str, str]], caption: str) -> str:
     header = list(rows[0])
     numeric = [all(_looks_numeric(r.get(k, "")) for r in rows) for k in header]
     spec = "".join("r" if n else "l" for n in numeric)
-    lines = [r"\begin{table}[ht]", r"\centering", r"\small",
-             rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-             " & ".join(latex_escape(k) for k in header) + r" \\", r"\midrule"]
+    lines = [
+        r"\begin{table}[ht]",
+        r"\centering",
+        r"\small",
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        " & ".join(latex_escape(k) for k in header) + r" \\",
+        r"\midrule",
+    ]
     lines += [" & ".join(latex_escape(r.get(k, "")) for k in header) + r" \\" for r in rows]
-    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_escape(caption)}}}",
-              r"\end{table}"]
+    lines += [
+        r"\bottomrule",
+        r"\end{tabular}",
+        rf"\caption{{{latex_escape(caption)}}}",
+        r"\end{table}",
+    ]
     return "\n".join(lines)
 
 
 def to_latex(comparison: Comparison) -> str:
     """Two booktabs tables (needs \\usepackage{booktabs})."""
-    return "\n\n".join([
-        "% lexbench compare: requires \\usepackage{booktabs}",
-        *(f"% WARNING: {w}." for w in comparison.warnings),
-        _latex_table(leaderboard_rows(comparison),
-                     f"Leaderboard ({comparison.benchmark}); 95% intervals."),
-        _latex_table(comparison_rows(comparison),
-                     "Paired comparisons on shared items: exact McNemar for accuracy, paired "
-                     "permutation test for graded scores; paired bootstrap 95% intervals of "
-                     "the difference; Holm-adjusted p."),
-    ]) + "\n"
+    return (
+        "\n\n".join(
+            [
+                "% lexbench compare: requires \\usepackage{booktabs}",
+                *(f"% WARNING: {w}." for w in comparison.warnings),
+                _latex_table(
+                    leaderboard_rows(comparison),
+                    f"Leaderboard ({comparison.benchmark}); 95% intervals.",
+                ),
+                _latex_table(
+                    comparison_rows(comparison),
+                    "Paired comparisons on shared items: exact McNemar for accuracy, paired "
+                    "permutation test for graded scores; paired bootstrap 95% intervals of "
+                    "the difference; Holm-adjusted p.",
+                ),
+            ]
+        )
+        + "\n"
+    )
 
 
 def _csv(rows: Sequence[Mapping[str, Any]]) -> str:
@@ -142,32 +206,56 @@ def _csv(rows: Sequence[Mapping[str, Any]]) -> str:
 
 def comparisons_csv(comparison: Comparison) -> str:
     """Full-precision numbers, one row per paired comparison."""
-    rows = [{"benchmark": comparison.benchmark, "a": c.a, "b": c.b, "metric": c.metric,
-             "shared": c.shared, "used": c.used, "mean_a": c.mean_a, "mean_b": c.mean_b,
-             "difference": c.difference.estimate, "difference_low": c.difference.low,
-             "difference_high": c.difference.high, "only_a": "" if c.only_a is None else c.only_a,
-             "only_b": "" if c.only_b is None else c.only_b, "test": c.test,
-             "statistic": c.statistic, "p_value": c.p_value, "p_holm": c.p_holm}
-            for c in comparison.pairs]
+    rows = [
+        {
+            "benchmark": comparison.benchmark,
+            "a": c.a,
+            "b": c.b,
+            "metric": c.metric,
+            "shared": c.shared,
+            "used": c.used,
+            "mean_a": c.mean_a,
+            "mean_b": c.mean_b,
+            "difference": c.difference.estimate,
+            "difference_low": c.difference.low,
+            "difference_high": c.difference.high,
+            "only_a": "" if c.only_a is None else c.only_a,
+            "only_b": "" if c.only_b is None else c.only_b,
+            "test": c.test,
+            "statistic": c.statistic,
+            "p_value": c.p_value,
+            "p_holm": c.p_holm,
+        }
+        for c in comparison.pairs
+    ]
     return _csv(rows)
 
 
 def leaderboard_csv(comparison: Comparison) -> str:
     rows = []
     for s in comparison.leaderboard:
-        row: dict[str, Any] = {"benchmark": comparison.benchmark, "rank": s.rank, "run": s.label,
-                               "path": s.path, "items": s.items, "scored": s.scored,
-                               "accuracy": s.accuracy.estimate, "accuracy_low": s.accuracy.low,
-                               "accuracy_high": s.accuracy.high}
+        row: dict[str, Any] = {
+            "benchmark": comparison.benchmark,
+            "rank": s.rank,
+            "run": s.label,
+            "path": s.path,
+            "items": s.items,
+            "scored": s.scored,
+            "accuracy": s.accuracy.estimate,
+            "accuracy_low": s.accuracy.low,
+            "accuracy_high": s.accuracy.high,
+        }
         if s.score is not None:
-            row.update({"score": s.score.estimate, "score_low": s.score.low,
-                        "score_high": s.score.high})
+            row.update(
+                {"score": s.score.estimate, "score_low": s.score.low, "score_high": s.score.high}
+            )
         rows.append(row)
     return _csv(rows)
 
 
 def to_text(comparison: Comparison) -> str:
     """A plain aligned table for the terminal."""
+
     def table(rows: Sequence[Mapping[str, str]]) -> str:
         if not rows:
             return "(none)"
@@ -178,7 +266,9 @@ def to_text(comparison: Comparison) -> str:
         return "\n".join(lines)
 
     warned = "".join(f"WARNING: {w}.\n" for w in comparison.warnings)
-    return (f"{warned}{chr(10) if warned else ''}"
-            f"Leaderboard ({comparison.benchmark})\n{table(leaderboard_rows(comparison))}\n\n"
-            f"Paired comparisons (shared items; accuracy in percentage points)\n"
-            f"{table(comparison_rows(comparison))}\n")
+    return (
+        f"{warned}{chr(10) if warned else ''}"
+        f"Leaderboard ({comparison.benchmark})\n{table(leaderboard_rows(comparison))}\n\n"
+        f"Paired comparisons (shared items; accuracy in percentage points)\n"
+        f"{table(comparison_rows(comparison))}\n"
+    )

@@ -33,10 +33,18 @@ def _save(fig: Any, path: str | Path) -> Path:
     return path
 
 
-def bar_with_intervals(path: str | Path, labels: Sequence[str], estimates: Sequence[float],
-                       lows: Sequence[float], highs: Sequence[float], *, title: str,
-                       ylabel: str, series: Mapping[str, Sequence[float]] | None = None,
-                       ylim: tuple[float, float] | None | str = "auto") -> Path:
+def bar_with_intervals(
+    path: str | Path,
+    labels: Sequence[str],
+    estimates: Sequence[float],
+    lows: Sequence[float],
+    highs: Sequence[float],
+    *,
+    title: str,
+    ylabel: str,
+    series: Mapping[str, Sequence[float]] | None = None,
+    ylim: tuple[float, float] | str | None = "auto",
+) -> Path:
     """Bars with interval whiskers, one per label (e.g. accuracy per relation).
 
     For several models or conditions, pass `series` as {name: estimates} together with
@@ -56,14 +64,27 @@ def bar_with_intervals(path: str | Path, labels: Sequence[str], estimates: Seque
     for g, (name, values) in enumerate(groups.items()):
         if len(values) != len(labels):
             raise ValueError(f"series {name!r} has {len(values)} values for {len(labels)} labels")
-        lo = np.asarray(lows[g * len(labels):(g + 1) * len(labels)], dtype=float)
-        hi = np.asarray(highs[g * len(labels):(g + 1) * len(labels)], dtype=float)
+        lo = np.asarray(lows[g * len(labels) : (g + 1) * len(labels)], dtype=float)
+        hi = np.asarray(highs[g * len(labels) : (g + 1) * len(labels)], dtype=float)
         est = np.asarray(values, dtype=float)
         yerr = np.vstack([np.clip(est - lo, 0, None), np.clip(hi - est, 0, None)])
-        ax.bar(x + (g - (len(groups) - 1) / 2) * width, est, width, yerr=yerr, capsize=3,
-               color=PALETTE[g % len(PALETTE)], label=name or None, edgecolor="black", linewidth=0.4)
-    ax.set_xticks(x, labels, rotation=30 if max(len(s) for s in labels) > 8 else 0, ha="right"
-                  if max(len(s) for s in labels) > 8 else "center")
+        ax.bar(
+            x + (g - (len(groups) - 1) / 2) * width,
+            est,
+            width,
+            yerr=yerr,
+            capsize=3,
+            color=PALETTE[g % len(PALETTE)],
+            label=name or None,
+            edgecolor="black",
+            linewidth=0.4,
+        )
+    ax.set_xticks(
+        x,
+        labels,
+        rotation=30 if max(len(s) for s in labels) > 8 else 0,
+        ha="right" if max(len(s) for s in labels) > 8 else "center",
+    )
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     if ylim == "auto":
@@ -86,10 +107,18 @@ def _auto_ylim(highs: Sequence[float]) -> tuple[float, float]:
     return (0.0, min(1.0, max(0.05, math.ceil(top * 1.2 * 20) / 20)))
 
 
-def scatter_with_trend(path: str | Path, x: Sequence[float], y: Sequence[float], *,
-                       sizes: Sequence[float] | None = None, title: str, xlabel: str,
-                       ylabel: str, annotation: str = "",
-                       ylim: tuple[float, float] | None = None) -> Path:
+def scatter_with_trend(
+    path: str | Path,
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    sizes: Sequence[float] | None = None,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    annotation: str = "",
+    ylim: tuple[float, float] | None = None,
+) -> Path:
     """Points (sized by `sizes`, e.g. items per bin) with a least-squares trend line.
 
     `ylim` fixes the y axis (e.g. headroom above the points for a multi-line annotation).
@@ -122,8 +151,14 @@ def scatter_with_trend(path: str | Path, x: Sequence[float], y: Sequence[float],
     return _save(fig, path)
 
 
-def violin(path: str | Path, groups: Mapping[str, Sequence[float]], *, title: str,
-           ylabel: str, ylim: tuple[float, float] | None = (0.0, 1.0)) -> Path:
+def violin(
+    path: str | Path,
+    groups: Mapping[str, Sequence[float]],
+    *,
+    title: str,
+    ylabel: str,
+    ylim: tuple[float, float] | None = (0.0, 1.0),
+) -> Path:
     """One violin per group (e.g. per-configuration accuracies by operation), with points."""
     named = {k: list(v) for k, v in groups.items() if len(v)}
     if not named:
@@ -136,17 +171,32 @@ def violin(path: str | Path, groups: Mapping[str, Sequence[float]], *, title: st
     # A violin needs spread; a single value (or identical values) is drawn as points only.
     spread = [p for p, v in zip(positions, named.values()) if len(set(v)) > 1]
     if spread:
-        parts = ax.violinplot([named[k] for p, k in zip(positions, named) if p in spread],
-                              positions=spread, showmeans=True, showextrema=True)
+        parts = ax.violinplot(
+            [named[k] for p, k in zip(positions, named) if p in spread],
+            positions=spread,
+            showmeans=True,
+            showextrema=True,
+        )
         for body in parts["bodies"]:
             body.set_facecolor(PALETTE[0])
             body.set_alpha(0.35)
     rng = np.random.default_rng(0)  # jitter only; fixed so the picture is reproducible
     for p, values in zip(positions, named.values()):
-        ax.scatter(p + rng.uniform(-0.08, 0.08, len(values)), values, s=10,
-                   color=PALETTE[1], edgecolor="black", linewidth=0.3, zorder=3)
-    ax.set_xticks(positions, list(named), rotation=30 if len(named) > 4 else 0,
-                  ha="right" if len(named) > 4 else "center")
+        ax.scatter(
+            p + rng.uniform(-0.08, 0.08, len(values)),
+            values,
+            s=10,
+            color=PALETTE[1],
+            edgecolor="black",
+            linewidth=0.3,
+            zorder=3,
+        )
+    ax.set_xticks(
+        positions,
+        list(named),
+        rotation=30 if len(named) > 4 else 0,
+        ha="right" if len(named) > 4 else "center",
+    )
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     if ylim is not None:

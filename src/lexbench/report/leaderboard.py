@@ -21,6 +21,7 @@ from typing import Any
 from lexbench.report.runs import LoadedRun, load_runs
 from lexbench.stats import wilson_interval
 
+
 @dataclass(frozen=True)
 class Row:
     benchmark: str
@@ -34,13 +35,20 @@ class Row:
     extra: dict[str, str]
 
     def cells(self) -> dict[str, str]:
-        return {"model": self.model, "scored": str(self.scored),
-                self.metric: fmt(self.estimate), "95% interval": f"[{fmt(self.low)}, {fmt(self.high)}]",
-                **self.extra, "run": self.run}
+        return {
+            "model": self.model,
+            "scored": str(self.scored),
+            self.metric: fmt(self.estimate),
+            "95% interval": f"[{fmt(self.low)}, {fmt(self.high)}]",
+            **self.extra,
+            "run": self.run,
+        }
 
 
 def fmt(value: float) -> str:
-    return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
+    return (
+        "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
+    )
 
 
 def _accuracy(run: LoadedRun) -> tuple[int, Any]:
@@ -52,8 +60,17 @@ def _accuracy(run: LoadedRun) -> tuple[int, Any]:
 def accuracy_row(run: LoadedRun, extra: Mapping[str, str] | None = None) -> Row:
     """The default row: accuracy over scored samples with a Wilson interval."""
     scored, interval = _accuracy(run)
-    return Row(run.benchmark, run.model_name, str(run.path), scored, "accuracy",
-               interval.estimate, interval.low, interval.high, dict(extra or {}))
+    return Row(
+        run.benchmark,
+        run.model_name,
+        str(run.path),
+        scored,
+        "accuracy",
+        interval.estimate,
+        interval.low,
+        interval.high,
+        dict(extra or {}),
+    )
 
 
 def headline(run: LoadedRun) -> Row:
@@ -82,8 +99,12 @@ def to_markdown(tables: Mapping[str, Sequence[Row]]) -> str:
     for benchmark, rows in tables.items():
         cells = [r.cells() for r in rows]
         header = list(dict.fromkeys(k for c in cells for k in c))
-        parts += [f"## {benchmark}", "", "| " + " | ".join(header) + " |",
-                  "|" + "---|" * len(header)]
+        parts += [
+            f"## {benchmark}",
+            "",
+            "| " + " | ".join(header) + " |",
+            "|" + "---|" * len(header),
+        ]
         parts += ["| " + " | ".join(c.get(h, "") for h in header) + " |" for c in cells]
         parts.append("")
     return "\n".join(parts)
@@ -93,12 +114,24 @@ def to_csv(tables: Mapping[str, Sequence[Row]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     extras = sorted({k for rows in tables.values() for r in rows for k in r.extra})
-    writer.writerow(["benchmark", "model", "scored", "metric", "estimate", "low", "high",
-                     *extras, "run"])
+    writer.writerow(
+        ["benchmark", "model", "scored", "metric", "estimate", "low", "high", *extras, "run"]
+    )
     for rows in tables.values():
         for r in rows:
-            writer.writerow([r.benchmark, r.model, r.scored, r.metric, r.estimate, r.low, r.high,
-                             *(r.extra.get(k, "") for k in extras), r.run])
+            writer.writerow(
+                [
+                    r.benchmark,
+                    r.model,
+                    r.scored,
+                    r.metric,
+                    r.estimate,
+                    r.low,
+                    r.high,
+                    *(r.extra.get(k, "") for k in extras),
+                    r.run,
+                ]
+            )
     return buffer.getvalue()
 
 

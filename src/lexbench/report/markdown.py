@@ -47,7 +47,9 @@ def _inline_text(text: str, resolve_image: ImageResolver | None) -> str:
         if data is None:
             tag = f"<em>[figure: {html.escape(alt or src)}]</em>"
         else:
-            tag = f'<img src="{html.escape(data, quote=True)}" alt="{html.escape(alt, quote=True)}">'
+            tag = (
+                f'<img src="{html.escape(data, quote=True)}" alt="{html.escape(alt, quote=True)}">'
+            )
         images.append(tag)
         return f"\x00{len(images) - 1}\x00"
 
@@ -127,21 +129,34 @@ def table_to_html(lines: list[str], resolve_image: ImageResolver | None = None) 
     rows = []
     for line in lines[2:]:
         cells = split_row(line)
-        cells = (cells + [""] * len(header))[:len(header)]
-        rows.append("<tr>" + "".join(_cell("td", c, aligns[i], resolve_image)
-                                     for i, c in enumerate(cells)) + "</tr>")
-    return ("<table>\n<thead><tr>" + head + "</tr></thead>\n<tbody>\n" + "\n".join(rows)
-            + ("\n" if rows else "") + "</tbody>\n</table>")
+        cells = (cells + [""] * len(header))[: len(header)]
+        rows.append(
+            "<tr>"
+            + "".join(_cell("td", c, aligns[i], resolve_image) for i, c in enumerate(cells))
+            + "</tr>"
+        )
+    return (
+        "<table>\n<thead><tr>"
+        + head
+        + "</tr></thead>\n<tbody>\n"
+        + "\n".join(rows)
+        + ("\n" if rows else "")
+        + "</tbody>\n</table>"
+    )
 
 
 def _is_table_start(lines: list[str], index: int) -> bool:
-    return (index + 1 < len(lines) and "|" in lines[index]
-            and _TABLE_DIVIDER.match(lines[index + 1]) is not None
-            and "-" in lines[index + 1])
+    return (
+        index + 1 < len(lines)
+        and "|" in lines[index]
+        and _TABLE_DIVIDER.match(lines[index + 1]) is not None
+        and "-" in lines[index + 1]
+    )
 
 
-def to_html(markdown: str, resolve_image: ImageResolver | None = None,
-            heading_offset: int = 0) -> str:
+def to_html(
+    markdown: str, resolve_image: ImageResolver | None = None, heading_offset: int = 0
+) -> str:
     """Markdown text as an HTML fragment. `heading_offset` demotes headings (# -> h2 with 1)."""
     lines = markdown.replace("\r\n", "\n").split("\n")
     blocks: list[str] = []
@@ -167,7 +182,9 @@ def to_html(markdown: str, resolve_image: ImageResolver | None = None,
             while index < len(lines) and not lines[index].strip().startswith(fence.group(1)):
                 body.append(lines[index])
                 index += 1
-            blocks.append("<pre><code>" + html.escape("\n".join(body), quote=False) + "</code></pre>")
+            blocks.append(
+                "<pre><code>" + html.escape("\n".join(body), quote=False) + "</code></pre>"
+            )
             index += 1
             continue
         heading = _HEADING.match(line)
@@ -199,12 +216,19 @@ def to_html(markdown: str, resolve_image: ImageResolver | None = None,
                     items.append(pattern.match(lines[index]).group(1))  # type: ignore[union-attr]
                     index += 1
                     # A lazily wrapped continuation line belongs to the item above.
-                    while (index < len(lines) and lines[index].startswith("  ")
-                           and lines[index].strip() and not pattern.match(lines[index])):
+                    while (
+                        index < len(lines)
+                        and lines[index].startswith("  ")
+                        and lines[index].strip()
+                        and not pattern.match(lines[index])
+                    ):
                         items[-1] += " " + lines[index].strip()
                         index += 1
-                blocks.append(f"<{tag}>" + "".join(f"<li>{inline(i, resolve_image)}</li>"
-                                                   for i in items) + f"</{tag}>")
+                blocks.append(
+                    f"<{tag}>"
+                    + "".join(f"<li>{inline(i, resolve_image)}</li>" for i in items)
+                    + f"</{tag}>"
+                )
                 break
         else:
             paragraph.append(line.strip())

@@ -41,10 +41,16 @@ def data_uri(path: Path) -> str:
 
 def script_json(value: Any) -> str:
     """JSON safe to place inside <script type="application/json">."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False,
-                      default=_json_default)
-    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+    text = json.dumps(
+        value, ensure_ascii=False, sort_keys=True, allow_nan=False, default=_json_default
+    )
+    return (
+        text.replace("&", "\\u0026")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
 
 
 def _json_default(value: Any) -> Any:
@@ -62,8 +68,9 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def choose_samples(samples: Sequence[Mapping[str, Any]], limit: int | None,
-                   seed: int = 0) -> list[Mapping[str, Any]]:
+def choose_samples(
+    samples: Sequence[Mapping[str, Any]], limit: int | None, seed: int = 0
+) -> list[Mapping[str, Any]]:
     """All samples, or a seeded random subset of `limit` kept in the run's order."""
     if limit is None or len(samples) <= limit:
         return list(samples)
@@ -97,45 +104,69 @@ class BenchmarkBlock:
     summary_html: str
     comparison_html: str
     figures: list[FigureBlock]
-    runs: list[tuple[str, str]]   # (run label, details HTML)
+    runs: list[tuple[str, str]]  # (run label, details HTML)
     notes: list[str] = field(default_factory=list)
 
 
 def samples_payload(runs: Sequence[LoadedRun], limit: int | None) -> dict[str, Any]:
-    meta, rows = [], []
+    meta: list[dict[str, Any]] = []
+    rows: list[list[Any]] = []
     for index, run in enumerate(runs):
         chosen = choose_samples(run.samples, limit)
-        meta.append({"label": run.label, "benchmark": run.benchmark, "total": len(run.samples),
-                     "shown": len(chosen), "fields": column_fields(run.samples)})
+        meta.append(
+            {
+                "label": run.label,
+                "benchmark": run.benchmark,
+                "total": len(run.samples),
+                "shown": len(chosen),
+                "fields": column_fields(run.samples),
+            }
+        )
         rows.extend([index, _clean(dict(row))] for row in chosen)
     return {"runs": meta, "samples": rows}
 
 
 def _figure_html(figure: FigureBlock, number: int) -> str:
     caption = html.escape(figure.caption)
-    return (f'<figure class="figure" id="figure-{number}">'
-            f'<img class="report-figure" src="{data_uri(figure.path)}" '
-            f'alt="{html.escape(figure.title, quote=True)}">'
-            f"<figcaption><strong>{html.escape(figure.title)}</strong>"
-            f"{'. ' + caption if caption else ''}</figcaption></figure>")
+    return (
+        f'<figure class="figure" id="figure-{number}">'
+        f'<img class="report-figure" src="{data_uri(figure.path)}" '
+        f'alt="{html.escape(figure.title, quote=True)}">'
+        f"<figcaption><strong>{html.escape(figure.title)}</strong>"
+        f"{'. ' + caption if caption else ''}</figcaption></figure>"
+    )
 
 
-def render_page(title: str, blocks: Sequence[BenchmarkBlock], runs: Sequence[LoadedRun],
-                sample_limit: int | None, version: str) -> str:
+def render_page(
+    title: str,
+    blocks: Sequence[BenchmarkBlock],
+    runs: Sequence[LoadedRun],
+    sample_limit: int | None,
+    version: str,
+) -> str:
     """The whole page as one string."""
     payload = samples_payload(runs, sample_limit)
-    nav = "".join(f'<a href="#{html.escape(b.anchor, quote=True)}">{html.escape(b.title)}</a>'
-                  for b in blocks) + '<a href="#samples">Samples</a>'
+    nav = (
+        "".join(
+            f'<a href="#{html.escape(b.anchor, quote=True)}">{html.escape(b.title)}</a>'
+            for b in blocks
+        )
+        + '<a href="#samples">Samples</a>'
+    )
     run_rows = "".join(
         f"<tr><td>{html.escape(r.label)}</td><td>{html.escape(r.benchmark)}</td>"
         f"<td>{len(r.samples)}</td><td><code>{html.escape(str(r.path))}</code></td></tr>"
-        for r in runs)
+        for r in runs
+    )
     sections = []
     numbers = iter(range(1, 1 + sum(len(b.figures) for b in blocks)))
     for block in blocks:
-        parts = [f'<section id="{html.escape(block.anchor, quote=True)}" class="benchmark">',
-                 f"<h2>{html.escape(block.title)}</h2>", '<h3>Summary</h3>',
-                 f'<div class="table-wrap">{block.summary_html}</div>']
+        parts = [
+            f'<section id="{html.escape(block.anchor, quote=True)}" class="benchmark">',
+            f"<h2>{html.escape(block.title)}</h2>",
+            "<h3>Summary</h3>",
+            f'<div class="table-wrap">{block.summary_html}</div>',
+        ]
         parts += [f'<p class="note">{html.escape(n)}</p>' for n in block.notes]
         if block.comparison_html:
             parts += [f'<div class="comparison">{block.comparison_html}</div>']
@@ -147,20 +178,32 @@ def render_page(title: str, blocks: Sequence[BenchmarkBlock], runs: Sequence[Loa
         # A lone run's tables are the benchmark's main tables: show them; several: folded.
         opened = " open" if len(block.runs) == 1 else ""
         for label, details in block.runs:
-            parts += [f'<details class="run"{opened}><summary>{html.escape(label)}</summary>'
-                      f'<div class="table-wrap">{details}</div></details>']
+            parts += [
+                f'<details class="run"{opened}><summary>{html.escape(label)}</summary>'
+                f'<div class="table-wrap">{details}</div></details>'
+            ]
         parts += ["</section>"]
         sections.append("\n".join(parts))
     shown = sum(m["shown"] for m in payload["runs"])
     total = sum(m["total"] for m in payload["runs"])
-    cap_note = ("" if shown == total else
-                f'<p class="note">Showing {shown} of {total} samples: a seeded random subset '
-                f'of at most {sample_limit} per run (all of them are in each run\'s '
-                f'samples.jsonl; raise the cap with --max-samples).</p>')
+    cap_note = (
+        ""
+        if shown == total
+        else f'<p class="note">Showing {shown} of {total} samples: a seeded random subset '
+        f"of at most {sample_limit} per run (all of them are in each run's "
+        f"samples.jsonl; raise the cap with --max-samples).</p>"
+    )
     return _TEMPLATE.format(
-        title=html.escape(title), nav=nav, version=html.escape(version), run_rows=run_rows,
-        sections="\n".join(sections), cap_note=cap_note, css=_CSS, js=_JS,
-        samples=script_json(payload))
+        title=html.escape(title),
+        nav=nav,
+        version=html.escape(version),
+        run_rows=run_rows,
+        sections="\n".join(sections),
+        cap_note=cap_note,
+        css=_CSS,
+        js=_JS,
+        samples=script_json(payload),
+    )
 
 
 _CSS = """

@@ -32,8 +32,13 @@ class Figure:
 
 
 class Reporter(Protocol):
-    benchmark: str
-    title: str
+    @property
+    def benchmark(self) -> str:
+        """The benchmark name its runs carry (results.json's `benchmark`)."""
+
+    @property
+    def title(self) -> str:
+        """The heading of its section."""
 
     def summary_markdown(self, runs: Sequence[LoadedRun]) -> str:
         """The benchmark's headline table across `runs`."""
@@ -52,7 +57,9 @@ def demote_headings(markdown: str, levels: int) -> str:
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
         match = None if fenced else re.match(r"^(#{1,6})(\s.*)$", line)
-        out.append(f"{'#' * min(6, len(match.group(1)) + levels)}{match.group(2)}" if match else line)
+        out.append(
+            f"{'#' * min(6, len(match.group(1)) + levels)}{match.group(2)}" if match else line
+        )
     return "\n".join(out)
 
 
@@ -81,16 +88,26 @@ class GenericReporter:
         rows = []
         given_order = [r.label for r in runs]
         for standing in sorted(leaderboard(runs, graded), key=lambda s: given_order.index(s.label)):
-            row = {"run": standing.label, "items": str(standing.items), "scored": str(standing.scored),
-                   "accuracy %": format_pct(standing.accuracy.estimate),
-                   "Wilson 95%": format_ci(standing.accuracy, format_pct)}
+            row = {
+                "run": standing.label,
+                "items": str(standing.items),
+                "scored": str(standing.scored),
+                "accuracy %": format_pct(standing.accuracy.estimate),
+                "Wilson 95%": format_ci(standing.accuracy, format_pct),
+            }
             if standing.score is not None:
-                row.update({"mean score": format_num(standing.score.estimate),
-                            "bootstrap 95%": format_ci(standing.score, format_num)})
+                row.update(
+                    {
+                        "mean score": format_num(standing.score.estimate),
+                        "bootstrap 95%": format_ci(standing.score, format_num),
+                    }
+                )
             rows.append(row)
-        note = ("Accuracy over scored items (`correct` not null) with Wilson 95% intervals"
-                + ("; mean score = mean of each sample's `value`, percentile bootstrap 95%."
-                   if graded else "."))
+        note = "Accuracy over scored items (`correct` not null) with Wilson 95% intervals" + (
+            "; mean score = mean of each sample's `value`, percentile bootstrap 95%."
+            if graded
+            else "."
+        )
         return markdown_table(rows) + "\n\n" + note
 
     def run_markdown(self, run: LoadedRun) -> str:
@@ -106,8 +123,13 @@ class GenericReporter:
             for source in run.figure_files:
                 target = folder / figure_name(run, position, source.stem)
                 shutil.copyfile(source, target)
-                out.append(Figure(title=f"{run.label}: {source.stem.replace('_', ' ')}",
-                                  path=target, caption=f"from {source}"))
+                out.append(
+                    Figure(
+                        title=f"{run.label}: {source.stem.replace('_', ' ')}",
+                        path=target,
+                        caption=f"from {source}",
+                    )
+                )
         return out
 
 

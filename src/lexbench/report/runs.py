@@ -131,12 +131,16 @@ def discover(paths: Iterable[str | Path]) -> list[Path]:
             found.append(path)
             continue
         if not path.is_dir():
-            raise ValueError(f"{path} is not a run folder (expected a directory with config.json, "
-                             f"samples.jsonl and results.json)")
+            raise ValueError(
+                f"{path} is not a run folder (expected a directory with config.json, "
+                f"samples.jsonl and results.json)"
+            )
         nested = sorted(p.parent for p in path.rglob("results.json") if is_run_folder(p.parent))
         if not nested:
-            raise FileNotFoundError(f"{path} is not a lexbench run folder and holds none "
-                                    f"(no config.json + samples.jsonl + results.json below it)")
+            raise FileNotFoundError(
+                f"{path} is not a lexbench run folder and holds none "
+                f"(no config.json + samples.jsonl + results.json below it)"
+            )
         found.extend(nested)
     unique = list(dict.fromkeys(p.resolve() for p in found))
     if not unique:
@@ -150,28 +154,38 @@ def _check(path: Path, samples: Sequence[Mapping[str, Any]], results: Mapping[st
     overall = results.get("overall")
     counted = overall.get("n") if isinstance(overall, Mapping) else None
     if not samples:
-        raise ValueError(f"{path}/samples.jsonl is empty"
-                         + (f" but results.json counts {counted} items" if counted else "")
-                         + ": the run folder is incomplete; run the command again to rewrite it")
+        raise ValueError(
+            f"{path}/samples.jsonl is empty"
+            + (f" but results.json counts {counted} items" if counted else "")
+            + ": the run folder is incomplete; run the command again to rewrite it"
+        )
     if isinstance(counted, int) and not isinstance(counted, bool) and counted > len(samples):
-        raise ValueError(f"{path}: results.json counts {counted} items but samples.jsonl holds "
-                         f"{len(samples)}: the files come from different runs; run the "
-                         f"command again to rewrite the folder")
+        raise ValueError(
+            f"{path}: results.json counts {counted} items but samples.jsonl holds "
+            f"{len(samples)}: the files come from different runs; run the "
+            f"command again to rewrite the folder"
+        )
     for number, row in enumerate(samples, 1):
         if not isinstance(row, Mapping):
-            raise ValueError(f"{path}/samples.jsonl line {number}: expected a JSON object, "
-                             f"got {type(row).__name__}")
+            raise ValueError(
+                f"{path}/samples.jsonl line {number}: expected a JSON object, "
+                f"got {type(row).__name__}"
+            )
         missing = [f for f in REQUIRED_SAMPLE_FIELDS if f not in row]
         if missing:
             raise ValueError(f"{path}/samples.jsonl line {number}: missing {', '.join(missing)}")
         if row["correct"] not in (True, False, None):
-            raise ValueError(f"{path}/samples.jsonl line {number}: 'correct' must be true, false "
-                             f"or null, got {row['correct']!r}")
+            raise ValueError(
+                f"{path}/samples.jsonl line {number}: 'correct' must be true, false "
+                f"or null, got {row['correct']!r}"
+            )
         value = row["value"]
         # null is accepted: some benchmarks write null for a score that is undefined (NaN).
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise ValueError(f"{path}/samples.jsonl line {number}: 'value' must be a number "
-                             f"or null, got {value!r}")
+            raise ValueError(
+                f"{path}/samples.jsonl line {number}: 'value' must be a number "
+                f"or null, got {value!r}"
+            )
     repeated = sorted(k for k, n in Counter(str(r["id"]) for r in samples).items() if n > 1)
     if repeated:
         raise ValueError(f"{path}/samples.jsonl: sample ids repeat: {repeated[:5]}")
@@ -184,8 +198,14 @@ def load_run(path: str | Path, label: str = "") -> LoadedRun:
     samples = displayable(samples)
     report_path = RunFolder(path).report_path
     report = report_path.read_text(encoding="utf-8") if report_path.is_file() else ""
-    run = LoadedRun(path=path, config=config, samples=samples, results=results,
-                    report_markdown=report, label=label)
+    run = LoadedRun(
+        path=path,
+        config=config,
+        samples=samples,
+        results=results,
+        report_markdown=report,
+        label=label,
+    )
     return run if label else replace(run, label=run.model_name)
 
 
@@ -209,8 +229,11 @@ def distinguishing_settings(runs: Sequence[LoadedRun]) -> list[dict[str, str]]:
     flat = [_flatten(run.config.get("benchmark", {})) for run in runs]
     keys = sorted({k for f in flat for k in f})
     differing = [k for k in keys if len({f.get(k) for f in flat}) > 1]
-    readable = [k for k in differing if not k.startswith(_LABEL_NOISE)
-                and not k.endswith(("sha256", "fingerprint", "hash"))] or differing
+    readable = [
+        k
+        for k in differing
+        if not k.startswith(_LABEL_NOISE) and not k.endswith(("sha256", "fingerprint", "hash"))
+    ] or differing
     return [{k: f.get(k, "-") for k in readable[:3]} for f in flat]
 
 
@@ -224,14 +247,17 @@ def label_runs(runs: Sequence[LoadedRun]) -> list[LoadedRun]:
         settings = distinguishing_settings([runs[i] for i in members])
         for i, differing in zip(members, settings):
             if differing:
-                shown = ", ".join(f"{k.split('.')[-1]}={v.strip(chr(34))}"
-                                  for k, v in differing.items())
+                shown = ", ".join(
+                    f"{k.split('.')[-1]}={v.strip(chr(34))}" for k, v in differing.items()
+                )
                 labels[i] = f"{name} ({shown})"
     # Same model, same settings: the folder name (a config hash) tells them apart; if even
     # that repeats, number them in the order given.
     counts = Counter((run.benchmark, label) for run, label in zip(runs, labels))
-    labels = [f"{label} [{run.path.name}]" if counts[(run.benchmark, label)] > 1 else label
-              for label, run in zip(labels, runs)]
+    labels = [
+        f"{label} [{run.path.name}]" if counts[(run.benchmark, label)] > 1 else label
+        for label, run in zip(labels, runs)
+    ]
     counts = Counter((run.benchmark, label) for run, label in zip(runs, labels))
     seen: Counter[tuple[str, str]] = Counter()
     numbered = []

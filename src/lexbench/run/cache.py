@@ -24,6 +24,7 @@ read; see lexbench.commands.cache).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -78,8 +79,10 @@ def request_key(fingerprint: Mapping[str, Any], request: Request) -> str:
 def request_keys(fingerprint: Mapping[str, Any], requests: Iterable[Request]) -> list[str]:
     """`request_key` of each request, the model's part written once."""
     model = canonical_json(dict(fingerprint)) + "\n"
-    return [hashlib.sha256(_utf8(model + canonical_json(r.cache_key_payload()))).hexdigest()
-            for r in requests]
+    return [
+        hashlib.sha256(_utf8(model + canonical_json(r.cache_key_payload()))).hexdigest()
+        for r in requests
+    ]
 
 
 def default_cache_path() -> Path:
@@ -90,21 +93,28 @@ def describe_problem(path: Path, error: BaseException) -> str:
     """One message: which file, what is wrong with it, and what to do."""
     text = str(error)
     lowered = text.lower()
-    ways_out = (f"run with --no-cache, or --cache ANOTHER_FILE, or move the damaged file aside "
-                f"and rebuild it with `lexbench cache repair --cache {path}`")
+    ways_out = (
+        f"run with --no-cache, or --cache ANOTHER_FILE, or move the damaged file aside "
+        f"and rebuild it with `lexbench cache repair --cache {path}`"
+    )
     if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
         problem = f"is corrupt or truncated ({text})"
     elif "readonly" in lowered or "read-only" in lowered or "permission" in lowered:
         problem = f"cannot be written ({text})"
-        ways_out = ("make the file and its folder writable, or run with --cache ANOTHER_FILE "
-                    "or --no-cache")
+        ways_out = (
+            "make the file and its folder writable, or run with --cache ANOTHER_FILE or --no-cache"
+        )
     elif "disk is full" in lowered or "no space" in lowered or "full" in lowered:
         problem = f"cannot grow: the disk is full ({text})"
-        ways_out = ("free some space, or run with --cache ANOTHER_FILE on another disk, or "
-                    "--no-cache")
+        ways_out = (
+            "free some space, or run with --cache ANOTHER_FILE on another disk, or --no-cache"
+        )
     elif "unable to open" in lowered:
         problem = f"cannot be opened ({text})"
-        ways_out = "check that its folder exists and is writable, or run with --cache ANOTHER_FILE or --no-cache"
+        ways_out = (
+            "check that its folder exists and is writable, or run with --cache ANOTHER_FILE "
+            "or --no-cache"
+        )
     elif "locked" in lowered or "busy" in lowered:
         problem = f"is locked by another process for too long ({text})"
         ways_out = "wait for the other lexbench process to finish, or run with --cache ANOTHER_FILE"
@@ -147,10 +157,11 @@ class ResponseCache:
         found: dict[str, Response] = {}
         with self._lock, self._errors():
             for start in range(0, len(keys), 500):
-                chunk = list(keys[start:start + 500])
+                chunk = list(keys[start : start + 500])
                 marks = ",".join("?" * len(chunk))
                 rows = self._db.execute(
-                    f"SELECT key, response FROM responses WHERE key IN ({marks})", chunk)
+                    f"SELECT key, response FROM responses WHERE key IN ({marks})", chunk
+                )
                 for key, text in rows:
                     try:
                         found[key] = Response.from_dict(json.loads(text))
@@ -165,16 +176,24 @@ class ResponseCache:
         for key, fingerprint, request, response in entries:
             if response.failure == Failure.REQUEST_FAILED:
                 continue  # asked again on a rerun; a model's own answer (OOV) is kept
-            rows.append((key, self._model_json(fingerprint),
-                         storable(canonical_json(request.cache_key_payload())),
-                         storable(canonical_json(response.to_dict())), now))
+            rows.append(
+                (
+                    key,
+                    self._model_json(fingerprint),
+                    storable(canonical_json(request.cache_key_payload())),
+                    storable(canonical_json(response.to_dict())),
+                    now,
+                )
+            )
         if not rows:
             return 0
         with self._lock, self._errors():
             try:
                 self._db.executemany(
                     "INSERT OR REPLACE INTO responses (key, model, request, response, created) "
-                    "VALUES (?, ?, ?, ?, ?)", rows)
+                    "VALUES (?, ?, ?, ?, ?)",
+                    rows,
+                )
                 self._db.commit()
             except sqlite3.Error:
                 self._db.rollback()
@@ -188,7 +207,10 @@ class ResponseCache:
         if kept is None or kept[0] is not fingerprint:
             if len(self._models) > 16:
                 self._models.clear()
-            kept = self._models[id(fingerprint)] = (fingerprint, storable(canonical_json(dict(fingerprint))))
+            kept = self._models[id(fingerprint)] = (
+                fingerprint,
+                storable(canonical_json(dict(fingerprint))),
+            )
         return kept[1]
 
     def count(self) -> int:
@@ -196,11 +218,9 @@ class ResponseCache:
             return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
     def close(self) -> None:
-        with self._lock:
-            try:
-                self._db.close()
-            except sqlite3.Error:
-                pass   # closing a connection to a damaged file: nothing left to save
+        # Closing a connection to a damaged file: nothing left to save.
+        with self._lock, contextlib.suppress(sqlite3.Error):
+            self._db.close()
 
     def __enter__(self) -> ResponseCache:
         return self
@@ -210,8 +230,9 @@ class ResponseCache:
 
 
 @contextmanager
-def response_cache(cache: ResponseCache | str | Path | None = None,
-                   use_cache: bool = True) -> Iterator[ResponseCache | None]:
+def response_cache(
+    cache: ResponseCache | str | Path | None = None, use_cache: bool = True
+) -> Iterator[ResponseCache | None]:
     """The cache a run should use: `cache` itself when it is an open ResponseCache, else one
     opened at that path (None: the default path) and closed afterwards; None when
     `use_cache` is false."""
@@ -298,8 +319,7 @@ def _salvage_from(path: Path, skip: int, give_up_after: int) -> list[tuple[Any, 
     except sqlite3.Error:
         return []
     rows: list[tuple[Any, ...]] = []
-    query = (f"SELECT rowid, {', '.join(COLUMNS)} FROM responses WHERE rowid > ? "
-             "ORDER BY rowid")
+    query = f"SELECT rowid, {', '.join(COLUMNS)} FROM responses WHERE rowid > ? ORDER BY rowid"
     last, misses = 0, 0
     try:
         while misses < give_up_after:
@@ -339,13 +359,14 @@ def repair_cache(path: Path) -> tuple[Path, int]:
     rows = salvage_rows(path) if path.is_file() else []
     for part in sidecar_files(path):
         if part.exists():
-            part.rename(part.with_name(aside.name + part.name[len(path.name):]))
+            part.rename(part.with_name(aside.name + part.name[len(path.name) :]))
     fresh = ResponseCache(path)
     try:
         with fresh._lock, fresh._errors():
             fresh._db.executemany(
                 f"INSERT OR REPLACE INTO responses ({', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
-                rows)
+                rows,
+            )
             fresh._db.commit()
     finally:
         fresh.close()

@@ -5,6 +5,7 @@ system if the process dies); the second waits with a message, then finds every a
 the response cache."""
 
 from __future__ import annotations
+
 import contextlib
 import os
 import sys
@@ -13,15 +14,6 @@ import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from lexbench.run.jsonio import (  # noqa: F401 - re-exported: readers import them from here
-    NON_FINITE_KEY,
-    dumps_strict,
-    encode_text,
-    json_default,
-    restore_non_finite,
-    strict_json_value,
-)
-
 
 _claims_lock = threading.Lock()
 
@@ -54,7 +46,7 @@ class RunClaim:
                 del _claims[self.folder]
             handle, self._handle = self._handle, None
         if handle is not None:
-            handle.close()          # closing the file releases the flock
+            handle.close()  # closing the file releases the flock
 
     def release_all(self) -> None:
         with _claims_lock:
@@ -75,10 +67,10 @@ def _acquire(folder: Path, notify: Callable[[str], None] | None) -> RunClaim:
             held.depth += 1
             return held
     folder.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(_lock_path(folder), "a+", encoding="utf-8")
+    handle = open(_lock_path(folder), "a+", encoding="utf-8")  # noqa: SIM115 - held by the claim
     try:
         import fcntl
-    except ImportError:   # no flock (Windows): runs of one configuration are not serialised
+    except ImportError:  # no flock (Windows): runs of one configuration are not serialised
         return _register(key, handle)
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -86,9 +78,11 @@ def _acquire(folder: Path, notify: Callable[[str], None] | None) -> RunClaim:
         handle.seek(0)
         holder = handle.read().strip() or "?"
         if notify is not None:
-            notify(f"lexbench: another process (pid {holder}) is running this same "
-                   f"configuration into {folder}; waiting for it to finish, then its answers "
-                   f"are taken from the response cache (Ctrl-C to stop)")
+            notify(
+                f"lexbench: another process (pid {holder}) is running this same "
+                f"configuration into {folder}; waiting for it to finish, then its answers "
+                f"are taken from the response cache (Ctrl-C to stop)"
+            )
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
     handle.seek(0)
     handle.truncate()

@@ -38,16 +38,19 @@ def strict_json_value(value: Any, found: dict[str, str] | None = None, pointer: 
     if value is None or isinstance(value, (str, int, bool)):
         return value
     if isinstance(value, Mapping):
-        return {key: strict_json_value(item, found, f"{pointer}/{_pointer_token(key)}")
-                for key, item in value.items()}
+        return {
+            key: strict_json_value(item, found, f"{pointer}/{_pointer_token(key)}")
+            for key, item in value.items()
+        }
     if isinstance(value, (list, tuple, set, frozenset)):
-        return [strict_json_value(item, found, f"{pointer}/{index}")
-                for index, item in enumerate(value)]
+        return [
+            strict_json_value(item, found, f"{pointer}/{index}") for index, item in enumerate(value)
+        ]
     if hasattr(value, "to_dict"):
         return strict_json_value(value.to_dict(), found, pointer)
     if isinstance(value, Path):
         return str(value)
-    if hasattr(value, "tolist"):   # numpy scalars and arrays
+    if hasattr(value, "tolist"):  # numpy scalars and arrays
         return strict_json_value(value.tolist(), found, pointer)
     raise TypeError(f"cannot write {type(value).__name__} to JSON")
 
@@ -55,7 +58,7 @@ def strict_json_value(value: Any, found: dict[str, str] | None = None, pointer: 
 def dumps_strict(value: Any, *, mark_non_finite: bool = False, **options: Any) -> str:
     """json.dumps that never writes NaN/Infinity: they become null, and with
     `mark_non_finite` an object also lists them under "non_finite" (see the module doc)."""
-    try:   # the fast path: plain data with finite numbers
+    try:  # the fast path: plain data with finite numbers
         return json.dumps(value, allow_nan=False, default=json_default, **options)
     except ValueError:
         found: dict[str, str] = {}
@@ -92,6 +95,6 @@ def json_default(value: Any) -> Any:
         return list(value)
     if isinstance(value, Path):
         return str(value)
-    if hasattr(value, "tolist"):   # numpy scalars and arrays
+    if hasattr(value, "tolist"):  # numpy scalars and arrays
         return value.tolist()
     raise TypeError(f"cannot write {type(value).__name__} to JSON")

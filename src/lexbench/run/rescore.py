@@ -35,58 +35,74 @@ class RecordedModel(Model):
 class Rescored:
     results: dict[str, Any]
     report: str
-    changed: int          # items whose verdict or value changed
+    changed: int  # items whose verdict or value changed
     items: int
 
 
 def rescore_run(path: str | Path, *, write: bool = False) -> Rescored:
     """Score the run folder at `path` again; with `write`, replace its samples, results,
     report and figures (atomically, as a run does)."""
-    from lexbench.run.evaluate import apply_chat, sample_line
     from lexbench import plugins
+    from lexbench.run.evaluate import apply_chat, sample_line
     from lexbench.run.store import RunFolder, read_run, write_run
 
     folder = RunFolder(Path(path))
     config, samples, old_results = read_run(folder.path)
     if not samples:
-        raise ValueError(f"{folder.samples_path} is empty: nothing to re-score; run the "
-                         "benchmark again to rewrite the folder")
+        raise ValueError(
+            f"{folder.samples_path} is empty: nothing to re-score; run the "
+            "benchmark again to rewrite the folder"
+        )
     options = dict(config.get("run_options") or {})
     name = options.pop("benchmark", None)
     if name is None:
-        raise ValueError(f"{folder.config_path} records no run options (a run made before "
-                         "lexbench recorded them): run the benchmark again to re-score it")
+        raise ValueError(
+            f"{folder.config_path} records no run options (a run made before "
+            "lexbench recorded them): run the benchmark again to re-score it"
+        )
     missing = [i for i, row in enumerate(samples, 1) if "responses" not in row]
     if missing:
-        raise ValueError(f"{folder.samples_path}: line {missing[0]} has no raw responses "
-                         f"({len(missing)} lines lack them): run the benchmark again")
+        raise ValueError(
+            f"{folder.samples_path}: line {missing[0]} has no raw responses "
+            f"({len(missing)} lines lack them): run the benchmark again"
+        )
     source = str(config.get("benchmark_source") or "")
     if source.startswith("path "):
-        plugins.include([source[len("path "):]])   # a benchmark added by --include
+        plugins.include([source[len("path ") :]])  # a benchmark added by --include
     benchmark = plugins.benchmark(name).build(RecordedModel(config.get("model") or {}), **options)
     by_id = {str(row["id"]): row for row in samples}
     items = list(benchmark.items())
     absent = [item.id for item in items if str(item.id) not in by_id]
     if absent:
-        raise ValueError(f"{folder.path}: the rebuilt benchmark has items the run did not "
-                         f"record ({absent[:3]}): the data or generator changed since the run")
+        raise ValueError(
+            f"{folder.path}: the rebuilt benchmark has items the run did not "
+            f"record ({absent[:3]}): the data or generator changed since the run"
+        )
     scores, lines, changed = [], [], 0
     for item in items:
         row = by_id[str(item.id)]
         requests = apply_chat(benchmark.requests(item), bool(config.get("chat")))
         responses = [Response.from_dict(r) for r in row["responses"]]
         if len(responses) != len(requests):
-            raise ValueError(f"{folder.samples_path}: item {item.id} recorded "
-                             f"{len(responses)} responses for {len(requests)} requests")
+            raise ValueError(
+                f"{folder.samples_path}: item {item.id} recorded "
+                f"{len(responses)} responses for {len(requests)} requests"
+            )
         score = benchmark.score(item, responses)
         scores.append(score)
         lines.append(sample_line(benchmark, item, requests, responses, score))
-        changed += (score.correct != row.get("correct") or score.value != row.get("value"))
+        changed += score.correct != row.get("correct") or score.value != row.get("value")
     results = benchmark.summarize(items, scores)
     results["run"] = old_results.get("run", {})
     report = benchmark.report(results)
     if write:
         make_figures = getattr(benchmark, "figures", None)
-        write_run(folder, config, lines, results, report,
-                  extra=None if make_figures is None else lambda p: make_figures(results, p))
+        write_run(
+            folder,
+            config,
+            lines,
+            results,
+            report,
+            extra=None if make_figures is None else lambda p: make_figures(results, p),
+        )
     return Rescored(results, report, changed, len(items))

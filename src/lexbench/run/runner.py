@@ -45,8 +45,12 @@ class RunStats:
 
     def to_dict(self) -> dict[str, float | int]:
         out: dict[str, float | int] = {
-            "requests": self.requests, "cached": self.cached, "sent": self.sent,
-            "failed": self.failed, "seconds": round(self.seconds, 3), "retries": self.retries,
+            "requests": self.requests,
+            "cached": self.cached,
+            "sent": self.sent,
+            "failed": self.failed,
+            "seconds": round(self.seconds, 3),
+            "retries": self.retries,
         }
         if self.retry_reasons:
             out["retry_reasons"] = dict(sorted(self.retry_reasons.items()))  # type: ignore[assignment]
@@ -64,7 +68,9 @@ def _duplicate_ids(requests: Sequence[Request]) -> list[str]:
     return duplicates
 
 
-def _plan_sends(pending: Sequence[int], keys: Sequence[str]) -> tuple[list[int], dict[int, list[int]]]:
+def _plan_sends(
+    pending: Sequence[int], keys: Sequence[str]
+) -> tuple[list[int], dict[int, list[int]]]:
     """The first request of each distinct key (to send) and, per sent request, the later
     ones that share its key (answered with the same response)."""
     first_of_key: dict[str, int] = {}
@@ -80,11 +86,15 @@ def _plan_sends(pending: Sequence[int], keys: Sequence[str]) -> tuple[list[int],
     return to_send, followers
 
 
-def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | None = None,
-            chunk_size: int | None = None, progress: bool = True,
-            description: str = "requests",
-            on_response: Callable[[int, Response], None] | None = None,
-            ) -> tuple[list[Response], RunStats]:
+def execute(
+    model: Model,
+    requests: Sequence[Request],
+    cache: ResponseCache | None = None,
+    chunk_size: int | None = None,
+    progress: bool = True,
+    description: str = "requests",
+    on_response: Callable[[int, Response], None] | None = None,
+) -> tuple[list[Response], RunStats]:
     """Answer `requests` with `model`, reading and filling `cache`. Order is preserved.
 
     `on_response(index, response)` is called once for every request as its final response
@@ -124,16 +134,24 @@ def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | No
     if progress and pending:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(requests), initial=stats.cached, desc=description, unit="req",
-                   file=sys.stderr, mininterval=0.5, dynamic_ncols=True)
-    shown: tuple[int, int] = (0, 0)   # (retries, failed) on the bar
+        bar = tqdm(
+            total=len(requests),
+            initial=stats.cached,
+            desc=description,
+            unit="req",
+            file=sys.stderr,
+            mininterval=0.5,
+            dynamic_ncols=True,
+        )
+    shown: tuple[int, int] = (0, 0)  # (retries, failed) on the bar
 
     def record(index: int, answer: Response, cache_it: bool) -> None:
         """Store one arrived answer (and share it with requests asking the same thing)."""
         nonlocal shown
         if responses[index] is not None:
-            raise RuntimeError(f"{type(model).__name__} answered request "
-                               f"{requests[index].id} twice")
+            raise RuntimeError(
+                f"{type(model).__name__} answered request {requests[index].id} twice"
+            )
         if cache_it and cache is not None:
             cache.put_many([(keys[index], fingerprint, requests[index], answer)])
         group = [index, *followers.get(index, ())]
@@ -154,41 +172,54 @@ def execute(model: Model, requests: Sequence[Request], cache: ResponseCache | No
 
     try:
         for start in range(0, len(to_send), size):
-            chunk = to_send[start:start + size]
+            chunk = to_send[start : start + size]
             batch = [requests[i] for i in chunk]
             if streaming:
-                answers = model.answer_each(batch, lambda position, answer: record(
-                    chunk[position], answer, cache_it=True))
+
+                def arrived(position: int, answer: Response, chunk: list[int] = chunk) -> None:
+                    record(chunk[position], answer, cache_it=True)
+
+                answers = model.answer_each(batch, arrived)
             else:
                 answers = model.answer(batch)
                 if cache is not None:
-                    cache.put_many((keys[i], fingerprint, requests[i], a)
-                                   for i, a in zip(chunk, answers))
+                    cache.put_many(
+                        (keys[i], fingerprint, requests[i], a) for i, a in zip(chunk, answers)
+                    )
             if len(answers) != len(chunk):
-                raise RuntimeError(f"{type(model).__name__} returned {len(answers)} responses "
-                                   f"for {len(chunk)} requests")
+                raise RuntimeError(
+                    f"{type(model).__name__} returned {len(answers)} responses "
+                    f"for {len(chunk)} requests"
+                )
             for i, answer in zip(chunk, answers):
-                if responses[i] is None:   # not already recorded as it arrived
+                if responses[i] is None:  # not already recorded as it arrived
                     record(i, answer, cache_it=streaming)
     except KeyboardInterrupt:
         done = sum(r is not None for r in responses)
         kept = "; they are cached. Run the same command again to resume" if cache else ""
-        print(f"\nlexbench: interrupted after {done}/{len(requests)} responses{kept}.",
-              file=sys.stderr)
+        print(
+            f"\nlexbench: interrupted after {done}/{len(requests)} responses{kept}.",
+            file=sys.stderr,
+        )
         raise
     except PermanentModelError:
         if cache is not None:
             done = sum(r is not None and r.error is None for r in responses)
-            print(f"lexbench: {done}/{len(requests)} answers received before the error are "
-                  "cached; fix the problem and run the same command to resume.", file=sys.stderr)
+            print(
+                f"lexbench: {done}/{len(requests)} answers received before the error are "
+                "cached; fix the problem and run the same command to resume.",
+                file=sys.stderr,
+            )
         raise
     finally:
         if bar is not None:
             bar.close()
     retries_after = model.retry_counts()
     stats.retries = retries_after.total - retries_before.total
-    stats.retry_reasons = {reason: count - retries_before.reasons.get(reason, 0)
-                           for reason, count in retries_after.reasons.items()
-                           if count > retries_before.reasons.get(reason, 0)}
+    stats.retry_reasons = {
+        reason: count - retries_before.reasons.get(reason, 0)
+        for reason, count in retries_after.reasons.items()
+        if count > retries_before.reasons.get(reason, 0)
+    }
     stats.seconds = time.perf_counter() - started
     return [r for r in responses if r is not None], stats

@@ -41,8 +41,10 @@ class BackgroundScoring:
         self._score = score
         self._items = items
         self._slots: list[tuple[int, int]] = [
-            (number, position) for number, count in enumerate(requests_per_item)
-            for position in range(count)]
+            (number, position)
+            for number, count in enumerate(requests_per_item)
+            for position in range(count)
+        ]
         self._answers: list[list[Response | None]] = [[None] * count for count in requests_per_item]
         self._waiting = list(requests_per_item)
         self._futures: list[Future[Score] | None] = [None] * len(items)
@@ -61,7 +63,8 @@ class BackgroundScoring:
             self._submit(number)
 
     def _submit(self, number: int) -> None:
-        answers = tuple(self._answers[number])      # all arrived: none is None any more
+        # All arrived: none is None any more.
+        answers = tuple(a for a in self._answers[number] if a is not None)
         self._futures[number] = self._worker.submit(self._score, self._items[number], answers)
 
     def scores(self) -> list[Score]:
@@ -69,8 +72,10 @@ class BackgroundScoring:
         try:
             missing = [n for n, future in enumerate(self._futures) if future is None]
             if missing:
-                raise RuntimeError(f"{len(missing)} items never received all their responses "
-                                   f"(the first: item {missing[0]})")
+                raise RuntimeError(
+                    f"{len(missing)} items never received all their responses "
+                    f"(the first: item {missing[0]})"
+                )
             return [future.result() for future in self._futures]  # type: ignore[union-attr]
         finally:
             self._worker.shutdown(wait=True, cancel_futures=True)

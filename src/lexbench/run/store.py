@@ -45,8 +45,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
+from lexbench.run import claims
 from lexbench.run.jsonio import (  # noqa: F401 - re-exported: readers import them from here
     NON_FINITE_KEY,
     dumps_strict,
@@ -56,16 +57,35 @@ from lexbench.run.jsonio import (  # noqa: F401 - re-exported: readers import th
     strict_json_value,
 )
 from lexbench.types import content_hash
-from lexbench.run import claims
-
-T = TypeVar("T")
-
-TRACKED_PACKAGES = ("lexbench", "torch", "transformers", "nltk", "numpy", "scipy", "httpx",
-                    "wordfreq", "english-words", "gensim", "sentence-transformers")
 
 
-def package_versions(names: Iterable[str] = TRACKED_PACKAGES,
-                     missing: str | None = None) -> dict[str, str]:
+class HasId(Protocol):
+    """An item: anything with an `id`."""
+
+    @property
+    def id(self) -> str: ...
+
+
+T = TypeVar("T", bound=HasId)
+
+TRACKED_PACKAGES = (
+    "lexbench",
+    "torch",
+    "transformers",
+    "nltk",
+    "numpy",
+    "scipy",
+    "httpx",
+    "wordfreq",
+    "english-words",
+    "gensim",
+    "sentence-transformers",
+)
+
+
+def package_versions(
+    names: Iterable[str] = TRACKED_PACKAGES, missing: str | None = None
+) -> dict[str, str]:
     """Python's version and each installed package's; a package that is not installed is
     left out, or given as `missing` when that is set."""
     versions = {"python": platform.python_version()}
@@ -107,17 +127,27 @@ class RunFolder:
         return self.path / "report.md"
 
 
-def run_folder(root: str | Path, benchmark: str, model_name: str,
-               config: Mapping[str, Any], *, claim: bool = False) -> RunFolder:
+def run_folder(
+    root: str | Path,
+    benchmark: str,
+    model_name: str,
+    config: Mapping[str, Any],
+    *,
+    claim: bool = False,
+) -> RunFolder:
     """Where a run with this config goes; the hash ignores package versions and timing.
 
     With `claim=True` the folder is also claimed for this process (waiting, with a message,
     while another process holds it) until `write_run` writes it or the process ends."""
-    folder = RunFolder(Path(root) / slug(benchmark) / slug(model_name) / content_hash(dict(config), 12))
+    folder = RunFolder(
+        Path(root) / slug(benchmark) / slug(model_name) / content_hash(dict(config), 12)
+    )
     return claim_run_folder(folder) if claim else folder
 
 
-def claim_run_folder(folder: RunFolder, notify: Callable[[str], None] | None = claims.say) -> RunFolder:
+def claim_run_folder(
+    folder: RunFolder, notify: Callable[[str], None] | None = claims.say
+) -> RunFolder:
     """`folder`, claimed for this process: waits (saying so through `notify`) while another
     process holds it. `write_run` releases the claim."""
     return RunFolder(folder.path, claim=claims.claim(folder.path, notify))
@@ -151,24 +181,30 @@ def write_text(path: Path, text: str) -> None:
 
 
 def write_json(path: Path, value: Any) -> None:
-    _atomic_write(path, dumps_strict(value, mark_non_finite=True, indent=2, ensure_ascii=False,
-                                     sort_keys=True) + "\n")
+    _atomic_write(
+        path,
+        dumps_strict(value, mark_non_finite=True, indent=2, ensure_ascii=False, sort_keys=True)
+        + "\n",
+    )
 
 
 def write_samples(path: Path, samples: Iterable[Mapping[str, Any]]) -> None:
     """One JSON line per sample, written as each is made: a run of 10^5 items never holds
     all its lines (or, given a generator, all its sample rows) in memory at once."""
-    _atomic_write(path, (dumps_strict(dict(s), ensure_ascii=False, sort_keys=True) + "\n"
-                         for s in samples))
+    _atomic_write(
+        path, (dumps_strict(dict(s), ensure_ascii=False, sort_keys=True) + "\n" for s in samples)
+    )
 
 
 def _load_json(path: Path, text: str, what: str) -> Any:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: {what} is not valid JSON ({error.msg} at line {error.lineno}, "
-                         f"column {error.colno}); the file is damaged: rerun the command that "
-                         f"wrote it") from None
+        raise ValueError(
+            f"{path}: {what} is not valid JSON ({error.msg} at line {error.lineno}, "
+            f"column {error.colno}); the file is damaged: rerun the command that "
+            f"wrote it"
+        ) from None
     try:
         return restore_non_finite(value)
     except ValueError as error:
@@ -182,8 +218,10 @@ def read_json_file(path: str | Path, what: str = "the file") -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
-        raise ValueError(f"{path}: {what} is not UTF-8 text (byte {error.start}); the file "
-                         f"is damaged: rerun the command that wrote it") from None
+        raise ValueError(
+            f"{path}: {what} is not UTF-8 text (byte {error.start}); the file "
+            f"is damaged: rerun the command that wrote it"
+        ) from None
     return _load_json(path, text, what)
 
 
@@ -207,8 +245,10 @@ def read_item_file(path: str | Path, from_dict: Callable[[dict[str, Any]], T]) -
     items = []
     for number, row in enumerate(read_jsonl(path), 1):
         if not isinstance(row, dict):
-            raise ValueError(f"{path}: item {number} is a JSON {type(row).__name__}, not an "
-                             f"object with the item's fields: {json.dumps(row)[:80]}")
+            raise ValueError(
+                f"{path}: item {number} is a JSON {type(row).__name__}, not an "
+                f"object with the item's fields: {json.dumps(row)[:80]}"
+            )
         try:
             items.append(from_dict(row))
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
@@ -216,7 +256,7 @@ def read_item_file(path: str | Path, from_dict: Callable[[dict[str, Any]], T]) -
             raise ValueError(f"{path}: item {number} is not a valid item ({detail})") from None
     if not items:
         raise ValueError(f"{path}: no items")
-    repeated = sorted(k for k, n in Counter(getattr(i, "id") for i in items).items() if n > 1)
+    repeated = sorted(k for k, n in Counter(i.id for i in items).items() if n > 1)
     if repeated:
         raise ValueError(f"{path}: item ids repeat: {repeated[:5]}")
     return items
@@ -227,8 +267,10 @@ def read_manifest(items_path: str | Path, command: str) -> dict[str, Any]:
     command that writes it."""
     manifest_path = Path(f"{items_path}.manifest.json")
     if not manifest_path.is_file():
-        raise FileNotFoundError(f"{manifest_path} is missing: export needs the generation "
-                                f"manifest written by `{command}`")
+        raise FileNotFoundError(
+            f"{manifest_path} is missing: export needs the generation "
+            f"manifest written by `{command}`"
+        )
     return read_json_file(manifest_path, "the manifest")
 
 
@@ -251,8 +293,9 @@ def _exchange(first: Path, second: Path) -> bool:
         renameat2 = libc.renameat2
     except (OSError, AttributeError):
         return False
-    result = renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second),
-                       _RENAME_EXCHANGE)
+    result = renameat2(
+        _AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE
+    )
     return result == 0
 
 
@@ -262,7 +305,7 @@ def _put_in_place(staging: Path, destination: Path) -> None:
         staging.rename(destination)
         return
     if _exchange(staging, destination):
-        shutil.rmtree(staging, ignore_errors=True)    # now holds the old folder
+        shutil.rmtree(staging, ignore_errors=True)  # now holds the old folder
         return
     # No atomic exchange: two renames. Killed between them, the folder is missing (never
     # mixed); the next write of this configuration writes it whole.
@@ -279,9 +322,14 @@ def _remove_leftovers(destination: Path) -> None:
             shutil.rmtree(leftover, ignore_errors=True)
 
 
-def write_run(folder: RunFolder, config: Mapping[str, Any], samples: Iterable[Mapping[str, Any]],
-              results: Mapping[str, Any], report_markdown: str,
-              extra: Callable[[Path], Any] | None = None) -> RunFolder:
+def write_run(
+    folder: RunFolder,
+    config: Mapping[str, Any],
+    samples: Iterable[Mapping[str, Any]],
+    results: Mapping[str, Any],
+    report_markdown: str,
+    extra: Callable[[Path], Any] | None = None,
+) -> RunFolder:
     """Write the run folder as one unit; `extra(path)` may add files (figures) to it before
     it is put in place. Releases this process's claim on the folder."""
     destination = folder.path
@@ -290,7 +338,8 @@ def write_run(folder: RunFolder, config: Mapping[str, Any], samples: Iterable[Ma
         with claims.held(folder.path):
             _remove_leftovers(destination)
             staging = destination.with_name(
-                f".{destination.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
+                f".{destination.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+            )
             staging.mkdir()
             try:
                 staged = RunFolder(staging)
@@ -339,20 +388,30 @@ def _inode(path: Path) -> int | None:
 
 def _being_replaced(path: Path) -> bool:
     """A writer's staging folder sits beside `path` (it is being written right now)."""
-    return any(True for pattern in (f".{path.name}.tmp-*", f".{path.name}.old-*")
-               for _ in path.parent.glob(pattern))
+    return any(
+        True
+        for pattern in (f".{path.name}.tmp-*", f".{path.name}.old-*")
+        for _ in path.parent.glob(pattern)
+    )
 
 
 def _read_run_once(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
     folder = RunFolder(path)
-    missing = [p.name for p in (folder.config_path, folder.samples_path, folder.results_path)
-               if not p.is_file()]
+    missing = [
+        p.name
+        for p in (folder.config_path, folder.samples_path, folder.results_path)
+        if not p.is_file()
+    ]
     if missing:
-        raise FileNotFoundError(f"{path} is not a lexbench run folder (missing {', '.join(missing)})")
+        raise FileNotFoundError(
+            f"{path} is not a lexbench run folder (missing {', '.join(missing)})"
+        )
     config = read_json_file(folder.config_path, "config.json")
     results = read_json_file(folder.results_path, "results.json")
     for name, value in (("config.json", config), ("results.json", results)):
         if not isinstance(value, dict):
-            raise ValueError(f"{folder.path / name}: expected a JSON object, got "
-                             f"{type(value).__name__}; the file is damaged")
+            raise ValueError(
+                f"{folder.path / name}: expected a JSON object, got "
+                f"{type(value).__name__}; the file is damaged"
+            )
     return config, read_jsonl(folder.samples_path), results

@@ -31,11 +31,16 @@ class HypernymItem:
     support: tuple[tuple[str, str], tuple[str, str]]
     query: str
     gold: str
-    accepted: tuple[str, ...]        # every one-word hypernym of the query, sorted
+    accepted: tuple[str, ...]  # every one-word hypernym of the query, sorted
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "support": [list(p) for p in self.support], "query": self.query,
-                "gold": self.gold, "accepted": list(self.accepted)}
+        return {
+            "id": self.id,
+            "support": [list(p) for p in self.support],
+            "query": self.query,
+            "gold": self.gold,
+            "accepted": list(self.accepted),
+        }
 
 
 # Common words only, so the task is about the relation and not about rare vocabulary:
@@ -53,22 +58,37 @@ def common(word: str, zipf: float) -> bool:
 
 def one_word_hypernyms(index: Any, word: str) -> tuple[str, ...]:
     """Every common one-word hypernym of `word` that is itself first of all a noun, sorted."""
-    return tuple(sorted(h for h in index.relation("hypernym", word)
-                        if index.pos.get(h) == "noun" and common(h, HYPERNYM_ZIPF)))
+    return tuple(
+        sorted(
+            h
+            for h in index.relation("hypernym", word)
+            if index.pos.get(h) == "noun" and common(h, HYPERNYM_ZIPF)
+        )
+    )
 
 
 def generate_items(index: Any, count: int, seed: int) -> list[HypernymItem]:
     """`count` items: common nouns with a common one-word hypernym, from a sorted pool."""
-    pool = sorted(w for w in index.lemma_names if index.pos.get(w) == "noun"
-                  and common(w, QUERY_ZIPF) and one_word_hypernyms(index, w))
+    pool = sorted(
+        w
+        for w in index.lemma_names
+        if index.pos.get(w) == "noun" and common(w, QUERY_ZIPF) and one_word_hypernyms(index, w)
+    )
     rng = random.Random(f"hypernyms:{seed}")
     items = []
     for number in range(count):
         a, b, query = rng.sample(pool, 3)
         ha, hb = rng.choice(one_word_hypernyms(index, a)), rng.choice(one_word_hypernyms(index, b))
         accepted = one_word_hypernyms(index, query)
-        items.append(HypernymItem(f"hypernyms-{seed}-{number:05d}", ((a, ha), (b, hb)), query,
-                                  rng.choice(accepted), accepted))
+        items.append(
+            HypernymItem(
+                f"hypernyms-{seed}-{number:05d}",
+                ((a, ha), (b, hb)),
+                query,
+                rng.choice(accepted),
+                accepted,
+            )
+        )
     return items
 
 
@@ -84,8 +104,13 @@ class HypernymBenchmark:
     name: str = "hypernyms"
 
     def config(self) -> dict[str, Any]:
-        return {"name": self.name, "dataset": self.dataset_config, "items": len(self.dataset),
-                "instruction": INSTRUCTION, "decoding": DECODING.to_dict()}
+        return {
+            "name": self.name,
+            "dataset": self.dataset_config,
+            "items": len(self.dataset),
+            "instruction": INSTRUCTION,
+            "decoding": DECODING.to_dict(),
+        }
 
     def items(self) -> list[HypernymItem]:
         return self.dataset
@@ -101,14 +126,30 @@ class HypernymBenchmark:
         if not words:
             return Score(item.id, False, 0.0, None, "no_answer")
         right = words[0] in item.accepted
-        return Score(item.id, right, float(right), words[0],
-                     "correct" if right else ("echo" if words[0] == item.query else "wrong"))
+        return Score(
+            item.id,
+            right,
+            float(right),
+            words[0],
+            "correct" if right else ("echo" if words[0] == item.query else "wrong"),
+        )
 
-    def sample(self, item: HypernymItem, requests: Sequence[Request],
-               responses: Sequence[Response], score: Score) -> dict[str, Any]:
-        return {**item.to_dict(), "prompt": requests[0].prompt, "output": responses[0].text,
-                "answer": score.answer, "correct": score.correct, "value": score.value,
-                "error_class": score.error_class}
+    def sample(
+        self,
+        item: HypernymItem,
+        requests: Sequence[Request],
+        responses: Sequence[Response],
+        score: Score,
+    ) -> dict[str, Any]:
+        return {
+            **item.to_dict(),
+            "prompt": requests[0].prompt,
+            "output": responses[0].text,
+            "answer": score.answer,
+            "correct": score.correct,
+            "value": score.value,
+            "error_class": score.error_class,
+        }
 
     def summarize(self, items: Sequence[HypernymItem], scores: Sequence[Score]) -> dict[str, Any]:
         scored = [s for s in scores if s.correct is not None]
@@ -116,30 +157,46 @@ class HypernymBenchmark:
         classes: dict[str, int] = {}
         for s in scores:
             classes[s.error_class] = classes.get(s.error_class, 0) + 1
-        return {"benchmark": self.name, "items": len(items), "scored": len(scored),
-                "overall": wilson_interval(right, len(scored)).to_dict(),
-                "error_classes": dict(sorted(classes.items()))}
+        return {
+            "benchmark": self.name,
+            "items": len(items),
+            "scored": len(scored),
+            "overall": wilson_interval(right, len(scored)).to_dict(),
+            "error_classes": dict(sorted(classes.items())),
+        }
 
     def report(self, results: Mapping[str, Any]) -> str:
         overall = results["overall"]
-        lines = ["# Hypernym analogies", "",
-                 "| items | scored | accuracy % | Wilson 95% |", "|---:|---:|---:|---|",
-                 f"| {results['items']} | {results['scored']} | {100 * overall['estimate']:.1f} "
-                 f"| [{100 * overall['low']:.1f}, {100 * overall['high']:.1f}] |", "",
-                 "Error classes: " + ", ".join(f"{k} {v}" for k, v in results["error_classes"].items())]
+        lines = [
+            "# Hypernym analogies",
+            "",
+            "| items | scored | accuracy % | Wilson 95% |",
+            "|---:|---:|---:|---|",
+            f"| {results['items']} | {results['scored']} | {100 * overall['estimate']:.1f} "
+            f"| [{100 * overall['low']:.1f}, {100 * overall['high']:.1f}] |",
+            "",
+            "Error classes: " + ", ".join(f"{k} {v}" for k, v in results["error_classes"].items()),
+        ]
         return "\n".join(lines) + "\n"
 
 
-def build(model: Any, *, count: int = 200, seed: int = 0, limit: int | None = None,
-          wordnet: str | None = None) -> HypernymBenchmark:
+def build(
+    model: Any,
+    *,
+    count: int = 200,
+    seed: int = 0,
+    limit: int | None = None,
+    wordnet: str | None = None,
+) -> HypernymBenchmark:
     """The benchmark for one run; `model` is asked nothing (only generate is needed)."""
     from lexbench.lexicon.wordnet import load_index
 
     if count < 1:
         raise ValueError(f"count must be at least 1, got {count}")
     items = generate_items(load_index(wordnet, progress=False), count, seed)
-    return HypernymBenchmark(items[:limit] if limit else items,
-                             {"count": count, "seed": seed, "limit": limit})
+    return HypernymBenchmark(
+        items[:limit] if limit else items, {"count": count, "seed": seed, "limit": limit}
+    )
 
 
 BENCHMARK = BenchmarkSpec(

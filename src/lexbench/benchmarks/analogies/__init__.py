@@ -64,10 +64,18 @@ def _headline(run: Any) -> Any:
 
 def _ranking_set(name: str, description: str, suite: SuiteEntry | None) -> BenchmarkSpec:
     return BenchmarkSpec(
-        name=name, description=description, build=_classic(name),
-        needs_any=("rank", "analogy"), default_model=DEFAULT_VECTORS,
-        limit_option="limit_per_relation", suite=suite, commands=_set_commands(name),
-        reporters=_reporters(name), headline=_headline, question_fields={name: RANK_QUESTION})
+        name=name,
+        description=description,
+        build=_classic(name),
+        needs_any=("rank", "analogy"),
+        default_model=DEFAULT_VECTORS,
+        limit_option="limit_per_relation",
+        suite=suite,
+        commands=_set_commands(name),
+        reporters=_reporters(name),
+        headline=_headline,
+        question_fields={name: RANK_QUESTION},
+    )
 
 
 BENCHMARKS = [
@@ -75,8 +83,13 @@ BENCHMARKS = [
     _ranking_set("bats", "BATS 3.0", SuiteEntry(order=40)),
     _ranking_set("pairs", "a word-pair analogy file", None),
     BenchmarkSpec(
-        name="sat", description="SAT-style multiple-choice analogies", build=_build_sat,
-        needs_any=("loglikelihood", "analogy"), default_model=DEFAULT_VECTORS,
-        commands=_set_commands("sat"), reporters=_reporters("sat"),
-        question_fields={"sat": ("a", "b", "choices", "answer")}),
+        name="sat",
+        description="SAT-style multiple-choice analogies",
+        build=_build_sat,
+        needs_any=("loglikelihood", "analogy"),
+        default_model=DEFAULT_VECTORS,
+        commands=_set_commands("sat"),
+        reporters=_reporters("sat"),
+        question_fields={"sat": ("a", "b", "choices", "answer")},
+    ),
 ]

@@ -15,12 +15,18 @@ from lexbench.commands.common import (
 )
 
 SETS = {
-    "google": ("the Google analogy set (questions-words.txt)",
-               "questions-words.txt (default: gensim's copy, else a checked download)"),
-    "bats": ("BATS 3.0 (40 relations, every ordered pair of lines)",
-             "BATS_3.0.zip or its folder (default: download once, checked by SHA-1 per file)"),
-    "pairs": ("a word-pair analogy file: word2vec-format questions or BATS-style pair lists",
-              "the file, folder or zip (required)"),
+    "google": (
+        "the Google analogy set (questions-words.txt)",
+        "questions-words.txt (default: gensim's copy, else a checked download)",
+    ),
+    "bats": (
+        "BATS 3.0 (40 relations, every ordered pair of lines)",
+        "BATS_3.0.zip or its folder (default: download once, checked by SHA-1 per file)",
+    ),
+    "pairs": (
+        "a word-pair analogy file: word2vec-format questions or BATS-style pair lists",
+        "the file, folder or zip (required)",
+    ),
 }
 
 
@@ -34,10 +40,22 @@ def _handler(name: str) -> Any:
             options.update(vector_options(args))
         elif args.restrict_vocab:
             raise ValueError("--restrict-vocab applies to word-vector models")
-        run_and_report(args, lambda cache: api.run(
-            name, args.model, model_options=options, cache=cache, use_cache=cache is not None,
-            data=args.data, limit_per_relation=args.limit_per_relation, shots=args.shots,
-            seed=args.seed, method=args.method, **run_options(args)))
+        run_and_report(
+            args,
+            lambda cache: api.run(
+                name,
+                args.model,
+                model_options=options,
+                cache=cache,
+                use_cache=cache is not None,
+                data=args.data,
+                limit_per_relation=args.limit_per_relation,
+                shots=args.shots,
+                seed=args.seed,
+                method=args.method,
+                **run_options(args),
+            ),
+        )
         return 0
 
     return run
@@ -50,25 +68,49 @@ def _run_sat(args: argparse.Namespace) -> int:
     options = model_options(args)
     if split_spec(args.model)[0] == "vectors":
         options.update(vector_options(args))
-    run_and_report(args, lambda cache: api.run(
-        "sat", args.model, model_options=options, cache=cache, use_cache=cache is not None,
-        data=args.data, method=args.method, **run_options(args)))
+    run_and_report(
+        args,
+        lambda cache: api.run(
+            "sat",
+            args.model,
+            model_options=options,
+            cache=cache,
+            use_cache=cache is not None,
+            data=args.data,
+            method=args.method,
+            **run_options(args),
+        ),
+    )
     return 0
 
 
 def register_sat(cli: Any) -> None:
     """`lexbench run sat`."""
     sat = cli.benchmark_command(
-        "run", "sat", "evaluate a model on SAT-style multiple-choice analogies from a file",
-        _run_sat)
+        "run",
+        "sat",
+        "evaluate a model on SAT-style multiple-choice analogies from a file",
+        _run_sat,
+    )
     group = sat.add_argument_group("dataset")
-    group.add_argument("--data", required=True,
-                       help="JSON lines {stem, choice, answer} or Turney's SAT text format")
-    group.add_argument("--method", default=None,
-                       choices=["3cosadd", "3cosmul", "pairdiff", "scan-paper"],
-                       help="word-vector models only (default pairdiff)")
-    group.add_argument("--restrict-vocab", type=positive_int, default=None, metavar="N",
-                       help="word-vector models only: keep the N most frequent words")
+    group.add_argument(
+        "--data",
+        required=True,
+        help="JSON lines {stem, choice, answer} or Turney's SAT text format",
+    )
+    group.add_argument(
+        "--method",
+        default=None,
+        choices=["3cosadd", "3cosmul", "pairdiff", "scan-paper"],
+        help="word-vector models only (default pairdiff)",
+    )
+    group.add_argument(
+        "--restrict-vocab",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="word-vector models only: keep the N most frequent words",
+    )
     add_model_arguments(sat, default_model="glove")
     add_run_arguments(sat)
 
@@ -76,12 +118,18 @@ def register_sat(cli: Any) -> None:
 def register_set(cli: Any, name: str) -> None:
     """`lexbench run google|bats|pairs`."""
     description, data_help = SETS[name]
-    parser = cli.benchmark_command("run", name, f"evaluate a model on {description}",
-                                   _handler(name))
+    parser = cli.benchmark_command(
+        "run", name, f"evaluate a model on {description}", _handler(name)
+    )
     group = parser.add_argument_group("dataset")
     group.add_argument("--data", default=None, required=name == "pairs", help=data_help)
-    group.add_argument("--limit-per-relation", type=positive_int, default=None, metavar="N",
-                       help="at most N questions per section/relation (a seeded sample)")
+    group.add_argument(
+        "--limit-per-relation",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="at most N questions per section/relation (a seeded sample)",
+    )
     add_ranking_arguments(parser, shots_nargs=None)
     add_model_arguments(parser, default_model="glove")
     add_run_arguments(parser)
@@ -91,21 +139,39 @@ def add_ranking_arguments(parser: argparse.ArgumentParser, *, shots_nargs: str |
     """Options every ranking-analogy run shares (SCAN, Google, BATS, pair files)."""
     group = parser.add_argument_group("analogies")
     if shots_nargs:
-        group.add_argument("--shots", type=int, nargs=shots_nargs, default=[0], metavar="K",
-                           help="complete analogies prepended to the query (0 or 1; several "
-                                "values run each and write one combined report)")
+        group.add_argument(
+            "--shots",
+            type=int,
+            nargs=shots_nargs,
+            default=[0],
+            metavar="K",
+            help="complete analogies prepended to the query (0 or 1; several "
+            "values run each and write one combined report)",
+        )
     else:
-        group.add_argument("--shots", type=int, default=0, metavar="K",
-                           help="complete analogies prepended to the query (default 0)")
+        group.add_argument(
+            "--shots",
+            type=int,
+            default=0,
+            metavar="K",
+            help="complete analogies prepended to the query (default 0)",
+        )
     group.add_argument("--seed", type=int, default=0, help="seed of the shot choice (default 0)")
-    group.add_argument("--method", default=None,
-                       choices=["3cosadd", "3cosmul", "pairdiff", "scan-paper"],
-                       help="word-vector models only: how to solve a : b :: c : ? "
-                            "(default: scan-paper on SCAN and BATS, as the SCAN paper; 3cosadd "
-                            "on Google and pair files)")
-    group.add_argument("--restrict-vocab", type=positive_int, default=None, metavar="N",
-                       help="word-vector models only: keep the N most frequent words "
-                            "(as gensim's restrict_vocab)")
+    group.add_argument(
+        "--method",
+        default=None,
+        choices=["3cosadd", "3cosmul", "pairdiff", "scan-paper"],
+        help="word-vector models only: how to solve a : b :: c : ? "
+        "(default: scan-paper on SCAN and BATS, as the SCAN paper; 3cosadd "
+        "on Google and pair files)",
+    )
+    group.add_argument(
+        "--restrict-vocab",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="word-vector models only: keep the N most frequent words (as gensim's restrict_vocab)",
+    )
 
 
 def vector_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -49,26 +49,45 @@ class Analogy:
 
     def words(self) -> set[str]:
         """Every lower-cased word of the item (question and accepted answers)."""
-        return {w.lower() for term in (self.a, self.b, self.c, *self.accepted)
-                for w in _WORD.findall(term)}
+        return {
+            w.lower()
+            for term in (self.a, self.b, self.c, *self.accepted)
+            for w in _WORD.findall(term)
+        }
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "a": self.a, "b": self.b, "c": self.c, "d": self.d,
-                "alternatives": list(self.alternatives), "type": self.type,
-                "mapping": self.mapping}
+        return {
+            "id": self.id,
+            "a": self.a,
+            "b": self.b,
+            "c": self.c,
+            "d": self.d,
+            "alternatives": list(self.alternatives),
+            "type": self.type,
+            "mapping": self.mapping,
+        }
 
     @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> Analogy:
         try:
-            return cls(id=str(row["id"]), a=str(row["a"]), b=str(row["b"]), c=str(row["c"]),
-                       d=str(row["d"]), alternatives=tuple(row.get("alternatives") or ()),
-                       type=str(row.get("type", "")), mapping=str(row.get("mapping", "")))
+            return cls(
+                id=str(row["id"]),
+                a=str(row["a"]),
+                b=str(row["b"]),
+                c=str(row["c"]),
+                d=str(row["d"]),
+                alternatives=tuple(row.get("alternatives") or ()),
+                type=str(row.get("type", "")),
+                mapping=str(row.get("mapping", "")),
+            )
         except KeyError as error:
             raise ValueError(f"not an analogy row (missing {error}): {dict(row)!r:.200}") from None
 
 
 def dataset_sha256(items: Sequence[Analogy]) -> str:
-    text = "".join(json.dumps(i.to_dict(), sort_keys=True, ensure_ascii=False) + "\n" for i in items)
+    text = "".join(
+        json.dumps(i.to_dict(), sort_keys=True, ensure_ascii=False) + "\n" for i in items
+    )
     return sha256_text(text)
 
 
@@ -77,10 +96,13 @@ def check_unique_ids(items: Sequence[Analogy], source: str) -> None:
     if repeated:
         raise ValueError(f"{source}: item ids repeat: {repeated[:5]}")
 
+
 # ------------------------------------------------------------------------------ Google
 
-GOOGLE_URL = ("https://raw.githubusercontent.com/piskvorky/gensim/develop/gensim/test/test_data/"
-              "questions-words.txt")
+GOOGLE_URL = (
+    "https://raw.githubusercontent.com/piskvorky/gensim/develop/gensim/test/test_data/"
+    "questions-words.txt"
+)
 # sha256 of the copy gensim 4.4 ships (the original word2vec file).
 GOOGLE_SHA256 = "8c29b3332afc46f3fb8be04cb5297bf96f39aa7131272dff57869b4485b22a36"
 
@@ -109,8 +131,17 @@ def read_question_file(path: str | Path, *, prefix: str = "") -> list[Analogy]:
                 raise ValueError(f"{path}:{number}: expected four words 'a b c d', got {text!r}")
             name = section or "questions"
             kind = "syntactic" if name.startswith("gram") else "semantic"
-            items.append(Analogy(id=f"{prefix}{name}/{counts[name]:04d}", a=parts[0], b=parts[1],
-                                 c=parts[2], d=parts[3], type=kind, mapping=name))
+            items.append(
+                Analogy(
+                    id=f"{prefix}{name}/{counts[name]:04d}",
+                    a=parts[0],
+                    b=parts[1],
+                    c=parts[2],
+                    d=parts[3],
+                    type=kind,
+                    mapping=name,
+                )
+            )
             counts[name] += 1
     if not items:
         raise ValueError(f"{path}: no questions found")
@@ -140,6 +171,7 @@ def locate_google(path: str | Path | None = None) -> Path:
 def load_google(path: str | Path | None = None) -> list[Analogy]:
     """The 19,544 Google analogy questions (14 sections; 5 semantic, 9 syntactic)."""
     return read_question_file(locate_google(path))
+
 
 # ------------------------------------------------------------------------------ BATS
 
@@ -201,7 +233,9 @@ def parse_pair_lines(text: str, source: str) -> list[tuple[str, tuple[str, ...]]
             continue
         parts = stripped.split("\t") if "\t" in stripped else stripped.split(None, 1)
         if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
-            raise ValueError(f"{source}:{number}: expected 'word1<TAB>word2[/alt...]', got {stripped!r}")
+            raise ValueError(
+                f"{source}:{number}: expected 'word1<TAB>word2[/alt...]', got {stripped!r}"
+            )
         targets = tuple(dict.fromkeys(t.strip() for t in parts[1].split("/") if t.strip()))
         if not targets:
             raise ValueError(f"{source}:{number}: no target word in {stripped!r}")
@@ -209,8 +243,9 @@ def parse_pair_lines(text: str, source: str) -> list[tuple[str, tuple[str, ...]]
     return pairs
 
 
-def questions_from_pairs(pairs: Sequence[tuple[str, tuple[str, ...]]], *, relation: str,
-                         kind: str, prefix: str = "") -> list[Analogy]:
+def questions_from_pairs(
+    pairs: Sequence[tuple[str, tuple[str, ...]]], *, relation: str, kind: str, prefix: str = ""
+) -> list[Analogy]:
     """Every ordered pair of distinct lines (i, j) of one relation makes a question:
     a = word1_i, b = the first target of i, c = word1_j, d = the first target of j, with j's
     other targets accepted too (the BATS convention)."""
@@ -219,9 +254,18 @@ def questions_from_pairs(pairs: Sequence[tuple[str, tuple[str, ...]]], *, relati
         for j, (c, d_targets) in enumerate(pairs):
             if i == j:
                 continue
-            items.append(Analogy(id=f"{prefix}{relation}/{i:03d}-{j:03d}", a=a, b=b_targets[0],
-                                 c=c, d=d_targets[0], alternatives=d_targets[1:], type=kind,
-                                 mapping=relation))
+            items.append(
+                Analogy(
+                    id=f"{prefix}{relation}/{i:03d}-{j:03d}",
+                    a=a,
+                    b=b_targets[0],
+                    c=c,
+                    d=d_targets[0],
+                    alternatives=d_targets[1:],
+                    type=kind,
+                    mapping=relation,
+                )
+            )
     return items
 
 
@@ -242,8 +286,9 @@ def _pair_sources(path: Path) -> list[tuple[str, str, bytes]]:
         for file in sorted(path.rglob("*.txt")):
             if file.name.startswith("."):
                 continue
-            found.append((file.parent.name if file.parent != path else "", file.name,
-                          file.read_bytes()))
+            found.append(
+                (file.parent.name if file.parent != path else "", file.name, file.read_bytes())
+            )
     elif path.is_file():
         found.append(("", path.name, path.read_bytes()))
     else:
@@ -262,17 +307,19 @@ def read_pair_collection(path: str | Path, *, prefix: str = "") -> list[Analogy]
         raise ValueError(f"{path}: no .txt pair files found")
     items: list[Analogy] = []
     for folder, name, data in sources:
-        relation = name[:-len(".txt")]
+        relation = name[: -len(".txt")]
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise ValueError(f"{path}/{folder}/{name}: not UTF-8 text") from None
         pairs = parse_pair_lines(text, f"{path}:{folder}/{name}")
         if len(pairs) < 2:
-            raise ValueError(f"{path}:{folder}/{name}: a relation needs at least two pairs, "
-                             f"found {len(pairs)}")
-        items.extend(questions_from_pairs(pairs, relation=relation, kind=folder or relation,
-                                          prefix=prefix))
+            raise ValueError(
+                f"{path}:{folder}/{name}: a relation needs at least two pairs, found {len(pairs)}"
+            )
+        items.extend(
+            questions_from_pairs(pairs, relation=relation, kind=folder or relation, prefix=prefix)
+        )
     check_unique_ids(items, str(path))
     return items
 
@@ -281,12 +328,14 @@ def verify_bats(path: Path) -> None:
     """Check every BATS 3.0 file in a zip against its published SHA-1; raise on mismatch."""
     seen: dict[str, str] = {}
     for folder, name, data in _pair_sources(path):
-        seen[f"{folder}/{name}"] = hashlib.sha1(data).hexdigest()  # noqa: S324 - published hash
+        seen[f"{folder}/{name}"] = hashlib.sha1(data).hexdigest()
     missing = sorted(set(BATS_SHA1) - set(seen))
     wrong = sorted(k for k, v in BATS_SHA1.items() if k in seen and seen[k] != v)
     if missing or wrong:
-        raise ValueError(f"{path} is not BATS 3.0: {len(missing)} file(s) missing "
-                         f"{missing[:2]}, {len(wrong)} with another SHA-1 {wrong[:2]}")
+        raise ValueError(
+            f"{path} is not BATS 3.0: {len(missing)} file(s) missing "
+            f"{missing[:2]}, {len(wrong)} with another SHA-1 {wrong[:2]}"
+        )
 
 
 def locate_bats(path: str | Path | None = None) -> Path:
@@ -320,8 +369,9 @@ def load_pair_file(path: str | Path) -> list[Analogy]:
     path = Path(path).expanduser()
     if path.is_file() and not zipfile.is_zipfile(path):
         head = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        first = next((line.strip() for line in head if line.strip()
-                      and not line.startswith("#")), "")
+        first = next(
+            (line.strip() for line in head if line.strip() and not line.startswith("#")), ""
+        )
         if first.startswith(":") or (len(first.split()) == 4 and "\t" not in first):
             return read_question_file(path)
     return read_pair_collection(path)
@@ -358,7 +408,6 @@ def load_dataset(name: str, path: str | Path | None) -> list[Analogy]:
             raise ValueError("a pair-file run needs the file's path (--data PATH)")
         return load_pair_file(path)
     raise ValueError(f"unknown analogy set {name!r}; choose google, bats or pairs")
-
 
 
 def zip_bytes(entries: Mapping[str, str]) -> bytes:

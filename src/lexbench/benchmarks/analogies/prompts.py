@@ -49,7 +49,9 @@ def choose_shots(item: Analogy, pool: Sequence[Analogy], k: int, seed: int) -> t
     if len(chosen) < k:
         eligible = [p for p in candidates if p.id not in used and not (p.words() & banned)]
         if len(eligible) < k - len(chosen):
-            raise ValueError(f"{item.id}: only {len(eligible) + len(chosen)} analogies share no "
-                             f"word with it; {k} shot(s) asked")
+            raise ValueError(
+                f"{item.id}: only {len(eligible) + len(chosen)} analogies share no "
+                f"word with it; {k} shot(s) asked"
+            )
         chosen.extend(rng.sample(eligible, k - len(chosen)))
     return tuple(chosen)

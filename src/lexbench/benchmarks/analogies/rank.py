@@ -23,7 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.analogies.data import Analogy, dataset_sha256
-from lexbench.benchmarks.analogies.prompts import ANSWER_SUFFIX, choose_shots, query_prompt, sentence
+from lexbench.benchmarks.analogies.prompts import (
+    ANSWER_SUFFIX,
+    choose_shots,
+    query_prompt,
+    sentence,
+)
 from lexbench.benchmarks.analogies.tables import mrr_figure, report_markdown, summarize
 from lexbench.types import VECTOR_METHODS, AnalogyQuery, Failure, Request, Response, Score
 
@@ -36,7 +41,7 @@ REQUEST_KINDS = ("rank", "analogy")
 class RankOutcome:
     """Where the first accepted answer landed, and the recall the SCAN paper reports."""
 
-    rank: int | None                   # 1-based, None when absent from the top k
+    rank: int | None  # 1-based, None when absent from the top k
     recall_at_5: float
     recall_at_10: float
 
@@ -74,45 +79,59 @@ class RankAnalogyBenchmark:
     request_kind: str = "rank"
     shots: int = 0
     seed: int = 0
-    method: str | None = None                 # analogy requests only
+    method: str | None = None  # analogy requests only
     oov_policy: str = "skip"
     dataset_config: dict[str, Any] = field(default_factory=dict)
-    shot_pool: list[Analogy] | None = None    # default: the whole dataset
+    shot_pool: list[Analogy] | None = None  # default: the whole dataset
     cluster_label: str = "mapping"
     _shots: dict[str, tuple[Analogy, ...]] = field(default_factory=dict, repr=False)
     _dataset_sha256: str = field(default="", repr=False)
 
     def __post_init__(self) -> None:
         if self.request_kind not in REQUEST_KINDS:
-            raise ValueError(f"unknown request kind {self.request_kind!r}; choose from "
-                             f"{', '.join(REQUEST_KINDS)}")
+            raise ValueError(
+                f"unknown request kind {self.request_kind!r}; choose from "
+                f"{', '.join(REQUEST_KINDS)}"
+            )
         if self.oov_policy not in OOV_POLICIES:
             raise ValueError(f"unknown oov policy {self.oov_policy!r}")
         if self.shots < 0:
             raise ValueError(f"shots must be 0 or more, got {self.shots}")
         if self.request_kind == "analogy":
             if self.method not in VECTOR_METHODS:
-                raise ValueError(f"a word-vector run needs a method from {', '.join(VECTOR_METHODS)}")
+                raise ValueError(
+                    f"a word-vector run needs a method from {', '.join(VECTOR_METHODS)}"
+                )
             if self.shots:
                 raise ValueError("word vectors take no shots; run them with --shots 0")
         elif self.method is not None:
-            raise ValueError(f"--method applies to word-vector models, not to {self.request_kind} "
-                             "requests")
+            raise ValueError(
+                f"--method applies to word-vector models, not to {self.request_kind} requests"
+            )
         self._dataset_sha256 = dataset_sha256(self.dataset)
         pool = self.shot_pool if self.shot_pool is not None else self.dataset
-        self._shots = {item.id: choose_shots(item, pool, self.shots, self.seed)
-                       for item in self.dataset}
+        self._shots = {
+            item.id: choose_shots(item, pool, self.shots, self.seed) for item in self.dataset
+        }
 
     def config(self) -> dict[str, Any]:
         return {
-            "name": self.name, "dataset": self.dataset_config, "items": len(self.dataset),
-            "dataset_sha256": self._dataset_sha256, "request_kind": self.request_kind,
-            "shots": self.shots, "seed": self.seed, "method": self.method,
-            "top_k": DEFAULT_TOP_K, "oov_policy": self.oov_policy,
+            "name": self.name,
+            "dataset": self.dataset_config,
+            "items": len(self.dataset),
+            "dataset_sha256": self._dataset_sha256,
+            "request_kind": self.request_kind,
+            "shots": self.shots,
+            "seed": self.seed,
+            "method": self.method,
+            "top_k": DEFAULT_TOP_K,
+            "oov_policy": self.oov_policy,
             "template": sentence("A", "B", "C", "D"),
-            "answer_match": ("vocabulary word (folded as the model folds)"
-                             if self.request_kind == "analogy"
-                             else "the backend's first token of ' ' + word"),
+            "answer_match": (
+                "vocabulary word (folded as the model folds)"
+                if self.request_kind == "analogy"
+                else "the backend's first token of ' ' + word"
+            ),
         }
 
     def items(self) -> list[Analogy]:
@@ -120,23 +139,44 @@ class RankAnalogyBenchmark:
 
     def requests(self, item: Analogy) -> list[Request]:
         if self.request_kind == "analogy":
-            return [Request(id=item.id, kind="analogy", top_k=DEFAULT_TOP_K,
-                            query=AnalogyQuery(item.a, item.b, item.c, method=self.method or "3cosadd"),
-                            targets=item.accepted)]
-        return [Request(id=item.id, kind="rank", prompt=query_prompt(item, self._shots[item.id]),
-                        answer_suffix=ANSWER_SUFFIX, top_k=DEFAULT_TOP_K, targets=item.accepted)]
+            return [
+                Request(
+                    id=item.id,
+                    kind="analogy",
+                    top_k=DEFAULT_TOP_K,
+                    query=AnalogyQuery(item.a, item.b, item.c, method=self.method or "3cosadd"),
+                    targets=item.accepted,
+                )
+            ]
+        return [
+            Request(
+                id=item.id,
+                kind="rank",
+                prompt=query_prompt(item, self._shots[item.id]),
+                answer_suffix=ANSWER_SUFFIX,
+                top_k=DEFAULT_TOP_K,
+                targets=item.accepted,
+            )
+        ]
 
     def score(self, item: Analogy, responses: Sequence[Response]) -> Score:
         response = responses[0]
         unscorable_correct = False if self.oov_policy == "wrong" else None
         if response.error is not None:
             oov = response.failure == Failure.OUT_OF_VOCABULARY
-            return Score(item.id, unscorable_correct if oov else None, 0.0, None,
-                         Failure.OUT_OF_VOCABULARY.value if oov else Failure.REQUEST_FAILED.value,
-                         {"error": response.error})
+            return Score(
+                item.id,
+                unscorable_correct if oov else None,
+                0.0,
+                None,
+                Failure.OUT_OF_VOCABULARY.value if oov else Failure.REQUEST_FAILED.value,
+                {"error": response.error},
+            )
         if len(response.target_ranks) != len(item.accepted):
-            raise ValueError(f"{item.id}: the model returned {len(response.target_ranks)} target "
-                             f"ranks for {len(item.accepted)} targets")
+            raise ValueError(
+                f"{item.id}: the model returned {len(response.target_ranks)} target "
+                f"ranks for {len(item.accepted)} targets"
+            )
         known = response.target_known or (True,) * len(item.accepted)
         ranks = [r for r, k in zip(response.target_ranks, known) if k]
         if not ranks:
@@ -148,18 +188,33 @@ class RankAnalogyBenchmark:
         elif outcome.rank is not None:
             error_class = "in_top_k"
         elif top is not None and top.strip().lower() in {
-                w.lower() for term in (item.a, item.b, item.c) for w in term.split()}:
+            w.lower() for term in (item.a, item.b, item.c) for w in term.split()
+        }:
             # Diagnosis only: the top answer echoes a word of the question ("nucleus is like
             # nucleus").
             error_class = "question_word"
         else:
             error_class = "not_in_top_k"
-        return Score(item.id, outcome.rank == 1, outcome.reciprocal_rank, top, error_class,
-                     {"rank": outcome.rank, "recall_at_5": outcome.recall_at_5,
-                      "recall_at_10": outcome.recall_at_10})
+        return Score(
+            item.id,
+            outcome.rank == 1,
+            outcome.reciprocal_rank,
+            top,
+            error_class,
+            {
+                "rank": outcome.rank,
+                "recall_at_5": outcome.recall_at_5,
+                "recall_at_10": outcome.recall_at_10,
+            },
+        )
 
-    def sample(self, item: Analogy, requests: Sequence[Request], responses: Sequence[Response],
-               score: Score) -> dict[str, Any]:
+    def sample(
+        self,
+        item: Analogy,
+        requests: Sequence[Request],
+        responses: Sequence[Response],
+        score: Score,
+    ) -> dict[str, Any]:
         response = responses[0]
         return {
             **item.to_dict(),
@@ -179,8 +234,13 @@ class RankAnalogyBenchmark:
         }
 
     def summarize(self, items: Sequence[Analogy], scores: Sequence[Score]) -> dict[str, Any]:
-        results = summarize(self.name, items, scores, cluster_label=self.cluster_label,
-                            per_mapping=len({i.mapping for i in items}) <= 100)
+        results = summarize(
+            self.name,
+            items,
+            scores,
+            cluster_label=self.cluster_label,
+            per_mapping=len({i.mapping for i in items}) <= 100,
+        )
         results["request_kind"] = self.request_kind
         results["method"] = self.method
         results["shots"] = self.shots
@@ -190,8 +250,13 @@ class RankAnalogyBenchmark:
         return report_markdown(results)
 
     def figures(self, results: Mapping[str, Any], folder: Path) -> list[Path]:
-        return [mrr_figure(folder / "figures" / "mrr_by_type.png", {"": results},
-                           title=f"{self.name}: MRR@10 by type")]
+        return [
+            mrr_figure(
+                folder / "figures" / "mrr_by_type.png",
+                {"": results},
+                title=f"{self.name}: MRR@10 by type",
+            )
+        ]
 
 
 def request_kind_for(model: Any, method: str | None) -> tuple[str, str | None]:
@@ -203,5 +268,7 @@ def request_kind_for(model: Any, method: str | None) -> tuple[str, str | None]:
         raise ValueError(f"--method applies to word-vector models; {model.name} ranks next tokens")
     if model.supports("rank"):
         return "rank", None
-    raise ValueError(f"{model.name} can neither rank next tokens nor answer word-vector "
-                     "analogy queries, so it cannot run a ranking analogy set")
+    raise ValueError(
+        f"{model.name} can neither rank next tokens nor answer word-vector "
+        "analogy queries, so it cannot run a ranking analogy set"
+    )

@@ -15,15 +15,28 @@ from lexbench.report.leaderboard import Row, fmt
 from lexbench.report.registry import GenericReporter
 from lexbench.report.runs import LoadedRun
 
-LABELS = {"mrr": "MRR@10", "acc_at_1": "acc@1", "recall_at_5": "recall@5",
-          "recall_at_10": "recall@10"}
-TITLES = {"scan": "SCAN", "google": "Google analogies", "bats": "BATS 3.0",
-          "pairs": "Word-pair analogies", "sat": "SAT-style multiple choice"}
+LABELS = {
+    "mrr": "MRR@10",
+    "acc_at_1": "acc@1",
+    "recall_at_5": "recall@5",
+    "recall_at_10": "recall@10",
+}
+TITLES = {
+    "scan": "SCAN",
+    "google": "Google analogies",
+    "bats": "BATS 3.0",
+    "pairs": "Word-pair analogies",
+    "sat": "SAT-style multiple choice",
+}
 
 
 def _cell(block: Mapping[str, Any] | None) -> str:
-    if not block or not block.get("n") or block.get("estimate") is None \
-            or (isinstance(block["estimate"], float) and math.isnan(block["estimate"])):
+    if (
+        not block
+        or not block.get("n")
+        or block.get("estimate") is None
+        or (isinstance(block["estimate"], float) and math.isnan(block["estimate"]))
+    ):
         return "–"
     se = block.get("se")
     se_text = "–" if se is None or (isinstance(se, float) and math.isnan(se)) else f"{se:.3f}"
@@ -47,16 +60,30 @@ class AnalogyReporter(GenericReporter):
         lines = ["| " + " | ".join(header) + " |", "|---|---|---|" + "---:|" * (len(header) - 3)]
         for run in runs:
             results = run.results
-            groups = [("overall", results.get("overall") or {}),
-                      *sorted((results.get("by_type") or {}).items())]
+            groups = [
+                ("overall", results.get("overall") or {}),
+                *sorted((results.get("by_type") or {}).items()),
+            ]
             for group, block in groups:
-                lines.append(" | ".join([f"| {run.label}", _condition(run), group,
-                                         str(block.get("n", "–")), str(block.get("scored", "–")),
-                                         *(_cell(block.get(m)) for m in metrics)]) + " |")
+                lines.append(
+                    " | ".join(
+                        [
+                            f"| {run.label}",
+                            _condition(run),
+                            group,
+                            str(block.get("n", "–")),
+                            str(block.get("scored", "–")),
+                            *(_cell(block.get(m)) for m in metrics),
+                        ]
+                    )
+                    + " |"
+                )
         cluster = runs[0].results.get("cluster", "mapping")
-        return ("\n".join(lines) + f"\n\nEstimate ± standard error clustered by {cluster}; "
-                "metrics over scored items (an item the model cannot take is left out or "
-                "counted wrong, as the run's config says).")
+        return (
+            "\n".join(lines) + f"\n\nEstimate ± standard error clustered by {cluster}; "
+            "metrics over scored items (an item the model cannot take is left out or "
+            "counted wrong, as the run's config says)."
+        )
 
 
 def ranking_headline(run: LoadedRun) -> Row | None:
@@ -68,7 +95,18 @@ def ranking_headline(run: LoadedRun) -> Row | None:
     if not isinstance(overall, Mapping) or "mrr" not in overall:
         return None
     mrr = overall["mrr"]
-    extra = {"acc@1": fmt(float(overall.get("acc_at_1", {}).get("estimate", math.nan))),
-             "SE (clustered)": fmt(float(mrr.get("se", math.nan)))}
-    return Row(run.benchmark, run.model_name, str(run.path), int(overall.get("scored", 0)),
-               "MRR@10", float(mrr["estimate"]), float(mrr["low"]), float(mrr["high"]), extra)
+    extra = {
+        "acc@1": fmt(float(overall.get("acc_at_1", {}).get("estimate", math.nan))),
+        "SE (clustered)": fmt(float(mrr.get("se", math.nan))),
+    }
+    return Row(
+        run.benchmark,
+        run.model_name,
+        str(run.path),
+        int(overall.get("scored", 0)),
+        "MRR@10",
+        float(mrr["estimate"]),
+        float(mrr["low"]),
+        float(mrr["high"]),
+        extra,
+    )

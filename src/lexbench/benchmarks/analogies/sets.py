@@ -25,11 +25,11 @@ from lexbench.benchmarks.analogies.choice import (
 )
 from lexbench.benchmarks.analogies.data import (
     Analogy,
+    limit_per_mapping,
     load_bats,
     load_dataset,
     load_google,
     load_pair_file,
-    limit_per_mapping,
     parse_pair_lines,
     questions_from_pairs,
     read_pair_collection,
@@ -55,12 +55,34 @@ from lexbench.hashing import sha256_file
 from lexbench.models.base import Model
 
 __all__ = [
-    "Analogy", "ChoiceAnalogy", "ChoiceAnalogyBenchmark", "DEFAULT_TOP_K", "METRICS",
-    "RankAnalogyBenchmark", "build_classic", "build_sat", "choose_shots", "comparison_markdown",
-    "limit_per_mapping", "load_bats", "load_dataset", "load_google", "load_pair_file",
-    "mrr_figure", "paired_mrr_test", "parse_pair_lines", "query_prompt", "questions_from_pairs",
-    "rank_outcome", "read_choice_file", "read_pair_collection", "read_question_file",
-    "report_markdown", "sentence", "summarize", "zip_bytes",
+    "DEFAULT_TOP_K",
+    "METRICS",
+    "Analogy",
+    "ChoiceAnalogy",
+    "ChoiceAnalogyBenchmark",
+    "RankAnalogyBenchmark",
+    "build_classic",
+    "build_sat",
+    "choose_shots",
+    "comparison_markdown",
+    "limit_per_mapping",
+    "load_bats",
+    "load_dataset",
+    "load_google",
+    "load_pair_file",
+    "mrr_figure",
+    "paired_mrr_test",
+    "parse_pair_lines",
+    "query_prompt",
+    "questions_from_pairs",
+    "rank_outcome",
+    "read_choice_file",
+    "read_pair_collection",
+    "read_question_file",
+    "report_markdown",
+    "sentence",
+    "summarize",
+    "zip_bytes",
 ]
 
 CLASSIC_SETS = ("google", "bats", "pairs")
@@ -68,13 +90,24 @@ CLASSIC_SETS = ("google", "bats", "pairs")
 # paper compares GloVe on both with one baseline (|b - a| + c, a missing item counted wrong),
 # so one command gives its BATS-vs-SCAN comparison. Google and pair files follow gensim's
 # `evaluate_word_analogies` (3CosAdd, items with unknown words left out).
-SET_DEFAULTS = {"bats": ("scan-paper", "wrong"), "google": ("3cosadd", "skip"),
-                "pairs": ("3cosadd", "skip")}
+SET_DEFAULTS = {
+    "bats": ("scan-paper", "wrong"),
+    "google": ("3cosadd", "skip"),
+    "pairs": ("3cosadd", "skip"),
+}
 
 
-def build_classic(name: str, model: Model, *, data: str | Path | None = None,
-                  limit_per_relation: int | None = None, shots: int = 0, seed: int = 0,
-                  method: str | None = None, oov_policy: str | None = None) -> RankAnalogyBenchmark:
+def build_classic(
+    name: str,
+    model: Model,
+    *,
+    data: str | Path | None = None,
+    limit_per_relation: int | None = None,
+    shots: int = 0,
+    seed: int = 0,
+    method: str | None = None,
+    oov_policy: str | None = None,
+) -> RankAnalogyBenchmark:
     """Google, BATS or a pair file for `model` (an LM ranks next tokens, vectors answer
     analogy queries). `limit_per_relation` draws a seeded sample per section/relation."""
     items = load_dataset(name, data)
@@ -84,22 +117,37 @@ def build_classic(name: str, model: Model, *, data: str | Path | None = None,
     if model.supports("analogy") and method is None:
         method = default_method
     kind, method = request_kind_for(model, method)
-    config = {"set": name, "source": str(data) if data else "default",
-              "limit_per_relation": limit_per_relation, "source_items": len(items)}
-    return RankAnalogyBenchmark(name=name, dataset=chosen, request_kind=kind, shots=shots,
-                                seed=seed, method=method, oov_policy=oov_policy,
-                                dataset_config=config, shot_pool=items)
+    config = {
+        "set": name,
+        "source": str(data) if data else "default",
+        "limit_per_relation": limit_per_relation,
+        "source_items": len(items),
+    }
+    return RankAnalogyBenchmark(
+        name=name,
+        dataset=chosen,
+        request_kind=kind,
+        shots=shots,
+        seed=seed,
+        method=method,
+        oov_policy=oov_policy,
+        dataset_config=config,
+        shot_pool=items,
+    )
 
 
-def build_sat(model: Model, *, data: str | Path, method: str | None = None,
-              limit: int | None = None) -> ChoiceAnalogyBenchmark:
+def build_sat(
+    model: Model, *, data: str | Path, method: str | None = None, limit: int | None = None
+) -> ChoiceAnalogyBenchmark:
     """SAT-style multiple choice from a file (JSON lines or Turney's text format)."""
     items = read_choice_file(data)
     if limit is not None:
         items = items[:limit]
     source = Path(data).expanduser()
     return ChoiceAnalogyBenchmark(
-        name="sat", dataset=items, request_kind=choice_request_kind(model, method),
-        method=method, dataset_config={"source": str(source), "file_sha256": sha256_file(source),
-                                       "limit": limit})
-
+        name="sat",
+        dataset=items,
+        request_kind=choice_request_kind(model, method),
+        method=method,
+        dataset_config={"source": str(source), "file_sha256": sha256_file(source), "limit": limit},
+    )

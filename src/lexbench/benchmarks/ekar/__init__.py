@@ -65,6 +65,8 @@ SPEC = BenchmarkSpec(
     reporters=_reporters,
     human_task=_human_task,
     finetune_tables=FinetuneTables(("ekar-qa", "ekar-explain"), _add_table_arguments, _table),
-    question_fields={"ekar": ("language", "question", "choices", "gold"),
-                     "ekar-explain": ("language", "question", "choices")},
+    question_fields={
+        "ekar": ("language", "question", "choices", "gold"),
+        "ekar-explain": ("language", "question", "choices"),
+    },
 )

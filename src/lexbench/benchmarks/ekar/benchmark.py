@@ -29,20 +29,30 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.ekar.data import LABELS, RELATION_NAMES, UNKNOWN_RELATION, EkarItem
-from lexbench.benchmarks.ekar.splits import load_split
 from lexbench.benchmarks.ekar.letters import Extraction, extract_letter
+from lexbench.benchmarks.ekar.splits import load_split
 
 __all__ = ["EkarBenchmark", "Extraction", "extract_letter", "load_benchmark", "run_ekar"]
-from lexbench.types import Request, Response, Score
+from lexbench.benchmarks.ekar.prompts import (
+    GENERATE_DECODING,
+    METHODS,
+    MODES,
+    NORMALISATIONS,
+    VECTOR_METHODS,
+    candidate_continuations,
+    choice_prompt,
+    loglikelihood_context,
+    tuple_text,
+)
 from lexbench.benchmarks.ekar.tables import report_markdown, summarize_qa
-from lexbench.benchmarks.ekar.prompts import GENERATE_DECODING, METHODS, MODES, NORMALISATIONS, VECTOR_METHODS, candidate_continuations, choice_prompt, loglikelihood_context, tuple_text
-
+from lexbench.types import Request, Response, Score
 
 # ------------------------------------------------------------------------------ scoring
 
 
-def normalised_scores(loglikelihoods: Sequence[float], token_counts: Sequence[int],
-                      continuations: Sequence[str]) -> dict[str, list[float]]:
+def normalised_scores(
+    loglikelihoods: Sequence[float], token_counts: Sequence[int], continuations: Sequence[str]
+) -> dict[str, list[float]]:
     """The three scores of each candidate: summed log-probability, per token, per character
     (characters of the continuation without its leading space)."""
     chars = [max(1, len(c.strip())) for c in continuations]
@@ -73,25 +83,37 @@ class EkarBenchmark:
     name: str = "ekar"
 
     def __post_init__(self) -> None:
-        for value, allowed, what in ((self.mode, MODES, "mode"), (self.method, METHODS, "method"),
-                                     (self.normalisation, NORMALISATIONS, "normalisation")):
+        for value, allowed, what in (
+            (self.mode, MODES, "mode"),
+            (self.method, METHODS, "method"),
+            (self.normalisation, NORMALISATIONS, "normalisation"),
+        ):
             if value not in allowed:
                 raise ValueError(f"unknown {what} {value!r}; choose from {', '.join(allowed)}")
         if self.method in VECTOR_METHODS and self.mode == "easy":
-            raise ValueError(f"the {self.method} baseline compares term vectors only; EASY mode "
-                             "(the query's explanation) does not apply to it -- use --mode hard")
+            raise ValueError(
+                f"the {self.method} baseline compares term vectors only; EASY mode "
+                "(the query's explanation) does not apply to it -- use --mode hard"
+            )
         if self.mode == "easy":
             missing = [i.id for i in self.dataset if i.query_explanation is None]
             if missing:
-                raise ValueError(f"EASY mode needs each query's explanation; {len(missing)} "
-                                 f"item(s) have none (e.g. {missing[:3]}); use --mode hard")
+                raise ValueError(
+                    f"EASY mode needs each query's explanation; {len(missing)} "
+                    f"item(s) have none (e.g. {missing[:3]}); use --mode hard"
+                )
 
     def config(self) -> dict[str, Any]:
         return {
-            "name": self.name, "task": "qa", "language": self.language, "split": self.split,
-            "mode": self.mode, "method": self.method,
+            "name": self.name,
+            "task": "qa",
+            "language": self.language,
+            "split": self.split,
+            "mode": self.mode,
+            "method": self.method,
             "normalisation": self.normalisation if self.method == "loglikelihood" else None,
-            "items": len(self.dataset), "dataset": self.dataset_info,
+            "items": len(self.dataset),
+            "dataset": self.dataset_info,
             "decoding": GENERATE_DECODING.to_dict() if self.method == "generate" else None,
         }
 
@@ -100,17 +122,28 @@ class EkarBenchmark:
 
     def requests(self, item: EkarItem) -> list[Request]:
         if self.method == "generate":
-            return [Request(id=item.id, kind="generate", prompt=choice_prompt(item, self.mode),
-                            decoding=GENERATE_DECODING)]
+            return [
+                Request(
+                    id=item.id,
+                    kind="generate",
+                    prompt=choice_prompt(item, self.mode),
+                    decoding=GENERATE_DECODING,
+                )
+            ]
         if self.method in VECTOR_METHODS:
             # One typed `analogy` request (a TupleChoiceQuery): the word-vector backend and
             # the contextual encoder both answer it with one cosine per candidate.
             from lexbench.benchmarks.ekar.embedding import tuple_request
 
             return [tuple_request(item)]
-        return [Request(id=item.id, kind="loglikelihood",
-                        prompt=loglikelihood_context(item, self.mode),
-                        continuations=candidate_continuations(item))]
+        return [
+            Request(
+                id=item.id,
+                kind="loglikelihood",
+                prompt=loglikelihood_context(item, self.mode),
+                continuations=candidate_continuations(item),
+            )
+        ]
 
     def score(self, item: EkarItem, responses: Sequence[Response]) -> Score:
         response = responses[0]
@@ -119,12 +152,19 @@ class EkarBenchmark:
             # The vectors cannot answer when a query term has no known word: the baseline
             # fails on that item (counted wrong), which is not an infrastructure failure.
             error = response.failure.value if response.failure else "request_failed"
-            return Score(item.id, None if gold is None else False, 0.0 if gold else math.nan,
-                         None, error, {"error": response.error})
+            return Score(
+                item.id,
+                None if gold is None else False,
+                0.0 if gold else math.nan,
+                None,
+                error,
+                {"error": response.error},
+            )
         details: dict[str, Any] = {}
         if self.method == "generate":
-            extraction = extract_letter(response.text,
-                                        [tuple_text(c, item.language) for c in item.choices])
+            extraction = extract_letter(
+                response.text, [tuple_text(c, item.language) for c in item.choices]
+            )
             answer = extraction.letter
             details["extraction"] = extraction.how
         elif self.method in VECTOR_METHODS:
@@ -134,12 +174,15 @@ class EkarBenchmark:
             details["cosines"] = [c if math.isfinite(c) else None for c in cosines]
             details["extraction"] = "cosine" if choice is not None else "out_of_vocabulary"
         else:
-            by_norm = normalised_scores(response.loglikelihoods, response.continuation_tokens,
-                                        candidate_continuations(item))
+            by_norm = normalised_scores(
+                response.loglikelihoods, response.continuation_tokens, candidate_continuations(item)
+            )
             picks = {norm: best_index(values) for norm, values in by_norm.items()}
             details["scores"] = by_norm
             details["continuation_tokens"] = list(response.continuation_tokens)
-            details["answers"] = {norm: None if p is None else LABELS[p] for norm, p in picks.items()}
+            details["answers"] = {
+                norm: None if p is None else LABELS[p] for norm, p in picks.items()
+            }
             if gold is not None:
                 details["correct_by"] = {norm: a == gold for norm, a in details["answers"].items()}
             choice = picks[self.normalisation]
@@ -150,23 +193,38 @@ class EkarBenchmark:
             error = "unparsed" if self.method == "generate" else "out_of_vocabulary"
             return Score(item.id, False, 0.0, None, error, details)
         correct = answer == gold
-        return Score(item.id, correct, float(correct), answer, "correct" if correct else "wrong",
-                     details)
+        return Score(
+            item.id, correct, float(correct), answer, "correct" if correct else "wrong", details
+        )
 
-    def sample(self, item: EkarItem, requests: Sequence[Request], responses: Sequence[Response],
-               score: Score) -> dict[str, Any]:
+    def sample(
+        self,
+        item: EkarItem,
+        requests: Sequence[Request],
+        responses: Sequence[Response],
+        score: Score,
+    ) -> dict[str, Any]:
         request, response = requests[0], responses[0]
         row: dict[str, Any] = {
-            "id": item.id, "language": item.language, "question": ":".join(item.query),
-            "choices": [":".join(c) for c in item.choices], "terms": item.terms,
-            "gold": item.answer, "relation": item.relation_code,
+            "id": item.id,
+            "language": item.language,
+            "question": ":".join(item.query),
+            "choices": [":".join(c) for c in item.choices],
+            "terms": item.terms,
+            "gold": item.answer,
+            "relation": item.relation_code,
             "relation_name": RELATION_NAMES.get(item.relation_code, UNKNOWN_RELATION),
             "meta_relation": item.meta_relation,
             "relations": list(item.query_relation_codes),
-            "meta_relations": list(item.query_meta_relations), "mode": self.mode, "method": self.method,
-            "prompt": request.prompt, "answer": score.answer, "correct": score.correct,
+            "meta_relations": list(item.query_meta_relations),
+            "mode": self.mode,
+            "method": self.method,
+            "prompt": request.prompt,
+            "answer": score.answer,
+            "correct": score.correct,
             "value": None if math.isnan(score.value) else score.value,
-            "error_class": score.error_class, "error": response.error,
+            "error_class": score.error_class,
+            "error": response.error,
         }
         if self.method == "generate":
             row["output"] = response.text
@@ -190,40 +248,76 @@ class EkarBenchmark:
             return []
         labels = [f"{r['meta_relation']} {r['name']}" for r in rows]
         config = results.get("config", {})
-        title = (f"E-KAR {config.get('language', '')} {config.get('split', '')}: "
-                 f"{config.get('method', '')}, {config.get('mode', '')}")
+        title = (
+            f"E-KAR {config.get('language', '')} {config.get('split', '')}: "
+            f"{config.get('method', '')}, {config.get('mode', '')}"
+        )
         path = bar_with_intervals(
-            Path(folder) / "figures" / "accuracy_by_meta_relation.png", labels,
-            [r["accuracy"] for r in rows], [r["wilson"]["low"] for r in rows],
-            [r["wilson"]["high"] for r in rows], title=title,
-            ylabel="accuracy (Wilson 95%)")
+            Path(folder) / "figures" / "accuracy_by_meta_relation.png",
+            labels,
+            [r["accuracy"] for r in rows],
+            [r["wilson"]["low"] for r in rows],
+            [r["wilson"]["high"] for r in rows],
+            title=title,
+            ylabel="accuracy (Wilson 95%)",
+        )
         return [path]
 
 
 # ------------------------------------------------------------------------------ API
 
 
-def load_benchmark(*, language: str = "en", split: str = "validation", mode: str = "hard",
-                   method: str = "loglikelihood", normalisation: str = "per_char",
-                   data: str | Path | None = None, revision: str = "v1.1",
-                   endpoint: str | None = None, limit: int | None = None) -> EkarBenchmark:
+def load_benchmark(
+    *,
+    language: str = "en",
+    split: str = "validation",
+    mode: str = "hard",
+    method: str = "loglikelihood",
+    normalisation: str = "per_char",
+    data: str | Path | None = None,
+    revision: str = "v1.1",
+    endpoint: str | None = None,
+    limit: int | None = None,
+) -> EkarBenchmark:
     """An `EkarBenchmark` over one split, read from `data` or downloaded from the Hub
     (EASY mode on v1.0's test split reads test_easy_blind.json)."""
-    loaded = load_split(language, split, data=data, revision=revision, endpoint=endpoint,
-                        mode=mode)
+    loaded = load_split(language, split, data=data, revision=revision, endpoint=endpoint, mode=mode)
     items = loaded.items[:limit] if limit else loaded.items
-    info = {"source": loaded.source, "file": loaded.path.name, "sha256": loaded.sha256,
-            "revision": revision if data is None else None, "limit": limit,
-            "blind": loaded.blind}
-    return EkarBenchmark(dataset=items, language=language, split=split, mode=mode, method=method,
-                         normalisation=normalisation, dataset_info=info)
+    info = {
+        "source": loaded.source,
+        "file": loaded.path.name,
+        "sha256": loaded.sha256,
+        "revision": revision if data is None else None,
+        "limit": limit,
+        "blind": loaded.blind,
+    }
+    return EkarBenchmark(
+        dataset=items,
+        language=language,
+        split=split,
+        mode=mode,
+        method=method,
+        normalisation=normalisation,
+        dataset_info=info,
+    )
 
 
-def run_ekar(model: Any, *, language: str = "en", split: str = "validation", mode: str = "hard",
-             method: str = "loglikelihood", normalisation: str = "per_char",
-             data: str | Path | None = None, revision: str = "v1.1", endpoint: str | None = None,
-             limit: int | None = None, out: str | Path = "runs", cache: Any = None,
-             progress: bool = True) -> Any:
+def run_ekar(
+    model: Any,
+    *,
+    language: str = "en",
+    split: str = "validation",
+    mode: str = "hard",
+    method: str = "loglikelihood",
+    normalisation: str = "per_char",
+    data: str | Path | None = None,
+    revision: str = "v1.1",
+    endpoint: str | None = None,
+    limit: int | None = None,
+    out: str | Path = "runs",
+    cache: Any = None,
+    progress: bool = True,
+) -> Any:
     """Evaluate `model` (a `Model`, or a spec such as "smollm2-135m" or "glove"; with
     method="contextual", the path of a transformers encoder) on E-KAR QA and write its run
     folder; returns the `Evaluation`.
@@ -231,12 +325,20 @@ def run_ekar(model: Any, *, language: str = "en", split: str = "validation", mod
     >>> run_ekar("glove", data="tests/fixtures/ekar/english", method="embedding")  # doctest: +SKIP
     >>> run_ekar("path/to/bert", data="tests/fixtures/ekar/english", method="contextual")  # doctest: +SKIP
     """
-    from lexbench.run.evaluate import evaluate
     from lexbench.benchmarks.ekar.embedding import check_coverage, resolve_model
+    from lexbench.run.evaluate import evaluate
 
-    benchmark = load_benchmark(language=language, split=split, mode=mode, method=method,
-                               normalisation=normalisation, data=data, revision=revision,
-                               endpoint=endpoint, limit=limit)
+    benchmark = load_benchmark(
+        language=language,
+        split=split,
+        mode=mode,
+        method=method,
+        normalisation=normalisation,
+        data=data,
+        revision=revision,
+        endpoint=endpoint,
+        limit=limit,
+    )
     from lexbench.benchmarks.ekar.contextual import ContextualTupleModel, check_encoder_language
 
     if isinstance(model, str) and method == "contextual":

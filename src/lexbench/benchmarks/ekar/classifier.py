@@ -68,17 +68,23 @@ class EkarClassifier(Model):
         self._weights = _weights_sha256(self.folder)
 
     def fingerprint(self) -> dict[str, Any]:
-        return {"backend": "ekar-classifier", "model": str(self.folder.resolve()),
-                "weights_sha256": self._weights,
-                "input_format": self.network.settings.input_format,
-                "mode": self.network.settings.mode}
+        return {
+            "backend": "ekar-classifier",
+            "model": str(self.folder.resolve()),
+            "weights_sha256": self._weights,
+            "input_format": self.network.settings.input_format,
+            "mode": self.network.settings.mode,
+        }
 
     def describe(self) -> dict[str, Any]:
         from lexbench.finetune.lineage import describe_lineage
 
-        described = {**super().describe(), "device": self.device,
-                     "batch_size": self.options.batch_size,
-                     "settings": json.loads(json.dumps(self.network.settings.__dict__))}
+        described = {
+            **super().describe(),
+            "device": self.device,
+            "batch_size": self.options.batch_size,
+            "settings": json.loads(json.dumps(self.network.settings.__dict__)),
+        }
         lineage = describe_lineage(self.folder)
         return {**described, "lineage": lineage} if lineage else described
 
@@ -87,13 +93,18 @@ class EkarClassifier(Model):
 
         for request in requests:
             if len(request.continuations) < 2:
-                raise ValueError(f"request {request.id}: a classifier chooses among two or more "
-                                 f"continuations, got {len(request.continuations)}")
+                raise ValueError(
+                    f"request {request.id}: a classifier chooses among two or more "
+                    f"continuations, got {len(request.continuations)}"
+                )
         groups = [([r.prompt] * len(r.continuations), list(r.continuations)) for r in requests]
-        scores = score_choices(self.network, self.tokenizer, groups,
-                               batch_size=max(1, self.options.batch_size))
-        return [Response(request_id=r.id, loglikelihoods=tuple(s),
-                         continuation_tokens=(1,) * len(s)) for r, s in zip(requests, scores)]
+        scores = score_choices(
+            self.network, self.tokenizer, groups, batch_size=max(1, self.options.batch_size)
+        )
+        return [
+            Response(request_id=r.id, loglikelihoods=tuple(s), continuation_tokens=(1,) * len(s))
+            for r, s in zip(requests, scores)
+        ]
 
     def close(self) -> None:
         self.network = None  # type: ignore[assignment]
@@ -104,6 +115,8 @@ def load(name: str, options: dict[str, Any]) -> EkarClassifier:
     known = set(ClassifierOptions.__dataclass_fields__)
     unknown = sorted(k for k in options if k not in known)
     if unknown:
-        raise ValueError(f"option(s) {', '.join(unknown)} do not apply to the ekar-classifier "
-                         f"backend; it takes: {', '.join(sorted(known))}")
+        raise ValueError(
+            f"option(s) {', '.join(unknown)} do not apply to the ekar-classifier "
+            f"backend; it takes: {', '.join(sorted(known))}"
+        )
     return EkarClassifier(name, ClassifierOptions(**options))

@@ -18,7 +18,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lexbench.finetune.cli import finished, output_folder, training_config
 from lexbench.commands.common import (
     add_model_arguments,
     add_run_arguments,
@@ -26,6 +25,7 @@ from lexbench.commands.common import (
     positive_int,
     run_and_report,
 )
+from lexbench.finetune.cli import finished, output_folder, training_config
 
 
 def _default_method(model_spec: str) -> str:
@@ -35,34 +35,54 @@ def _default_method(model_spec: str) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from lexbench.run.evaluate import evaluate
     from lexbench.benchmarks.ekar.embedding import check_coverage, resolve_model
+    from lexbench.run.evaluate import evaluate
 
     method = args.method or ("contextual" if args.encoder else _default_method(args.model))
     if (method == "contextual") != (args.encoder is not None):
-        raise ValueError("--method contextual and --encoder PATH go together: the contextual "
-                         "baseline encodes terms with the transformers encoder at PATH")
+        raise ValueError(
+            "--method contextual and --encoder PATH go together: the contextual "
+            "baseline encodes terms with the transformers encoder at PATH"
+        )
     if args.task == "explain":
         from lexbench.benchmarks.ekar.explain import load_explanation_benchmark
 
         if method in ("embedding", "contextual"):
-            raise ValueError("explanation generation needs a text-generating model, not a "
-                             f"{method} baseline")
+            raise ValueError(
+                f"explanation generation needs a text-generating model, not a {method} baseline"
+            )
         benchmark: Any = load_explanation_benchmark(
-            language=args.language, split=args.split, mode=args.mode, data=args.data,
-            revision=args.data_revision, endpoint=args.endpoint, limit=args.limit,
-            similarity_model=args.similarity_model, use_similarity=not args.no_similarity,
-            bertscore_model=args.bertscore_model, bertscore_layers=args.bertscore_layers,
-            max_new_tokens=args.max_new_tokens, prompt_format=args.eg_prompt,
-            bleurt_checkpoint=args.bleurt_checkpoint, moverscore_model=args.moverscore_model)
+            language=args.language,
+            split=args.split,
+            mode=args.mode,
+            data=args.data,
+            revision=args.data_revision,
+            endpoint=args.endpoint,
+            limit=args.limit,
+            similarity_model=args.similarity_model,
+            use_similarity=not args.no_similarity,
+            bertscore_model=args.bertscore_model,
+            bertscore_layers=args.bertscore_layers,
+            max_new_tokens=args.max_new_tokens,
+            prompt_format=args.eg_prompt,
+            bleurt_checkpoint=args.bleurt_checkpoint,
+            moverscore_model=args.moverscore_model,
+        )
         method = "generate"
     else:
         from lexbench.benchmarks.ekar.benchmark import load_benchmark
 
         benchmark = load_benchmark(
-            language=args.language, split=args.split, mode=args.mode, method=method,
-            normalisation=args.normalisation, data=args.data, revision=args.data_revision,
-            endpoint=args.endpoint, limit=args.limit)
+            language=args.language,
+            split=args.split,
+            mode=args.mode,
+            method=method,
+            normalisation=args.normalisation,
+            data=args.data,
+            revision=args.data_revision,
+            endpoint=args.endpoint,
+            limit=args.limit,
+        )
     if method == "contextual":
         from lexbench.benchmarks.ekar.contextual import ContextualTupleModel
 
@@ -72,15 +92,20 @@ def _run(args: argparse.Namespace) -> int:
             raise ValueError(f"option(s) {', '.join(unused)} do not apply to --encoder")
         from lexbench.benchmarks.ekar.contextual import check_encoder_language
 
-        model: Any = ContextualTupleModel(args.encoder, layer=args.encoder_layer,
-                                          **{"device": "cpu", **options})
+        model: Any = ContextualTupleModel(
+            args.encoder, layer=args.encoder_layer, **{"device": "cpu", **options}
+        )
         check_encoder_language(model, args.language)
     else:
         model = resolve_model(args.model, method, model_options(args))
     check_coverage(model, benchmark.items())
     try:
-        run_and_report(args, lambda cache: evaluate(benchmark, model, out_root=args.out,
-                                                    cache=cache, progress=not args.no_progress))
+        run_and_report(
+            args,
+            lambda cache: evaluate(
+                benchmark, model, out_root=args.out, cache=cache, progress=not args.no_progress
+            ),
+        )
     finally:
         model.close()
     return 0
@@ -88,60 +113,126 @@ def _run(args: argparse.Namespace) -> int:
 
 def register(cli: Any) -> None:
     run = cli.benchmark_command(
-        "run", "ekar", "evaluate a model on E-KAR (analogy QA or explanation generation)", _run)
+        "run", "ekar", "evaluate a model on E-KAR (analogy QA or explanation generation)", _run
+    )
     data = run.add_argument_group("data")
-    data.add_argument("--language", choices=["en", "zh"], default="en",
-                      help="en: jiangjiechen/ekar_english; zh: jiangjiechen/ekar_chinese")
-    data.add_argument("--split", choices=["train", "validation", "test"], default="validation",
-                      help="test may carry no labels (then only predictions are written)")
-    data.add_argument("--data", type=Path, default=None,
-                      help="a local folder with train.json/validation.json/test.json in the "
-                           "Hub's layout (default: download from the Hub)")
-    data.add_argument("--data-revision", default="v1.1",
-                      help="v1.1 (the Hub's main branch, default), v1.0 (the paper's "
-                           "branch), or a commit id to pin the files exactly")
-    data.add_argument("--endpoint", default=None,
-                      help="Hub base URL (default $HF_ENDPOINT or https://huggingface.co)")
+    data.add_argument(
+        "--language",
+        choices=["en", "zh"],
+        default="en",
+        help="en: jiangjiechen/ekar_english; zh: jiangjiechen/ekar_chinese",
+    )
+    data.add_argument(
+        "--split",
+        choices=["train", "validation", "test"],
+        default="validation",
+        help="test may carry no labels (then only predictions are written)",
+    )
+    data.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="a local folder with train.json/validation.json/test.json in the "
+        "Hub's layout (default: download from the Hub)",
+    )
+    data.add_argument(
+        "--data-revision",
+        default="v1.1",
+        help="v1.1 (the Hub's main branch, default), v1.0 (the paper's "
+        "branch), or a commit id to pin the files exactly",
+    )
+    data.add_argument(
+        "--endpoint",
+        default=None,
+        help="Hub base URL (default $HF_ENDPOINT or https://huggingface.co)",
+    )
     data.add_argument("--limit", type=positive_int, default=None, help="the first N items only")
     task = run.add_argument_group("task")
-    task.add_argument("--task", choices=["qa", "explain"], default="qa",
-                      help="qa: pick the analogous candidate; explain: generate E_Q/E_A")
-    task.add_argument("--mode", choices=["hard", "easy"], default="hard",
-                      help="hard: query and candidates only; easy: the query's explanation too")
-    task.add_argument("--method", choices=["loglikelihood", "generate", "embedding", "contextual"],
-                      default=None,
-                      help="qa method (default: embedding for vectors:/glove models, contextual "
-                           "with --encoder, else loglikelihood)")
-    task.add_argument("--encoder", type=Path, default=None,
-                      help="contextual: a transformers encoder folder (BERT, RoBERTa, ...) whose "
-                           "untuned term representations answer, as in the paper's Table 2")
-    task.add_argument("--encoder-layer", type=int, default=-1,
-                      help="contextual: the hidden layer read (default -1, the last)")
-    task.add_argument("--normalisation", choices=["sum", "per_token", "per_char"],
-                      default="per_char",
-                      help="loglikelihood: which score picks the answer (all three are reported)")
-    task.add_argument("--similarity-model", default=None,
-                      help="explain: a sentence-transformers folder (default: the packaged "
-                           "all-MiniLM-L6-v2, English only: Chinese needs a multilingual or "
-                           "Chinese model here, or --no-similarity)")
-    task.add_argument("--no-similarity", action="store_true",
-                      help="explain: skip the embedding similarity")
-    task.add_argument("--bertscore-model", default=None,
-                      help="explain: also report BERTScore F1 with this model (needs bert-score)")
-    task.add_argument("--bertscore-layers", type=positive_int, default=None,
-                      help="explain: the layer bert-score reads, for models outside its table")
-    task.add_argument("--bleurt-checkpoint", default=None,
-                      help="explain: a BLEURT checkpoint folder (needs bleurt or bleurt-pytorch); "
-                           "without it BLEURT is skipped and the report says why")
-    task.add_argument("--moverscore-model", default=None,
-                      help="explain: a transformers encoder folder for MoverScore (needs "
-                           "moverscore); without it MoverScore is skipped and the report says why")
-    task.add_argument("--eg-prompt", choices=["paper", "instruct"], default="paper",
-                      help="explain: paper (default) = Appendix A.1's input, 'query = ... </s> "
-                           "candidate = ... </s> generate the explanation of Q'; instruct = the "
-                           "same information as plain instructions with lettered candidates")
-    task.add_argument("--max-new-tokens", type=positive_int, default=48,
-                      help="explain: the longest explanation generated, in tokens (default 48)")
+    task.add_argument(
+        "--task",
+        choices=["qa", "explain"],
+        default="qa",
+        help="qa: pick the analogous candidate; explain: generate E_Q/E_A",
+    )
+    task.add_argument(
+        "--mode",
+        choices=["hard", "easy"],
+        default="hard",
+        help="hard: query and candidates only; easy: the query's explanation too",
+    )
+    task.add_argument(
+        "--method",
+        choices=["loglikelihood", "generate", "embedding", "contextual"],
+        default=None,
+        help="qa method (default: embedding for vectors:/glove models, contextual "
+        "with --encoder, else loglikelihood)",
+    )
+    task.add_argument(
+        "--encoder",
+        type=Path,
+        default=None,
+        help="contextual: a transformers encoder folder (BERT, RoBERTa, ...) whose "
+        "untuned term representations answer, as in the paper's Table 2",
+    )
+    task.add_argument(
+        "--encoder-layer",
+        type=int,
+        default=-1,
+        help="contextual: the hidden layer read (default -1, the last)",
+    )
+    task.add_argument(
+        "--normalisation",
+        choices=["sum", "per_token", "per_char"],
+        default="per_char",
+        help="loglikelihood: which score picks the answer (all three are reported)",
+    )
+    task.add_argument(
+        "--similarity-model",
+        default=None,
+        help="explain: a sentence-transformers folder (default: the packaged "
+        "all-MiniLM-L6-v2, English only: Chinese needs a multilingual or "
+        "Chinese model here, or --no-similarity)",
+    )
+    task.add_argument(
+        "--no-similarity", action="store_true", help="explain: skip the embedding similarity"
+    )
+    task.add_argument(
+        "--bertscore-model",
+        default=None,
+        help="explain: also report BERTScore F1 with this model (needs bert-score)",
+    )
+    task.add_argument(
+        "--bertscore-layers",
+        type=positive_int,
+        default=None,
+        help="explain: the layer bert-score reads, for models outside its table",
+    )
+    task.add_argument(
+        "--bleurt-checkpoint",
+        default=None,
+        help="explain: a BLEURT checkpoint folder (needs bleurt or bleurt-pytorch); "
+        "without it BLEURT is skipped and the report says why",
+    )
+    task.add_argument(
+        "--moverscore-model",
+        default=None,
+        help="explain: a transformers encoder folder for MoverScore (needs "
+        "moverscore); without it MoverScore is skipped and the report says why",
+    )
+    task.add_argument(
+        "--eg-prompt",
+        choices=["paper", "instruct"],
+        default="paper",
+        help="explain: paper (default) = Appendix A.1's input, 'query = ... </s> "
+        "candidate = ... </s> generate the explanation of Q'; instruct = the "
+        "same information as plain instructions with lettered candidates",
+    )
+    task.add_argument(
+        "--max-new-tokens",
+        type=positive_int,
+        default=48,
+        help="explain: the longest explanation generated, in tokens (default 48)",
+    )
     add_model_arguments(run)
     add_run_arguments(run)
     register_finetune(cli)
@@ -154,11 +245,21 @@ def _ekar_qa(args: argparse.Namespace) -> int:
     from lexbench.benchmarks.ekar.finetune_qa import finetune_ekar_qa, paper_config
 
     result = finetune_ekar_qa(
-        args.model, output=output_folder(args, "ekar-qa"), data=args.data, language=args.language,
-        mode=args.mode, input_format=args.input_format, train_split=args.train_split,
-        eval_split=args.eval_split, revision=args.data_revision,
-        config=training_config(args, paper_config), max_length=args.max_length, dropout=args.dropout,
-        restart=args.restart, progress=not args.no_progress)
+        args.model,
+        output=output_folder(args, "ekar-qa"),
+        data=args.data,
+        language=args.language,
+        mode=args.mode,
+        input_format=args.input_format,
+        train_split=args.train_split,
+        eval_split=args.eval_split,
+        revision=args.data_revision,
+        config=training_config(args, paper_config),
+        max_length=args.max_length,
+        dropout=args.dropout,
+        restart=args.restart,
+        progress=not args.no_progress,
+    )
     return finished(result)
 
 
@@ -166,55 +267,100 @@ def _ekar_explain(args: argparse.Namespace) -> int:
     from lexbench.benchmarks.ekar.finetune_explain import finetune_ekar_explain, paper_config
 
     result = finetune_ekar_explain(
-        args.model, output=output_folder(args, "ekar-explain"), data=args.data, language=args.language,
-        mode=args.mode, train_split=args.train_split, eval_split=args.eval_split,
-        revision=args.data_revision, config=training_config(args, paper_config),
-        max_length=args.max_length, restart=args.restart, progress=not args.no_progress)
+        args.model,
+        output=output_folder(args, "ekar-explain"),
+        data=args.data,
+        language=args.language,
+        mode=args.mode,
+        train_split=args.train_split,
+        eval_split=args.eval_split,
+        revision=args.data_revision,
+        config=training_config(args, paper_config),
+        max_length=args.max_length,
+        restart=args.restart,
+        progress=not args.no_progress,
+    )
     return finished(result)
 
 
 def add_ekar_data(parser: argparse.ArgumentParser) -> None:
     data = parser.add_argument_group("data")
-    data.add_argument("--data", type=Path, default=None,
-                      help="folder with train.json/validation.json/test.json (default: the Hub)")
+    data.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="folder with train.json/validation.json/test.json (default: the Hub)",
+    )
     data.add_argument("--data-revision", default="v1.1", help="v1.1 (default), v1.0, or a commit")
     data.add_argument("--language", choices=["en", "zh"], default="en")
-    data.add_argument("--mode", choices=["hard", "easy"], default="hard",
-                      help="easy: the query's gold explanation is part of the input")
-    data.add_argument("--train-split", choices=["train", "validation"], default="train",
-                      help="validation: train on the development split, as the paper does "
-                           "for sets without a training split")
-    data.add_argument("--eval-split", choices=["train", "validation"], default="validation",
-                      help="the split that picks the best checkpoint")
+    data.add_argument(
+        "--mode",
+        choices=["hard", "easy"],
+        default="hard",
+        help="easy: the query's gold explanation is part of the input",
+    )
+    data.add_argument(
+        "--train-split",
+        choices=["train", "validation"],
+        default="train",
+        help="validation: train on the development split, as the paper does "
+        "for sets without a training split",
+    )
+    data.add_argument(
+        "--eval-split",
+        choices=["train", "validation"],
+        default="validation",
+        help="the split that picks the best checkpoint",
+    )
 
 
 def register_finetune(cli: Any) -> None:
     """`lexbench finetune ekar-qa|ekar-explain`: the paper's fine-tuned baselines."""
     from lexbench.finetune.cli import add_training_arguments
 
-    qa = cli.benchmark_command("finetune", "ekar-qa",
-                               "E-KAR's fine-tuned QA baseline: encoder + MLP + softmax over the "
-                               "candidates", _ekar_qa)
-    qa.add_argument("--model", required=True,
-                    help="an encoder: all-minilm-l6-v2 (packaged), a folder, or a Hub id")
-    qa.add_argument("--input-format", choices=["request", "explanations"], default="request",
-                    help="request: as lexbench run ekar asks; explanations: Appendix A.1's "
-                         "Acc(Δ) input with gold explanations")
+    qa = cli.benchmark_command(
+        "finetune",
+        "ekar-qa",
+        "E-KAR's fine-tuned QA baseline: encoder + MLP + softmax over the candidates",
+        _ekar_qa,
+    )
+    qa.add_argument(
+        "--model",
+        required=True,
+        help="an encoder: all-minilm-l6-v2 (packaged), a folder, or a Hub id",
+    )
+    qa.add_argument(
+        "--input-format",
+        choices=["request", "explanations"],
+        default="request",
+        help="request: as lexbench run ekar asks; explanations: Appendix A.1's "
+        "Acc(Δ) input with gold explanations",
+    )
     qa.add_argument("--max-length", type=positive_int, default=256, help="tokens per choice")
     qa.add_argument("--dropout", type=float, default=0.1, help="in the MLP head")
     add_ekar_data(qa)
-    add_training_arguments(qa, "transformers' defaults (AdamW, lr 5e-5, batch 8, 3 epochs, "
-                                "seed 42), validation accuracy every epoch")
+    add_training_arguments(
+        qa,
+        "transformers' defaults (AdamW, lr 5e-5, batch 8, 3 epochs, "
+        "seed 42), validation accuracy every epoch",
+    )
 
-    explain = cli.benchmark_command("finetune", "ekar-explain",
-                                    "E-KAR's explanation generator (seq2seq or causal LM)",
-                                    _ekar_explain)
-    explain.add_argument("--model", required=True,
-                         help="smollm2-135m, hf:PATH|HUB_ID: a causal LM or a BART/T5")
+    explain = cli.benchmark_command(
+        "finetune",
+        "ekar-explain",
+        "E-KAR's explanation generator (seq2seq or causal LM)",
+        _ekar_explain,
+    )
+    explain.add_argument(
+        "--model", required=True, help="smollm2-135m, hf:PATH|HUB_ID: a causal LM or a BART/T5"
+    )
     explain.add_argument("--max-length", type=positive_int, default=512, help="tokens per example")
     add_ekar_data(explain)
-    add_training_arguments(explain, "transformers' defaults (AdamW, lr 5e-5, batch 8, 3 "
-                                     "epochs, seed 42), validation loss every epoch")
+    add_training_arguments(
+        explain,
+        "transformers' defaults (AdamW, lr 5e-5, batch 8, 3 "
+        "epochs, seed 42), validation loss every epoch",
+    )
 
 
 def add_table_arguments(parser: argparse.ArgumentParser) -> None:
@@ -224,8 +370,12 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
     ekar.add_argument("--data", type=Path, default=None, help="default: the lineage's data")
     ekar.add_argument("--data-revision", default="v1.1")
     ekar.add_argument("--device", default="cpu")
-    ekar.add_argument("--qa-model", type=Path, default=None,
-                      help="ekar-explain: the Acc(Δ) QA model (ekar-qa --input-format explanations)")
+    ekar.add_argument(
+        "--qa-model",
+        type=Path,
+        default=None,
+        help="ekar-explain: the Acc(Δ) QA model (ekar-qa --input-format explanations)",
+    )
     ekar.add_argument("--max-new-tokens", type=positive_int, default=64)
     ekar.add_argument("--no-similarity", action="store_true")
     ekar.add_argument("--bertscore-model", default=None)
@@ -236,15 +386,30 @@ def finetune_table(folder: Path, experiment: str, args: argparse.Namespace) -> d
     if experiment == "ekar-qa":
         from lexbench.benchmarks.ekar.finetune_qa import ekar_qa_table
 
-        return ekar_qa_table(folder, split=args.split, data=args.data,
-                             revision=args.data_revision, device=args.device, out=args.out)
+        return ekar_qa_table(
+            folder,
+            split=args.split,
+            data=args.data,
+            revision=args.data_revision,
+            device=args.device,
+            out=args.out,
+        )
     if args.qa_model is None:
-        raise ValueError("the Acc(Δ) table needs --qa-model DIR: a classifier from lexbench "
-                         "finetune ekar-qa --input-format explanations")
+        raise ValueError(
+            "the Acc(Δ) table needs --qa-model DIR: a classifier from lexbench "
+            "finetune ekar-qa --input-format explanations"
+        )
     from lexbench.benchmarks.ekar.finetune_accdelta import accdelta_table
 
-    return accdelta_table(folder, args.qa_model, split=args.split, data=args.data,
-                          revision=args.data_revision, max_new_tokens=args.max_new_tokens,
-                          use_similarity=not args.no_similarity,
-                          bertscore_model=args.bertscore_model, device=args.device,
-                          out=args.out)
+    return accdelta_table(
+        folder,
+        args.qa_model,
+        split=args.split,
+        data=args.data,
+        revision=args.data_revision,
+        max_new_tokens=args.max_new_tokens,
+        use_similarity=not args.no_similarity,
+        bertscore_model=args.bertscore_model,
+        device=args.device,
+        out=args.out,
+    )

@@ -55,8 +55,11 @@ def _content_hash(folder: Path) -> str:
     """sha256 over config.json and the weight files' bytes: two encoders with the same
     shapes but different weights (two random tiny BERTs) never share cached answers."""
     digest = hashlib.sha256()
-    files = [folder / "config.json", *sorted(folder.glob("*.safetensors")),
-             *sorted(folder.glob("*.bin"))]
+    files = [
+        folder / "config.json",
+        *sorted(folder.glob("*.safetensors")),
+        *sorted(folder.glob("*.bin")),
+    ]
     for path in files:
         if path.is_file():
             digest.update(path.name.encode())
@@ -76,8 +79,16 @@ class ContextualTupleModel(Model):
 
     kinds = frozenset({"analogy"})
 
-    def __init__(self, encoder: str | Path, *, device: str = "cpu", dtype: str = "float32",
-                 batch_size: int = 32, layer: int = -1, threads: int | None = None):
+    def __init__(
+        self,
+        encoder: str | Path,
+        *,
+        device: str = "cpu",
+        dtype: str = "float32",
+        batch_size: int = 32,
+        layer: int = -1,
+        threads: int | None = None,
+    ):
         from transformers import AutoModel
 
         from lexbench.models.hf import load_pretrained
@@ -87,10 +98,13 @@ class ContextualTupleModel(Model):
             raise FileNotFoundError(
                 f"--encoder {encoder}: no such folder; pass a local transformers encoder "
                 f"(a folder with config.json, the weights and the tokenizer, e.g. a saved "
-                f"bert-base-uncased or roberta-base)")
+                f"bert-base-uncased or roberta-base)"
+            )
         if not (folder / "config.json").is_file():
-            raise FileNotFoundError(f"--encoder {folder}: no config.json there, so it is not "
-                                    f"a transformers model folder")
+            raise FileNotFoundError(
+                f"--encoder {folder}: no config.json there, so it is not "
+                f"a transformers model folder"
+            )
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         self.folder = folder
@@ -98,20 +112,29 @@ class ContextualTupleModel(Model):
         self.batch_size = batch_size
         self.dtype = dtype
         self.tokenizer, self.model, self.device = load_pretrained(
-            AutoModel, str(folder), dtype=dtype, device=device, revision=None, threads=threads)
+            AutoModel, str(folder), dtype=dtype, device=device, revision=None, threads=threads
+        )
         layers = int(getattr(self.model.config, "num_hidden_layers", 0) or 0)
         if layers and not -(layers + 1) <= layer <= layers:
-            raise ValueError(f"layer {layer} is outside the encoder's hidden states "
-                             f"(0 = embeddings .. {layers} = last, or negative from the end)")
+            raise ValueError(
+                f"layer {layer} is outside the encoder's hidden states "
+                f"(0 = embeddings .. {layers} = last, or negative from the end)"
+            )
         self.layer = layer
         self._content = _content_hash(folder)
 
     def fingerprint(self) -> dict[str, Any]:
         config = json.loads((self.folder / "config.json").read_text(encoding="utf-8"))
-        return {"backend": "contextual-tuple", "encoder": self.name,
-                "model_type": config.get("model_type"), "content": self._content,
-                "layer": self.layer, "dtype": self.dtype, "pooling": POOLING,
-                "tuple": "sum of pairwise differences; cosine"}
+        return {
+            "backend": "contextual-tuple",
+            "encoder": self.name,
+            "model_type": config.get("model_type"),
+            "content": self._content,
+            "layer": self.layer,
+            "dtype": self.dtype,
+            "pooling": POOLING,
+            "tuple": "sum of pairwise differences; cosine",
+        }
 
     def term_vectors(self, terms: Sequence[str]) -> dict[str, np.ndarray]:
         """Each distinct term's vector, computed once, in length-sorted batches."""
@@ -121,15 +144,22 @@ class ContextualTupleModel(Model):
         out: dict[str, np.ndarray] = {}
         limit = min(int(getattr(self.tokenizer, "model_max_length", 512) or 512), 512)
         for start in range(0, len(unique), self.batch_size):
-            batch = unique[start:start + self.batch_size]
-            encoded = self.tokenizer(batch, padding=True, truncation=True, max_length=limit,
-                                     return_tensors="pt", return_special_tokens_mask=True)
+            batch = unique[start : start + self.batch_size]
+            encoded = self.tokenizer(
+                batch,
+                padding=True,
+                truncation=True,
+                max_length=limit,
+                return_tensors="pt",
+                return_special_tokens_mask=True,
+            )
             special = encoded.pop("special_tokens_mask")
             encoded = {k: v.to(self.device) for k, v in encoded.items()}
             with torch.inference_mode():
                 output = self.model(**encoded, output_hidden_states=self.layer != -1)
-            states = (output.last_hidden_state if self.layer == -1
-                      else output.hidden_states[self.layer])
+            states = (
+                output.last_hidden_state if self.layer == -1 else output.hidden_states[self.layer]
+            )
             attended = encoded["attention_mask"].bool().cpu()
             own = attended & ~special.bool()
             # A term the tokenizer turns into special tokens only keeps every attended one.
@@ -145,19 +175,27 @@ class ContextualTupleModel(Model):
         queries = []
         for request in requests:
             if not isinstance(request.query, TupleChoiceQuery):
-                raise ValueError(f"request {request.id}: the contextual encoder answers tuple "
-                                 f"choice queries only, not {type(request.query).__name__}")
+                raise ValueError(
+                    f"request {request.id}: the contextual encoder answers tuple "
+                    f"choice queries only, not {type(request.query).__name__}"
+                )
             queries.append(request.query)
-        vectors = self.term_vectors([t for q in queries for terms in (q.query, *q.candidates)
-                                     for t in terms])
+        vectors = self.term_vectors(
+            [t for q in queries for terms in (q.query, *q.candidates) for t in terms]
+        )
         out = []
         for request, query in zip(requests, queries):
             anchor = tuple_vector([vectors[t] for t in query.query])
-            cosines = tuple(cosine(anchor, tuple_vector([vectors[t] for t in terms]))
-                            for terms in query.candidates)
+            cosines = tuple(
+                cosine(anchor, tuple_vector([vectors[t] for t in terms]))
+                for terms in query.candidates
+            )
             if not all(math.isfinite(c) for c in cosines):
-                out.append(Response(request_id=request.id,
-                                    error=f"non-finite cosine from encoder {self.name}"))
+                out.append(
+                    Response(
+                        request_id=request.id, error=f"non-finite cosine from encoder {self.name}"
+                    )
+                )
                 continue
             out.append(Response(request_id=request.id, choice_scores=cosines))
         return out
@@ -177,7 +215,9 @@ def check_encoder_language(model: Model, language: str) -> None:
     if declared is None or language in declared or "multilingual" in declared:
         return
     chinese = " (the paper used hfl/chinese-bert-wwm and hfl/chinese-roberta-wwm-ext)"
-    raise ValueError(f"the encoder {model.name} is for {', '.join(sorted(declared))} only (its "
-                     f"model card says so) and the data are {'Chinese' if language == 'zh' else language}: "
-                     f"pass --encoder DIR with a {'Chinese' if language == 'zh' else language} or "
-                     f"multilingual encoder{chinese if language == 'zh' else ''}")
+    raise ValueError(
+        f"the encoder {model.name} is for {', '.join(sorted(declared))} only (its "
+        f"model card says so) and the data are {'Chinese' if language == 'zh' else language}: "
+        f"pass --encoder DIR with a {'Chinese' if language == 'zh' else language} or "
+        f"multilingual encoder{chinese if language == 'zh' else ''}"
+    )

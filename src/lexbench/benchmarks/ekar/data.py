@@ -30,13 +30,10 @@ only -- as a one-element list, a string, or five entries whose candidate ones ar
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-
 
 LANGUAGES = {"en": "english", "zh": "chinese"}
 SPLITS = ("train", "validation", "test")
@@ -55,16 +52,35 @@ META_RELATIONS: dict[str, str] = {
 }
 SUB_RELATIONS: dict[str, tuple[str, ...]] = {
     "R1": ("synonym_of", "antonym_of"),
-    "R2": ("identical_to", "is_a", "part_of", "juxtaposition_to", "contradictory_to",
-           "contrary_to", "intersection_to", "utterly_different"),
-    "R3": ("attribute_of", "probabilistic_attribute", "has_function", "metaphor",
-           "takes_place_in", "located_in", "made_of", "tool_of", "target_of", "corresponds_to"),
+    "R2": (
+        "identical_to",
+        "is_a",
+        "part_of",
+        "juxtaposition_to",
+        "contradictory_to",
+        "contrary_to",
+        "intersection_to",
+        "utterly_different",
+    ),
+    "R3": (
+        "attribute_of",
+        "probabilistic_attribute",
+        "has_function",
+        "metaphor",
+        "takes_place_in",
+        "located_in",
+        "made_of",
+        "tool_of",
+        "target_of",
+        "corresponds_to",
+    ),
     "R4": ("subject-predicate", "verb-object", "head-modifier", "subject-object"),
     "R5": ("result_of", "follow", "sufficient_to", "necessary_to"),
 }
 RELATION_NAMES: dict[str, str] = {
     f"{meta}.{number}": name
-    for meta, names in SUB_RELATIONS.items() for number, name in enumerate(names, 1)
+    for meta, names in SUB_RELATIONS.items()
+    for number, name in enumerate(names, 1)
 }
 _CODE = re.compile(r"^(R[1-5])\.(\d+)$")
 _TERM_SEPARATOR = re.compile(r"\s*[:：]\s*")
@@ -72,16 +88,18 @@ UNKNOWN_RELATION = "unknown"
 
 
 def relation_name(code: str) -> str:
-    """"R3.7" -> "made_of"; a clear error for codes outside the taxonomy."""
+    """ "R3.7" -> "made_of"; a clear error for codes outside the taxonomy."""
     try:
         return RELATION_NAMES[code]
     except KeyError:
-        raise ValueError(f"unknown E-KAR relation code {code!r}; codes run R1.1-R1.2, R2.1-R2.8, "
-                         f"R3.1-R3.10, R4.1-R4.4, R5.1-R5.4") from None
+        raise ValueError(
+            f"unknown E-KAR relation code {code!r}; codes run R1.1-R1.2, R2.1-R2.8, "
+            f"R3.1-R3.10, R4.1-R4.4, R5.1-R5.4"
+        ) from None
 
 
 def meta_relation(code: str) -> str:
-    """"R3.7" -> "R3"."""
+    """ "R3.7" -> "R3"."""
     match = _CODE.match(code)
     if match is None or code not in RELATION_NAMES:
         relation_name(code)  # raises with the full message
@@ -142,8 +160,11 @@ class EkarItem:
     @property
     def query_meta_relations(self) -> tuple[str, ...]:
         """The distinct meta-relations of `query_relation_codes` ("R3", ...)."""
-        return tuple(dict.fromkeys(c if c == UNKNOWN_RELATION else meta_relation(c)
-                                   for c in self.query_relation_codes))
+        return tuple(
+            dict.fromkeys(
+                c if c == UNKNOWN_RELATION else meta_relation(c) for c in self.query_relation_codes
+            )
+        )
 
     @property
     def relation_code(self) -> str:
@@ -167,7 +188,8 @@ class EkarItem:
     def to_row(self) -> dict[str, Any]:
         """The Hub's row layout (what `parse_row` reads)."""
         row: dict[str, Any] = {
-            "id": self.id, "question": ":".join(self.query),
+            "id": self.id,
+            "question": ":".join(self.query),
             "choices": {"label": list(self.labels), "text": [":".join(c) for c in self.choices]},
             "answerKey": self.answer or "",
         }
@@ -179,7 +201,7 @@ class EkarItem:
 
 
 def split_terms(text: str) -> tuple[str, ...]:
-    """"tea:teapot:teacup" -> ("tea", "teapot", "teacup"); full-width colons too."""
+    """ "tea:teapot:teacup" -> ("tea", "teapot", "teacup"); full-width colons too."""
     terms = tuple(t.strip() for t in _TERM_SEPARATOR.split(text.strip()))
     if len(terms) < 2 or any(not t for t in terms):
         raise ValueError(f"expected 2 or more terms separated by ':', got {text!r:.120}")
@@ -194,21 +216,28 @@ def _parse_relation_group(value: Any, where: str) -> tuple[Relation, ...]:
         value = [value]
     out = []
     for triple in value:
-        if not (isinstance(triple, list) and len(triple) == 3 and all(isinstance(v, str) for v in triple)):
+        if not (
+            isinstance(triple, list)
+            and len(triple) == 3
+            and all(isinstance(v, str) for v in triple)
+        ):
             raise ValueError(f"{where}: expected [term, term, code] triples, got {triple!r:.80}")
         head, tail, code = triple
         if code not in RELATION_NAMES:
-            raise ValueError(f"{where}: unknown E-KAR relation code {code!r} in "
-                             f"{triple!r:.80}; codes run R1.1-R1.2, R2.1-R2.8, R3.1-R3.10, "
-                             f"R4.1-R4.4, R5.1-R5.4")
+            raise ValueError(
+                f"{where}: unknown E-KAR relation code {code!r} in "
+                f"{triple!r:.80}; codes run R1.1-R1.2, R2.1-R2.8, R3.1-R3.10, "
+                f"R4.1-R4.4, R5.1-R5.4"
+            )
         out.append(Relation(head, tail, code))
     return tuple(out)
 
 
 def _text(value: Any, what: str, where: str) -> str:
     if not isinstance(value, str):
-        raise ValueError(f"{where}: {what} must be a string, got {type(value).__name__} "
-                         f"{value!r:.60}")
+        raise ValueError(
+            f"{where}: {what} must be a string, got {type(value).__name__} {value!r:.60}"
+        )
     return value
 
 
@@ -225,15 +254,17 @@ def _explanations(value: Any, where: str, blind: bool) -> tuple[str, ...]:
         return (value[0],)
     if len(value) != 5:
         allowed = "1 (the query's, in a blind file) or 5" if blind else "5"
-        raise ValueError(f"{where}: expected {allowed} explanations (query, then A-D), got "
-                         f"{len(value)}")
+        raise ValueError(
+            f"{where}: expected {allowed} explanations (query, then A-D), got {len(value)}"
+        )
     if blind and not any(value[1:]):
         return (value[0],)
     return tuple(value)
 
 
-def parse_row(row: Mapping[str, Any], language: str, where: str = "row", *,
-              blind: bool = False) -> EkarItem:
+def parse_row(
+    row: Mapping[str, Any], language: str, where: str = "row", *, blind: bool = False
+) -> EkarItem:
     """An `EkarItem` from one row of the Hub's files, with a clear error naming the problem.
 
     `blind` rows (v1.0's test_blind.json / test_easy_blind.json) may lack the answer; in
@@ -251,32 +282,49 @@ def parse_row(row: Mapping[str, Any], language: str, where: str = "row", *,
     item_id = str(row["id"])
     where = f"{where} (id {item_id})"
     choices = row["choices"]
-    if not (isinstance(choices, Mapping) and isinstance(choices.get("label"), list)
-            and isinstance(choices.get("text"), list)):
+    if not (
+        isinstance(choices, Mapping)
+        and isinstance(choices.get("label"), list)
+        and isinstance(choices.get("text"), list)
+    ):
         raise ValueError(f"{where}: 'choices' must be {{'label': [...], 'text': [...]}}")
     labels = tuple(str(label) for label in choices["label"])
     texts = choices["text"]
     if labels != LABELS or len(texts) != len(LABELS):
-        raise ValueError(f"{where}: expected labels A-D with four texts, got {list(labels)!r:.60} "
-                         f"and {len(texts)} texts")
+        raise ValueError(
+            f"{where}: expected labels A-D with four texts, got {list(labels)!r:.60} "
+            f"and {len(texts)} texts"
+        )
     try:
         query = split_terms(_text(row["question"], "'question'", where))
         candidates = tuple(split_terms(_text(t, "a choice text", where)) for t in texts)
     except ValueError as error:
-        raise ValueError(f"{where}: {error}" if not str(error).startswith(where) else str(error)) from None
+        raise ValueError(
+            f"{where}: {error}" if not str(error).startswith(where) else str(error)
+        ) from None
     answer = _answer_key(row, where, blind)
     explanations = _explanations(row.get("explanation"), where, blind)
     relations_raw = row.get("relation") or []
     if not isinstance(relations_raw, list):
         raise ValueError(f"{where}: 'relation' must be a list, got {relations_raw!r:.60}")
     if relations_raw and len(relations_raw) != 5:
-        raise ValueError(f"{where}: expected 5 relation entries (query, then A-D), got "
-                         f"{len(relations_raw)}")
-    relations = tuple(_parse_relation_group(group, f"{where} relation {i}")
-                      for i, group in enumerate(relations_raw))
-    return EkarItem(id=item_id, language=language, query=query, choices=candidates,
-                    labels=labels, answer=answer, explanations=explanations,
-                    relations=relations)
+        raise ValueError(
+            f"{where}: expected 5 relation entries (query, then A-D), got {len(relations_raw)}"
+        )
+    relations = tuple(
+        _parse_relation_group(group, f"{where} relation {i}")
+        for i, group in enumerate(relations_raw)
+    )
+    return EkarItem(
+        id=item_id,
+        language=language,
+        query=query,
+        choices=candidates,
+        labels=labels,
+        answer=answer,
+        explanations=explanations,
+        relations=relations,
+    )
 
 
 def _answer_key(row: Mapping[str, Any], where: str, blind: bool) -> str | None:
@@ -285,100 +333,10 @@ def _answer_key(row: Mapping[str, Any], where: str, blind: bool) -> str | None:
         if blind:
             return None
         state = "missing" if "answerKey" not in row else ("null" if value is None else "empty")
-        raise ValueError(f"{where}: answerKey is {state}, but this is a labelled split (only "
-                         f"v1.0's test_blind.json / test_easy_blind.json are label-free)")
+        raise ValueError(
+            f"{where}: answerKey is {state}, but this is a labelled split (only "
+            f"v1.0's test_blind.json / test_easy_blind.json are label-free)"
+        )
     if not isinstance(value, str) or value.strip() not in LABELS:
         raise ValueError(f"{where}: answerKey {value!r:.40} is not one of A-D")
     return value.strip()
-
-
-@dataclass(frozen=True)
-class LocatedRow:
-    """One row of a data file and where it is ("validation.json:7" for JSON lines, line 7;
-    "test.json: row 3" for a JSON array)."""
-
-    where: str
-    row: Any
-
-
-def read_located_rows(path: str | Path) -> list[LocatedRow]:
-    """Rows of a JSON-lines file or a JSON array file, each with its location."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{path}: not UTF-8 text (byte {error.start})") from None
-    stripped = text.lstrip()
-    if not stripped:
-        raise ValueError(f"{path}: the file is empty")
-    if stripped.startswith("["):
-        try:
-            rows = json.loads(stripped)
-        except (json.JSONDecodeError, RecursionError) as error:
-            detail = (f"{error.msg}, line {error.lineno}" if isinstance(error, json.JSONDecodeError)
-                      else "nested too deeply")
-            raise ValueError(f"{path}: not a valid JSON array ({detail})") from None
-        if not isinstance(rows, list):
-            raise ValueError(f"{path}: expected a list of rows")
-        return [LocatedRow(f"{path}: row {n}", row) for n, row in enumerate(rows, 1)]
-    out = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            out.append(LocatedRow(f"{path}:{number}", json.loads(line)))
-        except (json.JSONDecodeError, RecursionError) as error:
-            # One object spread over several lines is valid JSON too: accept it whole.
-            try:
-                return [LocatedRow(f"{path}: row 1", json.loads(stripped))]
-            except (json.JSONDecodeError, RecursionError):
-                pass
-            detail = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
-            raise ValueError(f"{path}:{number}: neither a JSON array file nor valid JSON "
-                             f"lines ({detail})") from None
-    return out
-
-
-def read_rows(path: str | Path) -> list[Any]:
-    """Rows of a JSON-lines file or a JSON array file (whichever the file is)."""
-    return [located.row for located in read_located_rows(path)]
-
-
-def is_blind_file(path: str | Path) -> bool:
-    """v1.0's label-free test files say so in their names."""
-    return "blind" in Path(path).stem
-
-
-_CJK_TEXT = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-
-
-def check_language(items: list[EkarItem], language: str, path: str | Path) -> None:
-    """Refuse `--language en` on Chinese data and `--language zh` on English data: most
-    queries must (zh) or must not (en) be written in Chinese characters."""
-    chinese = [i for i in items if _CJK_TEXT.search("".join(i.query))]
-    other = [i for i in items if not _CJK_TEXT.search("".join(i.query))]
-    wrong, right = (chinese, "zh") if language == "en" else (other, "en")
-    if len(wrong) * 2 > len(items):
-        example = wrong[0]
-        raise ValueError(f"{path}: --language {language} does not match the data: "
-                         f"{len(wrong)} of {len(items)} queries are "
-                         f"{'Chinese' if language == 'en' else 'not Chinese'} (e.g. id "
-                         f"{example.id}: {':'.join(example.query)!r}); pass --language {right}")
-
-
-def read_split(path: str | Path, language: str, *, blind: bool | None = None) -> list[EkarItem]:
-    """The items of one data file; errors name the file and the row. `blind` defaults to
-    what the file's name says (`is_blind_file`)."""
-    blind = is_blind_file(path) if blind is None else blind
-    located = read_located_rows(path)
-    if not located:
-        raise ValueError(f"{path}: no items")
-    items = [parse_row(entry.row, language, where=entry.where, blind=blind) for entry in located]
-    seen: dict[str, str] = {}
-    for entry, item in zip(located, items):
-        if item.id in seen:
-            raise ValueError(f"{entry.where}: item id {item.id!r} repeats ({seen[item.id]})")
-        seen[item.id] = entry.where
-    check_language(items, language, path)
-    return items
-

@@ -28,8 +28,11 @@ from lexbench.types import Request, TupleChoiceQuery
 
 def tuple_request(item: EkarItem) -> Request:
     """The request the embedding baseline answers for one item."""
-    return Request(id=item.id, kind="analogy",
-                   query=TupleChoiceQuery(tuple(item.query), tuple(tuple(c) for c in item.choices)))
+    return Request(
+        id=item.id,
+        kind="analogy",
+        query=TupleChoiceQuery(tuple(item.query), tuple(tuple(c) for c in item.choices)),
+    )
 
 
 def resolve_model(spec: str | Model, method: str, options: dict[str, Any] | None = None) -> Model:
@@ -40,13 +43,17 @@ def resolve_model(spec: str | Model, method: str, options: dict[str, Any] | None
     model = spec if isinstance(spec, Model) else load_model(spec, options)
     if model.supports("analogy") and method != "embedding":
         model.close()
-        raise ValueError(f"{model.name!r} is a static word-vector model: it runs the embedding "
-                         f"baseline only; use --method embedding")
+        raise ValueError(
+            f"{model.name!r} is a static word-vector model: it runs the embedding "
+            f"baseline only; use --method embedding"
+        )
     if method == "embedding" and not model.supports("analogy"):
         model.close()
-        raise ValueError(f"--method embedding needs static word vectors (--model glove, or "
-                         f"--model vectors:PATH for a word2vec/GloVe/fastText file), not "
-                         f"{model.name!r}")
+        raise ValueError(
+            f"--method embedding needs static word vectors (--model glove, or "
+            f"--model vectors:PATH for a word2vec/GloVe/fastText file), not "
+            f"{model.name!r}"
+        )
     return model
 
 
@@ -59,9 +66,14 @@ def check_coverage(model: Model, items: Sequence[EkarItem]) -> None:
         return
     covered = sum(1 for item in items if model.tuple_vector(item.query) is not None)
     if covered == 0:
-        hint = (" No Chinese vectors ship with lexbench or can be fetched offline: pass a "
-                "word2vec/fastText text file as --model vectors:PATH (e.g. fastText "
-                "cc.zh.300.vec or the Tencent AI Lab embeddings)."
-                if items[0].language == "zh" else "")
-        raise ValueError(f"none of the {len(items)} queries has vectors in {model.name}: "
-                         f"every term is out of its vocabulary.{hint}")
+        hint = (
+            " No Chinese vectors ship with lexbench or can be fetched offline: pass a "
+            "word2vec/fastText text file as --model vectors:PATH (e.g. fastText "
+            "cc.zh.300.vec or the Tencent AI Lab embeddings)."
+            if items[0].language == "zh"
+            else ""
+        )
+        raise ValueError(
+            f"none of the {len(items)} queries has vectors in {model.name}: "
+            f"every term is out of its vocabulary.{hint}"
+        )

@@ -29,96 +29,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lexbench.benchmarks.ekar.prompts import MODES, tuple_text
 from lexbench.benchmarks.ekar.data import META_RELATIONS, EkarItem
+from lexbench.benchmarks.ekar.explain_prompts import (
+    EXPLAIN_DECODING,
+    PROMPT_FORMATS,
+    explanation_prompt,
+    first_line,
+)
+from lexbench.benchmarks.ekar.prompts import MODES
 from lexbench.metrics.rouge import rouge_n
 from lexbench.stats import bootstrap_interval
 from lexbench.types import Decoding, Request, Response, Score
-
-# No stop string: small models often open with a newline, and a "\n" stop would cut the
-# answer to nothing. The explanation is the first non-empty line of what comes back.
-EXPLAIN_DECODING = Decoding(max_new_tokens=48, temperature=0.0)
-PROMPT_FORMATS = ("paper", "instruct")
-PAPER_SEPARATOR = " </s> "
-
-_INSTRUCT = {
-    "en": {
-        "query_label": "Query: ", "given": "Explanation of the query: ",
-        "candidates": "Candidates:",
-        "Q": "Write the explanation of the query: in one sentence, how its terms are related.",
-        "A": "Write the explanation of candidate {label}: in one sentence, how its terms are "
-             "related, and whether that matches the query.",
-        "answer": "Explanation:",
-    },
-    "zh": {
-        "query_label": "题干：", "given": "题干解释：", "candidates": "选项：",
-        "Q": "请写出题干的解释：用一句话说明题干中词语之间的关系。",
-        "A": "请写出选项{label}的解释：用一句话说明该选项中词语之间的关系，以及它是否与题干相符。",
-        "answer": "解释：",
-    },
-}
-
-
-def first_line(text: str | None) -> str:
-    """The first non-empty line, stripped: the generated explanation ("" for none)."""
-    if not isinstance(text, str):
-        return ""
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
-
-
-def paper_terms(terms: Sequence[str]) -> str:
-    """Appendix A.1's "t1 : t2" (three terms: "t1 : t2 : t3"), in both languages."""
-    return " : ".join(terms)
-
-
-def paper_prompt(item: EkarItem, target: str, mode: str) -> str:
-    """Appendix A.1's EG input for `target` ("Q" or a candidate letter)."""
-    parts = [f"query = {paper_terms(item.query)}"]
-    if mode == "easy":
-        parts.append(f"query explanation = {_query_explanation(item)}")
-    parts += [f"candidate = {paper_terms(terms)}" for terms in item.choices]
-    parts.append(f"generate the explanation of {target}")
-    return PAPER_SEPARATOR.join(parts)
-
-
-def instruct_prompt(item: EkarItem, target: str, mode: str) -> str:
-    """lexbench's plain-instruction input: the same information as `paper_prompt`."""
-    words = _INSTRUCT[item.language]
-    lines = [f"{words['query_label']}{tuple_text(item.query, item.language)}"]
-    if mode == "easy":
-        lines.append(f"{words['given']}{_query_explanation(item)}")
-    lines.append(words["candidates"])
-    lines += [f"{label}. {tuple_text(terms, item.language)}"
-              for label, terms in zip(item.labels, item.choices)]
-    lines.append(words["Q"] if target == "Q" else words["A"].format(label=target))
-    lines.append(words["answer"])
-    return "\n".join(lines)
-
-
-def explanation_prompt(item: EkarItem, target: str, mode: str,
-                       prompt_format: str = "paper") -> str:
-    """The input for generating `target`'s explanation ("Q", or "A".."D")."""
-    if target != "Q" and target not in item.labels:
-        raise ValueError(f"unknown explanation target {target!r}; use Q or one of A-D")
-    if target == "Q" and mode == "easy":
-        raise ValueError("EASY mode gives E_Q as input; it generates E_A only")
-    if prompt_format == "paper":
-        return paper_prompt(item, target, mode)
-    if prompt_format == "instruct":
-        return instruct_prompt(item, target, mode)
-    raise ValueError(f"unknown prompt format {prompt_format!r}; choose from "
-                     f"{', '.join(PROMPT_FORMATS)}")
-
-
-def _query_explanation(item: EkarItem) -> str:
-    explanation = item.query_explanation
-    if explanation is None:
-        raise ValueError(f"item {item.id}: EASY mode needs the query's explanation, and this "
-                         f"item has none")
-    return explanation
 
 
 @dataclass
@@ -129,13 +50,13 @@ class ExplanationBenchmark:
     language: str = "en"
     split: str = "validation"
     mode: str = "hard"
-    similarity: Any = None                    # a SentenceSimilarity, or None to skip it
+    similarity: Any = None  # a SentenceSimilarity, or None to skip it
     bertscore_model: str | None = None
     bertscore_layers: int | None = None
     max_new_tokens: int = EXPLAIN_DECODING.max_new_tokens
     prompt_format: str = "paper"
-    bleurt: Any = None                        # a metrics.learned.MetricPlan (None: skipped)
-    moverscore: Any = None                    # a metrics.learned.MetricPlan (None: skipped)
+    bleurt: Any = None  # a metrics.learned.MetricPlan (None: skipped)
+    moverscore: Any = None  # a metrics.learned.MetricPlan (None: skipped)
     dataset_info: dict[str, Any] = field(default_factory=dict)
     name: str = "ekar-explain"
 
@@ -145,17 +66,22 @@ class ExplanationBenchmark:
         if self.mode not in MODES:
             raise ValueError(f"unknown mode {self.mode!r}; choose from {', '.join(MODES)}")
         if self.prompt_format not in PROMPT_FORMATS:
-            raise ValueError(f"unknown prompt format {self.prompt_format!r}; choose from "
-                             f"{', '.join(PROMPT_FORMATS)}")
+            raise ValueError(
+                f"unknown prompt format {self.prompt_format!r}; choose from "
+                f"{', '.join(PROMPT_FORMATS)}"
+            )
         if self.max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be at least 1, got {self.max_new_tokens}")
-        missing = [i.id for i in self.dataset
-                   if len(i.explanations) != 5 or not all(i.explanations)]
+        missing = [
+            i.id for i in self.dataset if len(i.explanations) != 5 or not all(i.explanations)
+        ]
         if missing:
-            raise ValueError(f"explanation generation needs the five reference explanations; "
-                             f"{len(missing)} item(s) lack them (e.g. {missing[:3]}): a blind "
-                             f"test file cannot be scored -- use train, validation or v1.1's "
-                             f"labelled test.json")
+            raise ValueError(
+                f"explanation generation needs the five reference explanations; "
+                f"{len(missing)} item(s) lack them (e.g. {missing[:3]}): a blind "
+                f"test file cannot be scored -- use train, validation or v1.1's "
+                f"labelled test.json"
+            )
         if self.similarity is not None:
             self.similarity.check_language(self.language)
         self.bleurt = self.bleurt or plan_bleurt(None)
@@ -164,18 +90,26 @@ class ExplanationBenchmark:
             import importlib.util
 
             if importlib.util.find_spec("bert_score") is None:
-                raise ImportError("--bertscore-model needs the optional package bert-score: "
-                                  "pip install bert-score")
+                raise ImportError(
+                    "--bertscore-model needs the optional package bert-score: "
+                    "pip install bert-score"
+                )
 
     def config(self) -> dict[str, Any]:
         return {
-            "name": self.name, "task": "explain", "language": self.language, "split": self.split,
-            "mode": self.mode, "items": len(self.dataset), "dataset": self.dataset_info,
+            "name": self.name,
+            "task": "explain",
+            "language": self.language,
+            "split": self.split,
+            "mode": self.mode,
+            "items": len(self.dataset),
+            "dataset": self.dataset_info,
             "decoding": self.decoding.to_dict(),
             "prompt_format": self.prompt_format,
             "similarity_model": self.similarity.name if self.similarity is not None else None,
             "bertscore_model": self.bertscore_model,
-            "bleurt": self.bleurt.to_dict(), "moverscore": self.moverscore.to_dict(),
+            "bleurt": self.bleurt.to_dict(),
+            "moverscore": self.moverscore.to_dict(),
         }
 
     @property
@@ -190,42 +124,76 @@ class ExplanationBenchmark:
         return (["Q"] if self.mode == "hard" else []) + list(item.labels)
 
     def requests(self, item: EkarItem) -> list[Request]:
-        return [Request(id=f"{item.id}:E{target}", kind="generate",
-                        prompt=explanation_prompt(item, target, self.mode, self.prompt_format),
-                        decoding=self.decoding)
-                for target in self.targets(item)]
+        return [
+            Request(
+                id=f"{item.id}:E{target}",
+                kind="generate",
+                prompt=explanation_prompt(item, target, self.mode, self.prompt_format),
+                decoding=self.decoding,
+            )
+            for target in self.targets(item)
+        ]
 
     def score(self, item: EkarItem, responses: Sequence[Response]) -> Score:
         targets = self.targets(item)
-        references = [item.explanations[0 if t == "Q" else 1 + item.labels.index(t)] for t in targets]
+        references = [
+            item.explanations[0 if t == "Q" else 1 + item.labels.index(t)] for t in targets
+        ]
         outputs = [first_line(r.text) if r.error is None else "" for r in responses]
         failed = [t for t, r in zip(targets, responses) if r.error is not None]
         rouge = [rouge_n(o, ref, 2) for o, ref in zip(outputs, references)]
-        similarities = (self.similarity.similarities(outputs, references)
-                        if self.similarity is not None else [None] * len(outputs))
+        similarities = (
+            self.similarity.similarities(outputs, references)
+            if self.similarity is not None
+            else [None] * len(outputs)
+        )
         per_target = {
-            t: {"output": o, "raw_output": response.text, "reference": ref,
-                "rouge2": r.to_dict(), "similarity": s}
-            for t, o, response, ref, r, s in zip(targets, outputs, responses, references, rouge,
-                                                 similarities)}
+            t: {
+                "output": o,
+                "raw_output": response.text,
+                "reference": ref,
+                "rouge2": r.to_dict(),
+                "similarity": s,
+            }
+            for t, o, response, ref, r, s in zip(
+                targets, outputs, responses, references, rouge, similarities
+            )
+        }
         mean_f1 = sum(r.f1 for r in rouge) / len(rouge)
-        error = "request_failed" if failed else ("empty_output" if not any(outputs) else "generated")
+        error = (
+            "request_failed" if failed else ("empty_output" if not any(outputs) else "generated")
+        )
         return Score(item.id, None, mean_f1, None, error, {"explanations": per_target})
 
-    def sample(self, item: EkarItem, requests: Sequence[Request], responses: Sequence[Response],
-               score: Score) -> dict[str, Any]:
+    def sample(
+        self,
+        item: EkarItem,
+        requests: Sequence[Request],
+        responses: Sequence[Response],
+        score: Score,
+    ) -> dict[str, Any]:
         return {
-            "id": item.id, "language": item.language, "question": ":".join(item.query),
-            "choices": [":".join(c) for c in item.choices], "terms": item.terms,
-            "relation": item.relation_code, "meta_relation": item.meta_relation,
-            "mode": self.mode, "prompts": [r.prompt for r in requests],
-            "correct": None, "value": score.value, "error_class": score.error_class,
-            "errors": [r.error for r in responses if r.error], **score.details,
+            "id": item.id,
+            "language": item.language,
+            "question": ":".join(item.query),
+            "choices": [":".join(c) for c in item.choices],
+            "terms": item.terms,
+            "relation": item.relation_code,
+            "meta_relation": item.meta_relation,
+            "mode": self.mode,
+            "prompts": [r.prompt for r in requests],
+            "correct": None,
+            "value": score.value,
+            "error_class": score.error_class,
+            "errors": [r.error for r in responses if r.error],
+            **score.details,
         }
 
     def summarize(self, items: Sequence[EkarItem], scores: Sequence[Score]) -> dict[str, Any]:
         groups: dict[str, dict[str, list[float]]] = {
-            "E_Q": defaultdict(list), "E_A": defaultdict(list)}
+            "E_Q": defaultdict(list),
+            "E_A": defaultdict(list),
+        }
         by_meta: dict[str, list[float]] = defaultdict(list)
         pairs: dict[str, tuple[list[str], list[str]]] = {"E_Q": ([], []), "E_A": ([], [])}
         for item, score in zip(items, scores):
@@ -237,7 +205,7 @@ class ExplanationBenchmark:
                     groups[group]["similarity"].append(row["similarity"])
                 pairs[group][0].append(row["output"])
                 pairs[group][1].append(row["reference"])
-            for meta in item.query_meta_relations:      # every relation of the query
+            for meta in item.query_meta_relations:  # every relation of the query
                 by_meta[meta].append(score.value)
         if self.bertscore_model:
             from lexbench.metrics.similarity import bertscore
@@ -245,26 +213,45 @@ class ExplanationBenchmark:
             for group, (predictions, references) in pairs.items():
                 if predictions:
                     groups[group]["bertscore_f1"] = bertscore(
-                        predictions, references, self.bertscore_model, language=self.language,
-                        num_layers=self.bertscore_layers)
+                        predictions,
+                        references,
+                        self.bertscore_model,
+                        language=self.language,
+                        num_layers=self.bertscore_layers,
+                    )
         skipped = self._learned_metrics(pairs, groups)
         tables = {
-            group: {metric: bootstrap_interval(values).to_dict()
-                    for metric, values in sorted(metrics.items())}
-            for group, metrics in groups.items() if metrics}
+            group: {
+                metric: bootstrap_interval(values).to_dict()
+                for metric, values in sorted(metrics.items())
+            }
+            for group, metrics in groups.items()
+            if metrics
+        }
         return {
-            "benchmark": "ekar-explain", "task": "explain", "config": self.config(),
-            "items": len(items), "explanations": tables,
+            "benchmark": "ekar-explain",
+            "task": "explain",
+            "config": self.config(),
+            "items": len(items),
+            "explanations": tables,
             "error_classes": _count(s.error_class for s in scores),
             "skipped_metrics": skipped,
             "rouge2_f1_by_meta_relation": [
-                {"meta_relation": m, "name": META_RELATIONS.get(m, "unknown"),
-                 **bootstrap_interval(by_meta[m]).to_dict()}
-                for m in [*META_RELATIONS, "unknown"] if by_meta.get(m)],
+                {
+                    "meta_relation": m,
+                    "name": META_RELATIONS.get(m, "unknown"),
+                    **bootstrap_interval(by_meta[m]).to_dict(),
+                }
+                for m in [*META_RELATIONS, "unknown"]
+                if by_meta.get(m)
+            ],
         }
 
-    def _learned_metrics(self, pairs: Mapping[str, tuple[list[str], list[str]]],
-                         groups: dict[str, dict[str, list[float]]]) -> dict[str, str]:
+    def _learned_metrics(
+        self,
+        pairs: Mapping[str, tuple[list[str], list[str]]],
+        groups: dict[str, dict[str, list[float]]],
+    ) -> dict[str, str]:
         """BLEURT and MoverScore per explanation when planned; the reasons when skipped."""
         skipped = {}
         for plan in (self.bleurt, self.moverscore):
@@ -281,29 +268,46 @@ class ExplanationBenchmark:
 def explanation_report_markdown(results: Mapping[str, Any]) -> str:
     """report.md of an explanation-generation run, from its results.json."""
     config = results["config"]
-    lines = [f"# E-KAR explanation generation ({config['language']}, {config['split']}, "
-             f"{config['mode']} mode)", "",
-             f"{results['items']} items; input format: {config.get('prompt_format', 'paper')}; "
-             f"similarity model: {config['similarity_model']}; "
-             f"BERTScore model: {config['bertscore_model'] or 'none'}.", "",
-             "| explanation | metric | mean [95% bootstrap] | n |", "|---|---|---|---|"]
+    lines = [
+        f"# E-KAR explanation generation ({config['language']}, {config['split']}, "
+        f"{config['mode']} mode)",
+        "",
+        f"{results['items']} items; input format: {config.get('prompt_format', 'paper')}; "
+        f"similarity model: {config['similarity_model']}; "
+        f"BERTScore model: {config['bertscore_model'] or 'none'}.",
+        "",
+        "| explanation | metric | mean [95% bootstrap] | n |",
+        "|---|---|---|---|",
+    ]
     for group, metrics in results["explanations"].items():
         for metric, interval in metrics.items():
-            lines.append(f"| {group} | {metric} | {interval['estimate']:.3f} "
-                         f"[{interval['low']:.3f}, {interval['high']:.3f}] | {interval['n']} |")
+            lines.append(
+                f"| {group} | {metric} | {interval['estimate']:.3f} "
+                f"[{interval['low']:.3f}, {interval['high']:.3f}] | {interval['n']} |"
+            )
     for metric, reason in results.get("skipped_metrics", {}).items():
         lines += ["", f"{metric}: not computed -- {reason}."]
-    lines += ["", "## ROUGE-2 F1 by meta-relation (item means)", "",
-              "| meta-relation | mean [95% bootstrap] | n |", "|---|---|---|"]
+    lines += [
+        "",
+        "## ROUGE-2 F1 by meta-relation (item means)",
+        "",
+        "| meta-relation | mean [95% bootstrap] | n |",
+        "|---|---|---|",
+    ]
     for row in results["rouge2_f1_by_meta_relation"]:
-        lines.append(f"| {row['meta_relation']} {row['name']} | {row['estimate']:.3f} "
-                     f"[{row['low']:.3f}, {row['high']:.3f}] | {row['n']} |")
+        lines.append(
+            f"| {row['meta_relation']} {row['name']} | {row['estimate']:.3f} "
+            f"[{row['low']:.3f}, {row['high']:.3f}] | {row['n']} |"
+        )
     lines += ["", f"Error classes: {results['error_classes']}"]
     return "\n".join(lines) + "\n"
 
 
-def _run_learned(plan: Any, pairs: Mapping[str, tuple[list[str], list[str]]],
-                 groups: dict[str, dict[str, list[float]]]) -> None:
+def _run_learned(
+    plan: Any,
+    pairs: Mapping[str, tuple[list[str], list[str]]],
+    groups: dict[str, dict[str, list[float]]],
+) -> None:
     from lexbench.metrics.learned import bleurt_scores, moverscore_scores
 
     scorer = bleurt_scores if plan.name == "bleurt" else moverscore_scores
@@ -319,17 +323,24 @@ def _count(values: Any) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def load_explanation_benchmark(*, language: str = "en", split: str = "validation",
-                               mode: str = "hard", data: Any = None, revision: str = "v1.1",
-                               endpoint: str | None = None, limit: int | None = None,
-                               similarity_model: str | None = None, use_similarity: bool = True,
-                               bertscore_model: str | None = None,
-                               bertscore_layers: int | None = None,
-                               max_new_tokens: int = EXPLAIN_DECODING.max_new_tokens,
-                               prompt_format: str = "paper",
-                               bleurt_checkpoint: str | None = None,
-                               moverscore_model: str | None = None,
-                               ) -> ExplanationBenchmark:
+def load_explanation_benchmark(
+    *,
+    language: str = "en",
+    split: str = "validation",
+    mode: str = "hard",
+    data: Any = None,
+    revision: str = "v1.1",
+    endpoint: str | None = None,
+    limit: int | None = None,
+    similarity_model: str | None = None,
+    use_similarity: bool = True,
+    bertscore_model: str | None = None,
+    bertscore_layers: int | None = None,
+    max_new_tokens: int = EXPLAIN_DECODING.max_new_tokens,
+    prompt_format: str = "paper",
+    bleurt_checkpoint: str | None = None,
+    moverscore_model: str | None = None,
+) -> ExplanationBenchmark:
     """An `ExplanationBenchmark` over one split (local `data` folder or the Hub)."""
     from lexbench.benchmarks.ekar.splits import load_split
     from lexbench.metrics.learned import plan_bleurt, plan_moverscore
@@ -340,28 +351,42 @@ def load_explanation_benchmark(*, language: str = "en", split: str = "validation
     if similarity is not None:
         similarity.check_language(language)
     bleurt, moverscore = plan_bleurt(bleurt_checkpoint), plan_moverscore(moverscore_model)
-    loaded = load_split(language, split, data=data, revision=revision, endpoint=endpoint,
-                        mode=mode)
+    loaded = load_split(language, split, data=data, revision=revision, endpoint=endpoint, mode=mode)
     items = loaded.items[:limit] if limit else loaded.items
-    info = {"source": loaded.source, "file": loaded.path.name, "sha256": loaded.sha256,
-            "revision": revision if data is None else None, "limit": limit}
-    return ExplanationBenchmark(dataset=items, language=language, split=split, mode=mode,
-                                similarity=similarity, bertscore_model=bertscore_model,
-                                bertscore_layers=bertscore_layers,
-                                max_new_tokens=max_new_tokens, prompt_format=prompt_format,
-                                bleurt=bleurt, moverscore=moverscore, dataset_info=info)
+    info = {
+        "source": loaded.source,
+        "file": loaded.path.name,
+        "sha256": loaded.sha256,
+        "revision": revision if data is None else None,
+        "limit": limit,
+    }
+    return ExplanationBenchmark(
+        dataset=items,
+        language=language,
+        split=split,
+        mode=mode,
+        similarity=similarity,
+        bertscore_model=bertscore_model,
+        bertscore_layers=bertscore_layers,
+        max_new_tokens=max_new_tokens,
+        prompt_format=prompt_format,
+        bleurt=bleurt,
+        moverscore=moverscore,
+        dataset_info=info,
+    )
 
 
-def run_ekar_explanations(model: Any, *, out: Any = "runs", cache: Any = None,
-                          progress: bool = True, **options: Any) -> Any:
+def run_ekar_explanations(
+    model: Any, *, out: Any = "runs", cache: Any = None, progress: bool = True, **options: Any
+) -> Any:
     """Generate E_Q/E_A with `model` (a `Model` or a spec such as "smollm2-135m"), score
     them, and write the run folder; returns the `Evaluation`. `options` are those of
     `load_explanation_benchmark`.
 
     >>> run_ekar_explanations("smollm2-135m", data="tests/fixtures/ekar/english")  # doctest: +SKIP
     """
-    from lexbench.run.evaluate import evaluate
     from lexbench.benchmarks.ekar.embedding import resolve_model
+    from lexbench.run.evaluate import evaluate
 
     benchmark = load_explanation_benchmark(**options)
     if isinstance(model, str):

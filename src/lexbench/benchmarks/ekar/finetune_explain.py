@@ -35,8 +35,14 @@ SEPARATOR = "\n"
 
 
 def paper_config(**overrides: Any) -> TrainConfig:
-    base = TrainConfig(learning_rate=5e-5, batch_size=8, epochs=3, seed=42,
-                       optimizer="adamw_torch", eval_every="epoch")
+    base = TrainConfig(
+        learning_rate=5e-5,
+        batch_size=8,
+        epochs=3,
+        seed=42,
+        optimizer="adamw_torch",
+        eval_every="epoch",
+    )
     return replace(base, **{k: v for k, v in overrides.items() if v is not None})
 
 
@@ -49,17 +55,25 @@ def targets_of(mode: str) -> tuple[str, ...]:
 
 def examples(items: Sequence[Any], mode: str) -> list[tuple[str, str, str, str]]:
     """(item id, target, prompt, gold explanation) for every target of every item."""
-    from lexbench.benchmarks.ekar.explain import explanation_prompt
+    from lexbench.benchmarks.ekar.explain_prompts import explanation_prompt
 
     out = []
     for item in items:
         if len(item.explanations) != 5:
-            raise ValueError(f"item {item.id} has no gold explanations to learn from (a blind "
-                             "split?); use train or validation")
+            raise ValueError(
+                f"item {item.id} has no gold explanations to learn from (a blind "
+                "split?); use train or validation"
+            )
         for target in targets_of(mode):
             index = 0 if target == "Q" else 1 + item.labels.index(target)
-            out.append((item.id, target, explanation_prompt(item, target, mode, "paper"),
-                        item.explanations[index]))
+            out.append(
+                (
+                    item.id,
+                    target,
+                    explanation_prompt(item, target, mode, "paper"),
+                    item.explanations[index],
+                )
+            )
     return out
 
 
@@ -88,7 +102,11 @@ def load_generator(spec: str, *, for_training: bool) -> Generator:
     name = spec.split(":", 1)[1] if spec.startswith("hf:") else spec
     path = Path(name).expanduser()
     local = path.is_dir()
-    if (local or "/" in name) and name not in ("smollm2-135m", "smollm2") and is_seq2seq(str(path) if local else name):
+    if (
+        (local or "/" in name)
+        and name not in ("smollm2-135m", "smollm2")
+        and is_seq2seq(str(path) if local else name)
+    ):
         from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
         from lexbench.benchmarks.ekar.finetune_qa import _weights_sha256
@@ -97,8 +115,11 @@ def load_generator(spec: str, *, for_training: bool) -> Generator:
         model = AutoModelForSeq2SeqLM.from_pretrained(source)
         if not for_training:
             model.eval()
-        fingerprint = {"backend": "seq2seq", "model": str(path.resolve()) if local else name,
-                       "weights_sha256": _weights_sha256(path) if local else None}
+        fingerprint = {
+            "backend": "seq2seq",
+            "model": str(path.resolve()) if local else name,
+            "weights_sha256": _weights_sha256(path) if local else None,
+        }
         return Generator(model, AutoTokenizer.from_pretrained(source), True, fingerprint)
     from lexbench.models.hf import HFCausalLM
     from lexbench.models.registry import load_model
@@ -106,17 +127,21 @@ def load_generator(spec: str, *, for_training: bool) -> Generator:
     backend = load_model(spec, {"device": "cpu"})
     if not isinstance(backend, HFCausalLM):
         backend.close()
-        raise ValueError(  # noqa: TRY004 - a user's model spec, not a programming error
+        raise ValueError(
             f"an explanation generator is a causal LM (smollm2-135m, hf:...) or a "
-            f"seq2seq model (hf:PATH of a BART/T5), not {spec!r}")
+            f"seq2seq model (hf:PATH of a BART/T5), not {spec!r}"
+        )
     return Generator(backend.model, backend.tokenizer, False, backend.fingerprint())
 
 
 def causal_row(tokenizer: Any, prompt: str, target: str) -> dict[str, list[int]]:
     head = list(tokenizer(prompt + SEPARATOR, add_special_tokens=True)["input_ids"])
-    tail = list(tokenizer(target, add_special_tokens=False)["input_ids"]) + [tokenizer.eos_token_id]
-    return {"input_ids": head + tail, "attention_mask": [1] * (len(head) + len(tail)),
-            "labels": [-100] * len(head) + tail}
+    tail = [*list(tokenizer(target, add_special_tokens=False)["input_ids"]), tokenizer.eos_token_id]
+    return {
+        "input_ids": head + tail,
+        "attention_mask": [1] * (len(head) + len(tail)),
+        "labels": [-100] * len(head) + tail,
+    }
 
 
 def seq2seq_row(tokenizer: Any, prompt: str, target: str, max_length: int) -> dict[str, list[int]]:
@@ -124,8 +149,9 @@ def seq2seq_row(tokenizer: Any, prompt: str, target: str, max_length: int) -> di
     return {k: list(v) for k, v in encoded.items()}
 
 
-def training_rows(generator: Generator, rows: Sequence[tuple[str, str, str, str]],
-                  max_length: int) -> list[dict[str, list[int]]]:
+def training_rows(
+    generator: Generator, rows: Sequence[tuple[str, str, str, str]], max_length: int
+) -> list[dict[str, list[int]]]:
     out = []
     for _, _, prompt, target in rows:
         if generator.seq2seq:
@@ -136,12 +162,13 @@ def training_rows(generator: Generator, rows: Sequence[tuple[str, str, str, str]
     return out
 
 
-def generate_explanations(generator: Generator, prompts: Sequence[str], *, max_new_tokens: int = 64,
-                          batch_size: int = 8) -> list[str]:
+def generate_explanations(
+    generator: Generator, prompts: Sequence[str], *, max_new_tokens: int = 64, batch_size: int = 8
+) -> list[str]:
     """Greedy explanations, first non-empty line of each output (as the benchmark keeps)."""
     import torch
 
-    from lexbench.benchmarks.ekar.explain import first_line
+    from lexbench.benchmarks.ekar.explain_prompts import first_line
 
     tokenizer, model = generator.tokenizer, generator.model
     model.eval()
@@ -153,14 +180,24 @@ def generate_explanations(generator: Generator, prompts: Sequence[str], *, max_n
     out: list[str] = []
     with torch.no_grad():
         for start in range(0, len(texts), batch_size):
-            batch = tokenizer(texts[start:start + batch_size], return_tensors="pt", padding=True,
-                              add_special_tokens=True).to(device)
-            batch.pop("token_type_ids", None)   # BERT-style tokenizers add it; generate refuses it
-            generated = model.generate(**batch, max_new_tokens=max_new_tokens, do_sample=False,
-                                       pad_token_id=tokenizer.pad_token_id)
+            batch = tokenizer(
+                texts[start : start + batch_size],
+                return_tensors="pt",
+                padding=True,
+                add_special_tokens=True,
+            ).to(device)
+            batch.pop("token_type_ids", None)  # BERT-style tokenizers add it; generate refuses it
+            generated = model.generate(
+                **batch,
+                max_new_tokens=max_new_tokens,
+                do_sample=False,
+                pad_token_id=tokenizer.pad_token_id,
+            )
             if not generator.seq2seq:
-                generated = generated[:, batch["input_ids"].shape[1]:]
-            out += [first_line(t) for t in tokenizer.batch_decode(generated, skip_special_tokens=True)]
+                generated = generated[:, batch["input_ids"].shape[1] :]
+            out += [
+                first_line(t) for t in tokenizer.batch_decode(generated, skip_special_tokens=True)
+            ]
     return out
 
 
@@ -174,11 +211,21 @@ class GeneratorResult:
     lineage: dict[str, Any]
 
 
-def finetune_ekar_explain(model: str, *, output: str | Path, data: str | Path | None = None,
-                          language: str = "en", mode: str = "hard", train_split: str = "train",
-                          eval_split: str = "validation", revision: str = "v1.1",
-                          config: TrainConfig | None = None, max_length: int = 512,
-                          restart: bool = False, progress: bool = True) -> GeneratorResult:
+def finetune_ekar_explain(
+    model: str,
+    *,
+    output: str | Path,
+    data: str | Path | None = None,
+    language: str = "en",
+    mode: str = "hard",
+    train_split: str = "train",
+    eval_split: str = "validation",
+    revision: str = "v1.1",
+    config: TrainConfig | None = None,
+    max_length: int = 512,
+    restart: bool = False,
+    progress: bool = True,
+) -> GeneratorResult:
     """Fine-tune an explanation generator; save it with its tokenizer and lineage."""
     from transformers import DataCollatorForSeq2Seq
 
@@ -199,35 +246,76 @@ def finetune_ekar_explain(model: str, *, output: str | Path, data: str | Path | 
     if config.lora is not None:
         from lexbench.finetune.trainer import apply_lora
 
-        network = apply_lora(network, config.lora, "SEQ_2_SEQ_LM" if generator.seq2seq else "CAUSAL_LM")
-    data_info = {"source": str(data) if data else train.source, "language": language,
-                 "sha256": path_sha256(data) if data else None,
-                 "train": {"split": train_split, "file_sha256": train.sha256, "examples": len(train_rows)},
-                 "validation": {"split": eval_split, "file_sha256": evaluation.sha256,
-                                "examples": len(eval_rows)},
-                 "revision": None if data else revision}
-    hyper = {**config.hyperparameters(), "mode": mode, "max_length": max_length,
-             "prompt": "E-KAR Appendix A.1 (paper format)", "seq2seq": generator.seq2seq}
-    run_key = {"experiment": EXPERIMENT, "base": generator.fingerprint, "data": data_info,
-               "hyperparameters": hyper, "lora": config.lora.to_dict() if config.lora else None}
-    collator = DataCollatorForSeq2Seq(tokenizer, model=network if generator.seq2seq else None,
-                                      padding=True, label_pad_token_id=-100)
+        network = apply_lora(
+            network, config.lora, "SEQ_2_SEQ_LM" if generator.seq2seq else "CAUSAL_LM"
+        )
+    data_info = {
+        "source": str(data) if data else train.source,
+        "language": language,
+        "sha256": path_sha256(data) if data else None,
+        "train": {"split": train_split, "file_sha256": train.sha256, "examples": len(train_rows)},
+        "validation": {
+            "split": eval_split,
+            "file_sha256": evaluation.sha256,
+            "examples": len(eval_rows),
+        },
+        "revision": None if data else revision,
+    }
+    hyper = {
+        **config.hyperparameters(),
+        "mode": mode,
+        "max_length": max_length,
+        "prompt": "E-KAR Appendix A.1 (paper format)",
+        "seq2seq": generator.seq2seq,
+    }
+    run_key = {
+        "experiment": EXPERIMENT,
+        "base": generator.fingerprint,
+        "data": data_info,
+        "hyperparameters": hyper,
+        "lora": config.lora.to_dict() if config.lora else None,
+    }
+    collator = DataCollatorForSeq2Seq(
+        tokenizer,
+        model=network if generator.seq2seq else None,
+        padding=True,
+        label_pad_token_id=-100,
+    )
     trained, outcome = train_with_trainer(
-        model=network, train_dataset=train_rows, eval_dataset=eval_rows, collator=collator,
-        config=config, output=output, run_key=run_key, metric="loss", greater_is_better=False,
-        tokenizer=tokenizer, restart=restart, progress=progress)
-    if not outcome.main_process:   # another process of `accelerate launch` writes it
+        model=network,
+        train_dataset=train_rows,
+        eval_dataset=eval_rows,
+        collator=collator,
+        config=config,
+        output=output,
+        run_key=run_key,
+        metric="loss",
+        greater_is_better=False,
+        tokenizer=tokenizer,
+        restart=restart,
+        progress=progress,
+    )
+    if not outcome.main_process:  # another process of `accelerate launch` writes it
         return GeneratorResult(output=output, outcome=outcome, lineage={})
     final = merge_lora(trained)
     final.save_pretrained(str(output))
     tokenizer.save_pretrained(str(output))
     kind = "seq2seq" if generator.seq2seq else "hf"
     lineage = build_lineage(
-        experiment=EXPERIMENT, base_model={"spec": model, "fingerprint": generator.fingerprint},
-        data=data_info, split_seed=None, hyperparameters=hyper,
-        best_validation=outcome.best_validation(), history=outcome.history, model_kind=kind,
+        experiment=EXPERIMENT,
+        base_model={"spec": model, "fingerprint": generator.fingerprint},
+        data=data_info,
+        split_seed=None,
+        hyperparameters=hyper,
+        best_validation=outcome.best_validation(),
+        history=outcome.history,
+        model_kind=kind,
         lora=config.lora.to_dict() if config.lora else None,
-        extra={"spec": f"hf:{output.resolve()}", "global_step": outcome.global_step,
-               "resumed_from": outcome.resumed_from})
+        extra={
+            "spec": f"hf:{output.resolve()}",
+            "global_step": outcome.global_step,
+            "resumed_from": outcome.resumed_from,
+        },
+    )
     write_lineage(output, lineage)
     return GeneratorResult(output=output, outcome=outcome, lineage=lineage)

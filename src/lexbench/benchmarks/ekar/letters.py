@@ -20,10 +20,15 @@ from dataclasses import dataclass
 
 LABELS = ("A", "B", "C", "D")
 
-_CJK_ANSWER = re.compile(r"(?:答案|选项|应选|选择|答)\s?(?:是|为|应为|应该是)?\s?[：:]?\s?[（(]?\s?"
-                         r"([A-Da-d])(?![A-Za-z])")
-_EN_ANSWER = re.compile(r"\banswer\s?(?:is|would be|should be)?\s?[:：]?\s?(?:option\s|choice\s)?"
-                        r"[(\[]?\s?([A-Da-d])\b(?!['’]\w)", re.IGNORECASE)
+_CJK_ANSWER = re.compile(
+    r"(?:答案|选项|应选|选择|答)\s?(?:是|为|应为|应该是)?\s?[：:]?\s?[（(]?\s?"
+    r"([A-Da-d])(?![A-Za-z])"
+)
+_EN_ANSWER = re.compile(
+    r"\banswer\s?(?:is|would be|should be)?\s?[:：]?\s?(?:option\s|choice\s)?"
+    r"[(\[]?\s?([A-Da-d])\b(?!['’]\w)",
+    re.IGNORECASE,
+)
 _OPTION = re.compile(r"\b(?:option|choice|candidate)\s?[(\[]?([A-D])\b", re.IGNORECASE)
 _LEADING = re.compile(r"^\W*?[(\[（]?([A-D])(?:[)\]）.:：、,，。]|\s*$)")
 _LEADING_SPACE = re.compile(r"^\W*?([A-D])\s(\S+)")
@@ -36,8 +41,9 @@ _A_ALONE = re.compile(r"(?<![A-Za-z])A(?:\W*$|[).:：、,，。])")
 _OPTION_MARKER = re.compile(r"(?:^|[\s；;，,、。])[(（]?([A-D])[.)）．、:：]")
 _WHITESPACE = re.compile(r"\s+")
 _FULL_WIDTH = str.maketrans("ＡＢＣＤ", "ABCD")
-_NOT_ARTICLE_FOLLOWERS = frozenset({"is", "seems", "fits", "matches", "or", "and", "nor",
-                                    "looks", "would", "should", "because"})
+_NOT_ARTICLE_FOLLOWERS = frozenset(
+    {"is", "seems", "fits", "matches", "or", "and", "nor", "looks", "would", "should", "because"}
+)
 
 
 @dataclass(frozen=True)
@@ -45,8 +51,8 @@ class Extraction:
     """The letter found in an output (None when none could be) and how it was found."""
 
     letter: str | None
-    how: str       # answer_phrase, leading_letter, option_phrase, candidate_text,
-                   # standalone_letter, no_letter, ambiguous, echoed_options, empty
+    how: str  # answer_phrase, leading_letter, option_phrase, candidate_text,
+    # standalone_letter, no_letter, ambiguous, echoed_options, empty
 
 
 def squeeze_whitespace(text: str) -> str:
@@ -101,8 +107,11 @@ def extract_letter(output: str | None, candidates: Sequence[str] = ()) -> Extrac
             return Extraction(match.group(1).upper(), "answer_phrase")
     match = _LEADING_SPACE.match(text)
     # "B is the best" names B; "A passenger ..." is the article, not a choice.
-    if match and not _is_article(match.group(1), match.group(2)) \
-            and match.group(2).lower() not in ("or", "and", "nor", "/"):
+    if (
+        match
+        and not _is_article(match.group(1), match.group(2))
+        and match.group(2).lower() not in ("or", "and", "nor", "/")
+    ):
         return Extraction(match.group(1), "leading_letter")
     match = _OPTION.search(text)
     if match:
@@ -112,8 +121,12 @@ def extract_letter(output: str | None, candidates: Sequence[str] = ()) -> Extrac
         return Extraction(found, "candidate_text")
     letters = sorted(set(_STANDALONE.findall(text)))
     # "A" followed by an ordinary lowercase word is the article, not a choice.
-    if "A" in letters and _ARTICLE_A.search(text) and not _A_ALONE.search(text) \
-            and all(_is_article("A", word) for word in _ARTICLE_A.findall(text)):
+    if (
+        "A" in letters
+        and _ARTICLE_A.search(text)
+        and not _A_ALONE.search(text)
+        and all(_is_article("A", word) for word in _ARTICLE_A.findall(text))
+    ):
         letters.remove("A")
     if len(letters) == 1:
         return Extraction(letters[0], "standalone_letter")
@@ -135,9 +148,12 @@ def _candidate_text(text: str, candidates: Sequence[str]) -> str | None:
 
 
 def _is_article(letter: str, next_word: str) -> bool:
-    """"A cat" (article) versus "A is right" / "A or B" (the choice A)."""
-    return (letter == "A" and next_word[:1].islower()
-            and next_word.lower().strip(".,;:!?") not in _NOT_ARTICLE_FOLLOWERS)
+    """ "A cat" (article) versus "A is right" / "A or B" (the choice A)."""
+    return (
+        letter == "A"
+        and next_word[:1].islower()
+        and next_word.lower().strip(".,;:!?") not in _NOT_ARTICLE_FOLLOWERS
+    )
 
 
 def _squash(text: str) -> str:

@@ -3,10 +3,11 @@ its English counterpart), the lettered prompt, and the log-likelihood context an
 continuations ("tea : teapot : teacup ::" + " passenger : bus : taxi")."""
 
 from __future__ import annotations
+
 from collections.abc import Sequence
+
 from lexbench.benchmarks.ekar.data import EkarItem
 from lexbench.types import Decoding
-
 
 MODES = ("hard", "easy")
 
@@ -33,7 +34,7 @@ INSTRUCTIONS = {
 
 
 def tuple_text(terms: Sequence[str], language: str) -> str:
-    """"tea : teapot : teacup" (English) or "茶：茶壶：茶杯" (Chinese)."""
+    """ "tea : teapot : teacup" (English) or "茶：茶壶：茶杯" (Chinese)."""
     return (" : " if language == "en" else "：").join(terms)
 
 
@@ -42,10 +43,15 @@ def _explanation_line(item: EkarItem, mode: str) -> str:
         return ""
     explanation = item.query_explanation
     if explanation is None:
-        raise ValueError(f"item {item.id}: EASY mode needs the query's explanation, and this "
-                         f"item has none (a blind test split?); use --mode hard")
-    return (f"Explanation of the query: {explanation}\n" if item.language == "en"
-            else f"题干解释：{explanation}\n")
+        raise ValueError(
+            f"item {item.id}: EASY mode needs the query's explanation, and this "
+            f"item has none (a blind test split?); use --mode hard"
+        )
+    return (
+        f"Explanation of the query: {explanation}\n"
+        if item.language == "en"
+        else f"题干解释：{explanation}\n"
+    )
 
 
 def choice_prompt(item: EkarItem, mode: str) -> str:

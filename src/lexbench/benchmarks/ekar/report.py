@@ -33,7 +33,7 @@ def _pct(value: float | None) -> str:
 
 
 def _cell(block: Mapping[str, Any] | None) -> str:
-    """"41.7 [33.1, 50.8] (n=120)" from an accuracy block; "–" when it has no items."""
+    """ "41.7 [33.1, 50.8] (n=120)" from an accuracy block; "–" when it has no items."""
     if not block or not block.get("n"):
         return "–"
     wilson = block["wilson"]
@@ -46,8 +46,9 @@ def _escape(text: str) -> str:
 
 def _setting(run: LoadedRun) -> str:
     config = run.results.get("config", {})
-    return " ".join(str(config.get(k)) for k in ("language", "split", "mode", "method")
-                    if config.get(k))
+    return " ".join(
+        str(config.get(k)) for k in ("language", "split", "mode", "method") if config.get(k)
+    )
 
 
 def _meta_block(run: LoadedRun, meta: str) -> Mapping[str, Any] | None:
@@ -64,33 +65,51 @@ class EkarReporter(GenericReporter):
 
     def summary_markdown(self, runs: Sequence[LoadedRun]) -> str:
         metas = list(META_RELATIONS)
-        lines = ["| run | setting | " + " | ".join(f"{m} {META_RELATIONS[m]}" for m in metas)
-                 + " | **overall** |", "|---|---|" + "---:|" * (len(metas) + 1)]
+        lines = [
+            "| run | setting | "
+            + " | ".join(f"{m} {META_RELATIONS[m]}" for m in metas)
+            + " | **overall** |",
+            "|---|---|" + "---:|" * (len(metas) + 1),
+        ]
         for run in runs:
             cells = [_cell(_meta_block(run, m)) for m in metas]
-            lines.append(f"| {_escape(run.label)} | {_escape(_setting(run))} | "
-                         + " | ".join(cells) + f" | **{_cell(run.results.get('overall'))}** |")
-        return ("\n".join(lines) + "\n\nAccuracy in % with the Wilson 95% interval and the "
-                "number of labelled items. An item counts under every meta-relation annotated "
-                "for its query; Wald intervals and the sub-relations are in each run's tables.")
+            lines.append(
+                f"| {_escape(run.label)} | {_escape(_setting(run))} | "
+                + " | ".join(cells)
+                + f" | **{_cell(run.results.get('overall'))}** |"
+            )
+        return (
+            "\n".join(lines) + "\n\nAccuracy in % with the Wilson 95% interval and the "
+            "number of labelled items. An item counts under every meta-relation annotated "
+            "for its query; Wald intervals and the sub-relations are in each run's tables."
+        )
 
     def run_markdown(self, run: LoadedRun) -> str:
         from lexbench.benchmarks.ekar.tables import report_markdown
 
         if all(key in run.results for key in _QA_KEYS):
-            return report_markdown(run.results).replace("# E-KAR question answering",
-                                                        f"# {run.label}: E-KAR question answering", 1)
+            return report_markdown(run.results).replace(
+                "# E-KAR question answering", f"# {run.label}: E-KAR question answering", 1
+            )
         return super().run_markdown(run)
 
     def figures(self, runs: Sequence[LoadedRun], folder: Path) -> list[Figure]:
         labelled = [r for r in runs if (r.results.get("overall") or {}).get("n")]
         out = [self._meta_figure(labelled, folder)] if labelled else []
         # Each run's own figure is the same chart for one run: copy it only for a single run.
-        return out if len(labelled) > 1 else out + [
-            f for f in super().figures(runs, folder) if "accuracy_by_meta_relation" not in f.path.name]
+        return (
+            out
+            if len(labelled) > 1
+            else out
+            + [
+                f
+                for f in super().figures(runs, folder)
+                if "accuracy_by_meta_relation" not in f.path.name
+            ]
+        )
 
     def _meta_figure(self, runs: Sequence[LoadedRun], folder: Path) -> Figure:
-        metas = list(META_RELATIONS) + ["overall"]
+        metas = [*list(META_RELATIONS), "overall"]
         nan = float("nan")
         series: dict[str, list[float]] = {}
         lows: list[float] = []
@@ -104,13 +123,21 @@ class EkarReporter(GenericReporter):
         several = len(runs) > 1
         labels = [f"{m} {META_RELATIONS[m]}" if m in META_RELATIONS else m for m in metas]
         path = plots.bar_with_intervals(
-            folder / "ekar-accuracy-by-meta-relation.png", labels,
-            [] if several else series[runs[0].label], lows, highs,
+            folder / "ekar-accuracy-by-meta-relation.png",
+            labels,
+            [] if several else series[runs[0].label],
+            lows,
+            highs,
             title="E-KAR: accuracy by meta-relation" + ("" if several else f" ({runs[0].label})"),
-            ylabel="accuracy", series=series if several else None)
-        return Figure("Accuracy by meta-relation", path,
-                      "Bars: accuracy; whiskers: Wilson 95% intervals"
-                      + ("; one colour per run." if several else "."))
+            ylabel="accuracy",
+            series=series if several else None,
+        )
+        return Figure(
+            "Accuracy by meta-relation",
+            path,
+            "Bars: accuracy; whiskers: Wilson 95% intervals"
+            + ("; one colour per run." if several else "."),
+        )
 
 
 def _interval_cell(block: Mapping[str, Any] | None) -> str:
@@ -125,25 +152,45 @@ class EkarExplanationReporter(GenericReporter):
     title: str = "E-KAR explanation generation"
 
     def summary_markdown(self, runs: Sequence[LoadedRun]) -> str:
-        metrics = sorted({m for run in runs for group in run.results.get("explanations", {}).values()
-                          for m in group})
-        columns = [(g, m) for g in ("E_Q", "E_A") for m in metrics
-                   if any(m in run.results.get("explanations", {}).get(g, {}) for run in runs)]
-        lines = ["| run | setting | " + " | ".join(f"{g} {m}" for g, m in columns) + " |",
-                 "|---|---|" + "---:|" * len(columns)]
+        metrics = sorted(
+            {
+                m
+                for run in runs
+                for group in run.results.get("explanations", {}).values()
+                for m in group
+            }
+        )
+        columns = [
+            (g, m)
+            for g in ("E_Q", "E_A")
+            for m in metrics
+            if any(m in run.results.get("explanations", {}).get(g, {}) for run in runs)
+        ]
+        lines = [
+            "| run | setting | " + " | ".join(f"{g} {m}" for g, m in columns) + " |",
+            "|---|---|" + "---:|" * len(columns),
+        ]
         skipped: dict[str, set[str]] = {}
         for run in runs:
             tables = run.results.get("explanations", {})
             config = run.results.get("config", {})
-            setting = " ".join(str(config.get(k)) for k in ("language", "split", "mode",
-                                                            "prompt_format") if config.get(k))
-            lines.append(f"| {_escape(run.label)} | {_escape(setting)} | " + " | ".join(
-                _interval_cell(tables.get(g, {}).get(m)) for g, m in columns) + " |")
+            setting = " ".join(
+                str(config.get(k))
+                for k in ("language", "split", "mode", "prompt_format")
+                if config.get(k)
+            )
+            lines.append(
+                f"| {_escape(run.label)} | {_escape(setting)} | "
+                + " | ".join(_interval_cell(tables.get(g, {}).get(m)) for g, m in columns)
+                + " |"
+            )
             for metric, reason in run.results.get("skipped_metrics", {}).items():
                 skipped.setdefault(f"{metric}: {reason}", set()).add(run.label)
         notes = ["Means with 95% bootstrap intervals; E_Q is generated in HARD mode only."]
-        notes += [f"Not computed -- {reason} (runs: {', '.join(sorted(labels))})."
-                  for reason, labels in sorted(skipped.items())]
+        notes += [
+            f"Not computed -- {reason} (runs: {', '.join(sorted(labels))})."
+            for reason, labels in sorted(skipped.items())
+        ]
         return "\n".join(lines) + "\n\n" + "\n\n".join(notes)
 
     def run_markdown(self, run: LoadedRun) -> str:
@@ -151,5 +198,6 @@ class EkarExplanationReporter(GenericReporter):
 
         if all(key in run.results for key in _EXPLAIN_KEYS) and "config" in run.results:
             return explanation_report_markdown(run.results).replace(
-                "# E-KAR explanation generation", f"# {run.label}: E-KAR explanation generation", 1)
+                "# E-KAR explanation generation", f"# {run.label}: E-KAR explanation generation", 1
+            )
         return super().run_markdown(run)

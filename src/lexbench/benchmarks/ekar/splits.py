@@ -9,13 +9,15 @@ paper's v1.0 lives on the `v1.0` branch, where the label-free test file is
 """
 
 from __future__ import annotations
+
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from lexbench.datasets.fetch import DownloadError, fetch, sha256_of
-from lexbench.benchmarks.ekar.data import EkarItem, LANGUAGES, SPLITS, is_blind_file, read_split
 
+from lexbench.benchmarks.ekar.data import LANGUAGES, SPLITS, EkarItem
+from lexbench.benchmarks.ekar.files import is_blind_file, read_split
+from lexbench.datasets.fetch import DownloadError, fetch, sha256_of
 
 HUB_REPOSITORIES = {"en": "jiangjiechen/ekar_english", "zh": "jiangjiechen/ekar_chinese"}
 
@@ -43,10 +45,16 @@ def split_file_names(split: str, revision: str = "main", mode: str = "hard") -> 
     if split != "test":
         return (f"{split}.json",)
     if mode == "easy":
-        return (("test_easy_blind.json", "test.json") if revision == "v1.0"
-                else ("test.json", "test_easy_blind.json"))
-    return (("test_blind.json", "test_easy_blind.json", "test.json") if revision == "v1.0"
-            else ("test.json", "test_blind.json", "test_easy_blind.json"))
+        return (
+            ("test_easy_blind.json", "test.json")
+            if revision == "v1.0"
+            else ("test.json", "test_easy_blind.json")
+        )
+    return (
+        ("test_blind.json", "test_easy_blind.json", "test.json")
+        if revision == "v1.0"
+        else ("test.json", "test_blind.json", "test_easy_blind.json")
+    )
 
 
 def find_split_file(folder: str | Path, split: str, mode: str = "hard") -> Path:
@@ -57,11 +65,16 @@ def find_split_file(folder: str | Path, split: str, mode: str = "hard") -> Path:
     for name in names:
         if (folder / name).is_file():
             return folder / name
-    hint = (" (test_blind.json has no query explanations: EASY mode needs test.json or "
-            "v1.0's test_easy_blind.json)" if mode == "easy" and (folder / "test_blind.json").is_file()
-            else "")
-    raise FileNotFoundError(f"{folder} has no file for split {split!r} in {mode.upper()} mode "
-                            f"(looked for {', '.join(names)}){hint}")
+    hint = (
+        " (test_blind.json has no query explanations: EASY mode needs test.json or "
+        "v1.0's test_easy_blind.json)"
+        if mode == "easy" and (folder / "test_blind.json").is_file()
+        else ""
+    )
+    raise FileNotFoundError(
+        f"{folder} has no file for split {split!r} in {mode.upper()} mode "
+        f"(looked for {', '.join(names)}){hint}"
+    )
 
 
 def hub_url(language: str, file_name: str, revision: str, endpoint: str | None = None) -> str:
@@ -71,13 +84,19 @@ def hub_url(language: str, file_name: str, revision: str, endpoint: str | None =
 
 
 def resolve_revision(version_or_revision: str) -> str:
-    """"v1.1" -> "main", "v1.0" -> "v1.0"; anything else (a branch, a commit id) as given."""
+    """ "v1.1" -> "main", "v1.0" -> "v1.0"; anything else (a branch, a commit id) as given."""
     return VERSIONS.get(version_or_revision, version_or_revision)
 
 
-def download_split(language: str, split: str, *, revision: str = "v1.1",
-                   endpoint: str | None = None, timeout: float = 60.0,
-                   mode: str = "hard") -> Path:
+def download_split(
+    language: str,
+    split: str,
+    *,
+    revision: str = "v1.1",
+    endpoint: str | None = None,
+    timeout: float = 60.0,
+    mode: str = "hard",
+) -> Path:
     """The cached copy of one split's file from the Hub, downloading it once.
 
     No sha256 is known in advance for these files (they are not mirrored anywhere we could
@@ -93,13 +112,20 @@ def download_split(language: str, split: str, *, revision: str = "v1.1",
     errors = []
     for name in names:
         try:
-            return fetch(hub_url(language, name, ref, endpoint), sha256=None,
-                         name=f"ekar/{LANGUAGES[language]}/{safe_ref}/{name}", timeout=timeout)
+            return fetch(
+                hub_url(language, name, ref, endpoint),
+                sha256=None,
+                name=f"ekar/{LANGUAGES[language]}/{safe_ref}/{name}",
+                timeout=timeout,
+            )
         except RuntimeError as error:
             errors.append(str(error))
-    raise DownloadError(f"could not download E-KAR {language} {split} at revision {ref!r}: "
-                       + " | ".join(errors) + " -- or pass a local folder of "
-                       "train.json/validation.json/test.json with --data")
+    raise DownloadError(
+        f"could not download E-KAR {language} {split} at revision {ref!r}: "
+        + " | ".join(errors)
+        + " -- or pass a local folder of "
+        "train.json/validation.json/test.json with --data"
+    )
 
 
 @dataclass(frozen=True)
@@ -107,16 +133,22 @@ class LoadedSplit:
     items: list[EkarItem]
     path: Path
     sha256: str
-    source: str              # "local" or the revision it was downloaded at
+    source: str  # "local" or the revision it was downloaded at
 
     @property
     def blind(self) -> bool:
         return is_blind_file(self.path)
 
 
-def load_split(language: str, split: str, *, data: str | Path | None = None,
-               revision: str = "v1.1", endpoint: str | None = None,
-               mode: str = "hard") -> LoadedSplit:
+def load_split(
+    language: str,
+    split: str,
+    *,
+    data: str | Path | None = None,
+    revision: str = "v1.1",
+    endpoint: str | None = None,
+    mode: str = "hard",
+) -> LoadedSplit:
     """Items of one split: from `data` (a folder in the Hub's layout) or downloaded. `mode`
     picks v1.0's test file (EASY mode reads test_easy_blind.json)."""
     if data is not None:
@@ -125,5 +157,6 @@ def load_split(language: str, split: str, *, data: str | Path | None = None,
     else:
         path = download_split(language, split, revision=revision, endpoint=endpoint, mode=mode)
         source = f"{HUB_REPOSITORIES[language]}@{resolve_revision(revision)}"
-    return LoadedSplit(items=read_split(path, language), path=path, sha256=sha256_of(path),
-                       source=source)
+    return LoadedSplit(
+        items=read_split(path, language), path=path, sha256=sha256_of(path), source=source
+    )

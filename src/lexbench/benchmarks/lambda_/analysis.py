@@ -22,8 +22,13 @@ MIN_ITEMS_PER_LENGTH = 5
 def _accuracy(correct: Sequence[bool]) -> dict[str, Any]:
     n = len(correct)
     k = sum(1 for c in correct if c)
-    return {"n": n, "correct": k, "accuracy": k / n if n else float("nan"),
-            "wald": wald_interval(k, n).to_dict(), "wilson": wilson_interval(k, n).to_dict()}
+    return {
+        "n": n,
+        "correct": k,
+        "accuracy": k / n if n else float("nan"),
+        "wald": wald_interval(k, n).to_dict(),
+        "wilson": wilson_interval(k, n).to_dict(),
+    }
 
 
 def dataset_statistics(items: Sequence[Any]) -> dict[str, Any]:
@@ -34,15 +39,21 @@ def dataset_statistics(items: Sequence[Any]) -> dict[str, Any]:
     lengths = [item.query_length for item in items]
     return {
         "items": len(items),
-        "query_length": {**describe(lengths),
-                         "longer_than_15": sum(1 for n in lengths if n > 15),
-                         "count_per_length": {str(k): v for k, v in sorted(Counter(lengths).items())}},
-        "query_length_by_relation": {r: describe([i.query_length for i in rows])
-                                     for r, rows in by_relation.items()},
-        "query_pos_by_relation": {r: dict(sorted(Counter(i.query_pos or "?" for i in rows).items()))
-                                  for r, rows in by_relation.items()},
-        "candidate_set_size_by_relation": {r: describe([len(i.candidates) for i in rows])
-                                           for r, rows in by_relation.items()},
+        "query_length": {
+            **describe(lengths),
+            "longer_than_15": sum(1 for n in lengths if n > 15),
+            "count_per_length": {str(k): v for k, v in sorted(Counter(lengths).items())},
+        },
+        "query_length_by_relation": {
+            r: describe([i.query_length for i in rows]) for r, rows in by_relation.items()
+        },
+        "query_pos_by_relation": {
+            r: dict(sorted(Counter(i.query_pos or "?" for i in rows).items()))
+            for r, rows in by_relation.items()
+        },
+        "candidate_set_size_by_relation": {
+            r: describe([len(i.candidates) for i in rows]) for r, rows in by_relation.items()
+        },
     }
 
 
@@ -52,14 +63,19 @@ def accuracy_by_length(items: Sequence[Any], scores: Sequence[Score]) -> dict[st
     for item, score in zip(items, scores):
         if score.correct is not None:
             per_length[item.query_length].append(bool(score.correct))
-    table = {str(n): {"n": len(v), "accuracy": sum(v) / len(v)} for n, v in sorted(per_length.items())}
+    table = {
+        str(n): {"n": len(v), "accuracy": sum(v) / len(v)} for n, v in sorted(per_length.items())
+    }
     all_lengths = sorted(per_length)
     kept = [n for n in all_lengths if len(per_length[n]) >= MIN_ITEMS_PER_LENGTH]
     rho_all = spearman(all_lengths, [sum(per_length[n]) / len(per_length[n]) for n in all_lengths])
     rho_kept = spearman(kept, [sum(per_length[n]) / len(per_length[n]) for n in kept])
-    return {"table": table, "spearman_all_lengths": rho_all.to_dict(),
-            "spearman_min_items": MIN_ITEMS_PER_LENGTH,
-            "spearman_lengths_with_min_items": rho_kept.to_dict()}
+    return {
+        "table": table,
+        "spearman_all_lengths": rho_all.to_dict(),
+        "spearman_min_items": MIN_ITEMS_PER_LENGTH,
+        "spearman_lengths_with_min_items": rho_kept.to_dict(),
+    }
 
 
 def sampling_summary(items: Sequence[Any], scores: Sequence[Score]) -> dict[str, Any] | None:
@@ -71,25 +87,44 @@ def sampling_summary(items: Sequence[Any], scores: Sequence[Score]) -> dict[str,
     relations = list(dict.fromkeys(i.relation for i in items))
     per_sample = []
     for k, seed in enumerate(seeds):
-        verdicts = [(item.relation, score.details["samples"][k]["correct"])
-                    for item, score in zip(items, scores)]
+        verdicts = [
+            (item.relation, score.details["samples"][k]["correct"])
+            for item, score in zip(items, scores)
+        ]
         scored = [(r, c) for r, c in verdicts if c is not None]
-        per_sample.append({"seed": seed, "overall": _accuracy([bool(c) for _, c in scored]),
-                           "per_relation": {r: _accuracy([bool(c) for rr, c in scored if rr == r])
-                                            for r in relations},
-                           "failed_requests": len(verdicts) - len(scored)})
+        per_sample.append(
+            {
+                "seed": seed,
+                "overall": _accuracy([bool(c) for _, c in scored]),
+                "per_relation": {
+                    r: _accuracy([bool(c) for rr, c in scored if rr == r]) for r in relations
+                },
+                "failed_requests": len(verdicts) - len(scored),
+            }
+        )
 
     def spread(values: list[float]) -> dict[str, float]:
         mean = sum(values) / len(values)
-        sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5 \
-            if len(values) > 1 else float("nan")
-        return {"mean": mean, "sd": sd, "min": min(values), "max": max(values),
-                "range": max(values) - min(values)}
+        sd = (
+            (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
+            if len(values) > 1
+            else float("nan")
+        )
+        return {
+            "mean": mean,
+            "sd": sd,
+            "min": min(values),
+            "max": max(values),
+            "range": max(values) - min(values),
+        }
 
-    return {"per_sample": per_sample,
-            "overall": spread([s["overall"]["accuracy"] for s in per_sample]),
-            "per_relation": {r: spread([s["per_relation"][r]["accuracy"] for s in per_sample])
-                             for r in relations}}
+    return {
+        "per_sample": per_sample,
+        "overall": spread([s["overall"]["accuracy"] for s in per_sample]),
+        "per_relation": {
+            r: spread([s["per_relation"][r]["accuracy"] for s in per_sample]) for r in relations
+        },
+    }
 
 
 def summarize(items: Sequence[Any], scores: Sequence[Score]) -> dict[str, Any]:
@@ -97,11 +132,21 @@ def summarize(items: Sequence[Any], scores: Sequence[Score]) -> dict[str, Any]:
         raise ValueError(f"{len(items)} items but {len(scores)} scores")
     scored = [(i, s) for i, s in zip(items, scores) if s.correct is not None]
     relations = list(dict.fromkeys(i.relation for i in items))
-    per_relation = {r: _accuracy([bool(s.correct) for i, s in scored if i.relation == r])
-                    for r in relations}
-    taxonomy = {r: dict(sorted(Counter(s.error_class for i, s in zip(items, scores)
-                                       if i.relation == r and s.correct is not True).items()))
-                for r in relations}
+    per_relation = {
+        r: _accuracy([bool(s.correct) for i, s in scored if i.relation == r]) for r in relations
+    }
+    taxonomy = {
+        r: dict(
+            sorted(
+                Counter(
+                    s.error_class
+                    for i, s in zip(items, scores)
+                    if i.relation == r and s.correct is not True
+                ).items()
+            )
+        )
+        for r in relations
+    }
     out = {
         "benchmark": "lambda",
         "overall": _accuracy([bool(s.correct) for _, s in scored]),
@@ -128,11 +173,13 @@ def _interval(block: Mapping[str, Any], key: str) -> str:
 
 def accuracy_table(results: Mapping[str, Any]) -> str:
     lines = ["| relation | n | accuracy % | Wald 95% | Wilson 95% |", "|---|---:|---:|---|---|"]
-    rows = list(results["per_relation"].items()) + [("overall", results["overall"])]
+    rows = [*list(results["per_relation"].items()), ("overall", results["overall"])]
     for name, block in rows:
         label = f"**{name}**" if name == "overall" else name
-        lines.append(f"| {label} | {block['n']} | {_pct(block['accuracy'])} | "
-                     f"{_interval(block, 'wald')} | {_interval(block, 'wilson')} |")
+        lines.append(
+            f"| {label} | {block['n']} | {_pct(block['accuracy'])} | "
+            f"{_interval(block, 'wald')} | {_interval(block, 'wilson')} |"
+        )
     return "\n".join(lines)
 
 
@@ -140,9 +187,9 @@ def taxonomy_table(results: Mapping[str, Any]) -> str:
     from lexbench.benchmarks.lambda_.taxonomy import ERROR_CLASSES
 
     classes = [c for c in ERROR_CLASSES] + sorted(
-        {c for t in results["error_taxonomy"].values() for c in t} - set(ERROR_CLASSES))
-    lines = ["| relation | " + " | ".join(classes) + " |",
-             "|---|" + "---:|" * len(classes)]
+        {c for t in results["error_taxonomy"].values() for c in t} - set(ERROR_CLASSES)
+    )
+    lines = ["| relation | " + " | ".join(classes) + " |", "|---|" + "---:|" * len(classes)]
     for relation, counts in results["error_taxonomy"].items():
         lines.append(f"| {relation} | " + " | ".join(str(counts.get(c, 0)) for c in classes) + " |")
     return "\n".join(lines)
@@ -150,14 +197,19 @@ def taxonomy_table(results: Mapping[str, Any]) -> str:
 
 def dataset_tables(stats: Mapping[str, Any]) -> str:
     q = stats["query_length"]
-    out = [f"Query length: mean {q['mean']:.2f}, median {q['median']:g}, 90th percentile "
-           f"{q['p90']:g}, min {q['min']:g}, max {q['max']:g}, longer than 15: {q['longer_than_15']}",
-           "", "| relation | candidate-set size mean | SD | min | max | query POS |",
-           "|---|---:|---:|---:|---:|---|"]
+    out = [
+        f"Query length: mean {q['mean']:.2f}, median {q['median']:g}, 90th percentile "
+        f"{q['p90']:g}, min {q['min']:g}, max {q['max']:g}, longer than 15: {q['longer_than_15']}",
+        "",
+        "| relation | candidate-set size mean | SD | min | max | query POS |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
     for relation, size in stats["candidate_set_size_by_relation"].items():
         pos = ", ".join(f"{k} {v}" for k, v in stats["query_pos_by_relation"][relation].items())
-        out.append(f"| {relation} | {size['mean']:.2f} | {size['sd']:.2f} | {size['min']:g} | "
-                   f"{size['max']:g} | {pos} |")
+        out.append(
+            f"| {relation} | {size['mean']:.2f} | {size['sd']:.2f} | {size['min']:g} | "
+            f"{size['max']:g} | {pos} |"
+        )
     counts = ", ".join(f"{k}: {v}" for k, v in q["count_per_length"].items())
     out += ["", f"Items per query length: {counts}"]
     return "\n".join(out)
@@ -166,29 +218,41 @@ def dataset_tables(stats: Mapping[str, Any]) -> str:
 def length_section(block: Mapping[str, Any]) -> str:
     rho_all = block["spearman_all_lengths"]
     rho_kept = block["spearman_lengths_with_min_items"]
-    cells = ", ".join(f"{n}: {_pct(v['accuracy'])}% (n={v['n']})" for n, v in block["table"].items())
-    return (f"Accuracy by query length: {cells}\n\n"
-            f"Spearman rho (length vs accuracy), all lengths: {rho_all['rho']:.3f} "
-            f"(p={rho_all['p_value']:.3g}, {rho_all['n']} lengths); lengths with at least "
-            f"{block['spearman_min_items']} items: {rho_kept['rho']:.3f} "
-            f"(p={rho_kept['p_value']:.3g}, {rho_kept['n']} lengths)")
+    cells = ", ".join(
+        f"{n}: {_pct(v['accuracy'])}% (n={v['n']})" for n, v in block["table"].items()
+    )
+    return (
+        f"Accuracy by query length: {cells}\n\n"
+        f"Spearman rho (length vs accuracy), all lengths: {rho_all['rho']:.3f} "
+        f"(p={rho_all['p_value']:.3g}, {rho_all['n']} lengths); lengths with at least "
+        f"{block['spearman_min_items']} items: {rho_kept['rho']:.3f} "
+        f"(p={rho_kept['p_value']:.3g}, {rho_kept['n']} lengths)"
+    )
 
 
 def sampling_section(block: Mapping[str, Any]) -> str:
     """Every sample's accuracy, then mean ± SD and range across samples."""
     relations = list(block["per_relation"])
-    lines = [f"Temperature {block.get('temperature', '?')}, top-p {block.get('top_p', '?')}, "
-             f"{len(block['per_sample'])} samples (seed per sample; the tables above are the "
-             f"first sample's).", "",
-             "| sample (seed) | " + " | ".join(relations) + " | **overall** |",
-             "|---|" + "---:|" * (len(relations) + 1)]
+    lines = [
+        f"Temperature {block.get('temperature', '?')}, top-p {block.get('top_p', '?')}, "
+        f"{len(block['per_sample'])} samples (seed per sample; the tables above are the "
+        f"first sample's).",
+        "",
+        "| sample (seed) | " + " | ".join(relations) + " | **overall** |",
+        "|---|" + "---:|" * (len(relations) + 1),
+    ]
     for sample in block["per_sample"]:
         cells = [_pct(sample["per_relation"][r]["accuracy"]) for r in relations]
-        lines.append(f"| {sample['seed']} | " + " | ".join(cells)
-                     + f" | **{_pct(sample['overall']['accuracy'])}** |")
+        lines.append(
+            f"| {sample['seed']} | "
+            + " | ".join(cells)
+            + f" | **{_pct(sample['overall']['accuracy'])}** |"
+        )
     for label, key in (("mean", "mean"), ("SD", "sd"), ("max − min", "range")):
         cells = [_pct(block["per_relation"][r][key]) for r in relations]
-        lines.append(f"| {label} | " + " | ".join(cells) + f" | **{_pct(block['overall'][key])}** |")
+        lines.append(
+            f"| {label} | " + " | ".join(cells) + f" | **{_pct(block['overall'][key])}** |"
+        )
     return "\n".join(lines)
 
 
@@ -199,7 +263,8 @@ TAXONOMY_NOTE = (
     "desecrate); surface_misfire (a form change of the query: a shared WordNet base form or an "
     "affix added or swapped); semantic_drift (related in meaning but not in R(E): WordNet "
     "relations within two links, similar-to, also-see, Wu-Palmer, glosses, GloVe cosine); "
-    "support_copy (repeats a support word); other.")
+    "support_copy (repeats a support word); other."
+)
 
 
 def report_markdown(results: Mapping[str, Any], title: str = "LAMBDA") -> str:
@@ -207,13 +272,33 @@ def report_markdown(results: Mapping[str, Any], title: str = "LAMBDA") -> str:
     if results.get("failed_requests"):
         parts += [f"Failed requests (not scored): {results['failed_requests']}", ""]
     if results.get("sampling"):
-        parts += ["## Sampling (robustness across seeds)", "", sampling_section(results["sampling"]), ""]
-    parts += ["## Error taxonomy (wrong answers)", "", taxonomy_table(results), "",
-              TAXONOMY_NOTE, "",
-              "## Query length", "", length_section(results["accuracy_by_query_length"]), "",
-              "## Dataset", "", dataset_tables(results["dataset"]), ""]
+        parts += [
+            "## Sampling (robustness across seeds)",
+            "",
+            sampling_section(results["sampling"]),
+            "",
+        ]
+    parts += [
+        "## Error taxonomy (wrong answers)",
+        "",
+        taxonomy_table(results),
+        "",
+        TAXONOMY_NOTE,
+        "",
+        "## Query length",
+        "",
+        length_section(results["accuracy_by_query_length"]),
+        "",
+        "## Dataset",
+        "",
+        dataset_tables(results["dataset"]),
+        "",
+    ]
     run = results.get("run")
     if run:
-        parts += [f"Requests: {run['requests']} ({run['cached']} from cache, {run['sent']} sent, "
-                  f"{run['failed']} failed) in {run['seconds']:.1f}s", ""]
+        parts += [
+            f"Requests: {run['requests']} ({run['cached']} from cache, {run['sent']} sent, "
+            f"{run['failed']} failed) in {run['seconds']:.1f}s",
+            "",
+        ]
     return "\n".join(parts)

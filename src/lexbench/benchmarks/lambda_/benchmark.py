@@ -32,20 +32,30 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from lexbench.benchmarks.lambda_.drift import DriftFinder, drift_finder
-from lexbench.benchmarks.lambda_.taxonomy import ERROR_CLASSES, Verdict, base_forms, classify, is_surface_variant
+from lexbench.benchmarks.lambda_.items import LambdaItem, dumps_items
+from lexbench.benchmarks.lambda_.prompts import (
+    ANSWER_GUARD,
+    PROMPT_STYLES,
+    Sampling,
+    decoding_for,
+    prompt_text,
+)
+from lexbench.benchmarks.lambda_.taxonomy import (
+    ERROR_CLASSES,
+    Verdict,
+    base_forms,
+    classify,
+    is_surface_variant,
+)
 from lexbench.hashing import sha256_text
 from lexbench.lexicon.wordnet import RelationIndex
-from lexbench.types import Request, Response, Score
-from lexbench.benchmarks.lambda_.items import LambdaItem, dumps_items
-from lexbench.benchmarks.lambda_.prompts import ANSWER_GUARD, PROMPT_STYLES, Sampling, decoding_for, prompt_text
 from lexbench.models.base import Model
+from lexbench.types import Request, Response, Score
 
 __all__ = ["ERROR_CLASSES", "Verdict", "base_forms", "is_surface_variant", "parse_and_score"]
 
 
 # ------------------------------------------------------------------------------ items
-
-
 
 
 # ------------------------------------------------------------------------------ prompts
@@ -54,8 +64,9 @@ __all__ = ["ERROR_CLASSES", "Verdict", "base_forms", "is_surface_variant", "pars
 # ------------------------------------------------------------------------------ scoring
 
 
-def parse_and_score(output: str, item: LambdaItem, index: RelationIndex | None,
-                    drift: DriftFinder | None = None) -> Verdict:
+def parse_and_score(
+    output: str, item: LambdaItem, index: RelationIndex | None, drift: DriftFinder | None = None
+) -> Verdict:
     """Score a raw model output against R(E) and file a wrong answer.
 
     The answer is the first normalised word of the output; a multi-word candidate ("hot
@@ -100,8 +111,12 @@ class LambdaBenchmark:
         decoding_for(self.protocol)  # validates
         if self.prompt_style not in PROMPT_STYLES:
             raise ValueError(f"unknown prompt style {self.prompt_style!r}")
-        self.sampling = Sampling(temperature=self.temperature, top_p=self.top_p,
-                                 seed=self.sampling_seed, samples=self.samples)
+        self.sampling = Sampling(
+            temperature=self.temperature,
+            top_p=self.top_p,
+            seed=self.sampling_seed,
+            samples=self.samples,
+        )
 
     def _drift(self) -> DriftFinder | None:
         if self.drift is None and self.index is not None:
@@ -129,33 +144,61 @@ class LambdaBenchmark:
     def requests(self, item: LambdaItem) -> list[Request]:
         text = prompt_text(item, self.prompt_style)
         if self.sampling.greedy:
-            return [Request(id=item.id, kind="generate", prompt=text,
-                            decoding=decoding_for(self.protocol))]
-        return [Request(id=f"{item.id}@seed{seed}", kind="generate", prompt=text,
-                        decoding=decoding_for(self.protocol, self.sampling, seed))
-                for seed in self.sampling.seeds]
+            return [
+                Request(
+                    id=item.id, kind="generate", prompt=text, decoding=decoding_for(self.protocol)
+                )
+            ]
+        return [
+            Request(
+                id=f"{item.id}@seed{seed}",
+                kind="generate",
+                prompt=text,
+                decoding=decoding_for(self.protocol, self.sampling, seed),
+            )
+            for seed in self.sampling.seeds
+        ]
 
     def score(self, item: LambdaItem, responses: Sequence[Response]) -> Score:
         drift = self._drift()
-        per_sample = []
+        per_sample: list[dict[str, Any]] = []
         for seed, response in zip(self.sampling.seeds, responses):
             if response.error is not None:
-                per_sample.append({"seed": seed, "answer": None, "correct": None,
-                                   "error_class": "request_failed"})
+                per_sample.append(
+                    {"seed": seed, "answer": None, "correct": None, "error_class": "request_failed"}
+                )
                 continue
             verdict = parse_and_score(response.text, item, self.index, drift)
-            per_sample.append({"seed": seed, "answer": verdict.answer, "correct": verdict.correct,
-                               "error_class": verdict.error_class})
+            per_sample.append(
+                {
+                    "seed": seed,
+                    "answer": verdict.answer,
+                    "correct": verdict.correct,
+                    "error_class": verdict.error_class,
+                }
+            )
         first = per_sample[0]
         details: dict[str, Any] = {"samples": per_sample} if not self.sampling.greedy else {}
         if first["correct"] is None:
-            return Score(item.id, None, 0.0, None, "request_failed",
-                         {**details, "error": responses[0].error})
-        return Score(item.id, first["correct"], float(first["correct"]), first["answer"],
-                     first["error_class"], details)
+            return Score(
+                item.id, None, 0.0, None, "request_failed", {**details, "error": responses[0].error}
+            )
+        return Score(
+            item.id,
+            first["correct"],
+            float(first["correct"]),
+            first["answer"],
+            first["error_class"],
+            details,
+        )
 
-    def sample(self, item: LambdaItem, requests: Sequence[Request],
-               responses: Sequence[Response], score: Score) -> dict[str, Any]:
+    def sample(
+        self,
+        item: LambdaItem,
+        requests: Sequence[Request],
+        responses: Sequence[Response],
+        score: Score,
+    ) -> dict[str, Any]:
         row = {
             **item.to_dict(),
             "prompt": requests[0].prompt,
@@ -168,10 +211,15 @@ class LambdaBenchmark:
             "error": responses[0].error,
         }
         if not self.sampling.greedy:
-            row["samples"] = [{**verdict, "output": response.text,
-                               "generated_tokens": response.generated_tokens,
-                               "error": response.error}
-                              for verdict, response in zip(score.details["samples"], responses)]
+            row["samples"] = [
+                {
+                    **verdict,
+                    "output": response.text,
+                    "generated_tokens": response.generated_tokens,
+                    "error": response.error,
+                }
+                for verdict, response in zip(score.details["samples"], responses)
+            ]
         return row
 
     def summarize(self, items: Sequence[LambdaItem], scores: Sequence[Score]) -> dict[str, Any]:
@@ -190,8 +238,11 @@ class LambdaBenchmark:
         return report_markdown(results)
 
 
-def rescore(samples: Sequence[Mapping[str, Any]], index: RelationIndex | None,
-            drift: DriftFinder | None = None) -> list[Score]:
+def rescore(
+    samples: Sequence[Mapping[str, Any]],
+    index: RelationIndex | None,
+    drift: DriftFinder | None = None,
+) -> list[Score]:
     """Score a run's samples.jsonl again from the raw outputs (after a scorer change);
     sampled runs are re-scored sample by sample."""
     if drift is None and index is not None:
@@ -203,24 +254,40 @@ def rescore(samples: Sequence[Mapping[str, Any]], index: RelationIndex | None,
         if sampled:
             # Seeds are consecutive from the first (see `Sampling.seeds`); any positive
             # temperature rebuilds them.
-            sampling = {"temperature": 1.0, "sampling_seed": sampled[0]["seed"],
-                        "samples": len(sampled)}
-            responses = [Response(request_id=item.id, text=s.get("output") or "",
-                                  error=s.get("error")) for s in sampled]
+            sampling = {
+                "temperature": 1.0,
+                "sampling_seed": sampled[0]["seed"],
+                "samples": len(sampled),
+            }
+            responses = [
+                Response(request_id=item.id, text=s.get("output") or "", error=s.get("error"))
+                for s in sampled
+            ]
         else:
             sampling = {}
-            responses = [Response(request_id=item.id, text=row.get("output") or "",
-                                  error=row.get("error"))]
+            responses = [
+                Response(request_id=item.id, text=row.get("output") or "", error=row.get("error"))
+            ]
         bench = LambdaBenchmark(dataset=[], index=index, drift=drift, **sampling)
         scores.append(bench.score(item, responses))
     return scores
 
 
-def build_lambda(model: Model, *, limit: int | None = None, protocol: str = "paper",
-                 prompt_style: str = "paper", profile: str = "strict", seed: int = 42,
-                 per_relation: int = 1000, relations: Sequence[str] | None = None,
-                 items: str | Path | None = None, wordnet: str | Path | None = None,
-                 progress: bool = True, **extra: Any) -> Any:
+def build_lambda(
+    model: Model,
+    *,
+    limit: int | None = None,
+    protocol: str = "paper",
+    prompt_style: str = "paper",
+    profile: str = "strict",
+    seed: int = 42,
+    per_relation: int = 1000,
+    relations: Sequence[str] | None = None,
+    items: str | Path | None = None,
+    wordnet: str | Path | None = None,
+    progress: bool = True,
+    **extra: Any,
+) -> Any:
     """LAMBDA: generated items (or a generated file), the first `limit` per relation."""
     from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items, read_items
     from lexbench.lexicon.wordnet import PAPER_RELATIONS, load_index
@@ -230,14 +297,24 @@ def build_lambda(model: Model, *, limit: int | None = None, protocol: str = "pap
         dataset = read_items(items)
         dataset_config: dict[str, Any] = {"file": str(items)}
     else:
-        config = LambdaConfig(profile=profile, seed=seed, per_relation=per_relation,
-                              relations=tuple(relations or PAPER_RELATIONS))
+        config = LambdaConfig(
+            profile=profile,
+            seed=seed,
+            per_relation=per_relation,
+            relations=tuple(relations or PAPER_RELATIONS),
+        )
         dataset = generate_items(index, config)
         dataset_config = config.to_dict()
     dataset = limit_per_relation(dataset, limit)
     dataset_config = {**dataset_config, "limit_per_relation": limit}
-    return LambdaBenchmark(dataset=dataset, index=index, protocol=protocol,
-                           prompt_style=prompt_style, dataset_config=dataset_config, **extra)
+    return LambdaBenchmark(
+        dataset=dataset,
+        index=index,
+        protocol=protocol,
+        prompt_style=prompt_style,
+        dataset_config=dataset_config,
+        **extra,
+    )
 
 
 def limit_per_relation(items: Sequence[Any], limit: int | None) -> list[Any]:

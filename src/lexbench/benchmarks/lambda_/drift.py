@@ -8,15 +8,16 @@ exactly the expression it replaces (tests/benchmarks/test_lambda_speed_equivalen
 """
 
 from __future__ import annotations
+
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
 from lexbench.lexicon.wordnet_senses import SenseTable
 from lexbench.text import normalise
-
 
 # Cosine between GloVe 6B 50d vectors above which two words count as related in meaning:
 # 50-d GloVe puts look-alike and merely topical pairs up to about 0.58 (light / night), and
@@ -48,10 +49,10 @@ class SenseFacts:
     """What the WordNet signals read from a word's senses, gathered once per word."""
 
     senses: frozenset[int]
-    similar: frozenset[int]           # similar-to and also-see senses of any sense
-    parents: frozenset[int]           # direct (and instance) hypernyms of any sense
-    lemma_words: frozenset[str]       # one-word lemma names: the word and its synonyms
-    gloss_words: frozenset[str]       # the words of the senses' definitions
+    similar: frozenset[int]  # similar-to and also-see senses of any sense
+    parents: frozenset[int]  # direct (and instance) hypernyms of any sense
+    lemma_words: frozenset[str]  # one-word lemma names: the word and its synonyms
+    gloss_words: frozenset[str]  # the words of the senses' definitions
 
     @classmethod
     def of(cls, table: SenseTable, senses: Sequence[int]) -> SenseFacts:
@@ -59,10 +60,13 @@ class SenseFacts:
             senses=frozenset(senses),
             similar=frozenset(t for s in senses for t in table.similar[s]),
             parents=frozenset(p for s in senses for p in table.hypernyms[s]),
-            lemma_words=frozenset(name.lower() for s in senses for name in table.lemmas[s]
-                                  if "_" not in name),
-            gloss_words=frozenset(w for s in senses
-                                  for w in _GLOSS_WORD.findall(table.definitions[s].lower())))
+            lemma_words=frozenset(
+                name.lower() for s in senses for name in table.lemmas[s] if "_" not in name
+            ),
+            gloss_words=frozenset(
+                w for s in senses for w in _GLOSS_WORD.findall(table.definitions[s].lower())
+            ),
+        )
 
 
 @dataclass
@@ -76,7 +80,7 @@ class DriftFinder:
     word, per sense pair and per (answer, query).
     """
 
-    related: Any                      # RelationIndex
+    related: Any  # RelationIndex
     senses: SenseTable | None = None
     vectors: Any = None
     cosine_threshold: float = GLOVE_DRIFT_COSINE
@@ -127,7 +131,8 @@ class DriftFinder:
         found = self._neighbours.get(word)
         if found is None:
             found = self._neighbours[word] = frozenset(
-                map(self._normal.__getitem__, self.related.all_related(word)))
+                map(self._normal.__getitem__, self.related.all_related(word))
+            )
         return found
 
     def _within_two_links(self, answer_n: str, word: str) -> bool:
@@ -152,7 +157,9 @@ class DriftFinder:
         names = self._searchable.get(word)
         if names is None:
             joined = self.related.joined_related(word)
-            names = self._searchable[word] = joined.replace("_", " ").lower() if joined.isascii() else ""
+            names = self._searchable[word] = (
+                joined.replace("_", " ").lower() if joined.isascii() else ""
+            )
         return not names or answer_n in names
 
     def cosine(self, a: str, b: str) -> float | None:
@@ -194,13 +201,22 @@ class DriftFinder:
             return "sister_term"
         # Close in the noun or verb hierarchy (Wu-Palmer): abbey / palace are both buildings.
         pos = self.senses.pos_letters  # type: ignore[union-attr]
-        best = max((self._wu_palmer(a, q) for a in answer_senses for q in query_senses
-                    if pos[a] == pos[q] and pos[a] in "nv"), default=0.0)
+        best = max(
+            (
+                self._wu_palmer(a, q)
+                for a in answer_senses
+                for q in query_senses
+                if pos[a] == pos[q] and pos[a] in "nv"
+            ),
+            default=0.0,
+        )
         if best >= WUP_DRIFT_SIMILARITY:
             return f"wu-palmer:{best:.2f}"
         # Glosses: a definition of one names the other or one of its synonyms.
-        if query_facts.gloss_words & answer_facts.lemma_words or \
-                answer_facts.gloss_words & query_facts.lemma_words:
+        if (
+            query_facts.gloss_words & answer_facts.lemma_words
+            or answer_facts.gloss_words & query_facts.lemma_words
+        ):
             return "gloss"
         return None
 
@@ -229,11 +245,13 @@ def _drift_resources(directory: Path, content: str, use_vectors: bool) -> tuple[
             # Read on the first cosine test, and then only the rows asked for.
             vectors = LazyPackagedGlove()
         except FileNotFoundError:
-            vectors = None      # the `vectors` extra is not installed: WordNet signals only
+            vectors = None  # the `vectors` extra is not installed: WordNet signals only
     return senses, vectors
 
 
-def drift_finder(index: Any, *, wordnet: str | None = None, use_vectors: bool = True) -> DriftFinder:
+def drift_finder(
+    index: Any, *, wordnet: str | None = None, use_vectors: bool = True
+) -> DriftFinder:
     """The full drift finder for a relation index: WordNet's sense table, and GloVe if
     installed. The sense table must come from the WordNet the index was built from; a
     mismatch is an error.
@@ -243,7 +261,9 @@ def drift_finder(index: Any, *, wordnet: str | None = None, use_vectors: bool = 
     directory = locate_wordnet(wordnet, allow_install=False)
     content = fingerprint(directory)
     if content != index.fingerprint:
-        raise ValueError(f"the WordNet at {directory} is not the one the relation index was "
-                         f"built from (fingerprints differ); pass the same --wordnet")
+        raise ValueError(
+            f"the WordNet at {directory} is not the one the relation index was "
+            f"built from (fingerprints differ); pass the same --wordnet"
+        )
     senses, vectors = _drift_resources(directory, content, use_vectors)
     return DriftFinder(related=index, senses=senses, vectors=vectors)

@@ -36,24 +36,45 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, with_wordnet: bool
     from lexbench.lexicon.wordnet import PAPER_RELATIONS, RELATIONS
 
     group = parser.add_argument_group("LAMBDA dataset (the items a sample is drawn from)")
-    group.add_argument("--items", type=Path, default=None,
-                       help="a JSONL file from `lexbench generate lambda` (default: generate "
-                            "the paper's dataset now)")
+    group.add_argument(
+        "--items",
+        type=Path,
+        default=None,
+        help="a JSONL file from `lexbench generate lambda` (default: generate "
+        "the paper's dataset now)",
+    )
     group.add_argument("--profile", choices=["strict", "listing"], default="strict")
     group.add_argument("--seed", type=int, default=42, help="generation seed (default 42)")
-    group.add_argument("--per-relation", type=positive_int, default=1000,
-                       help="items generated per relation (default 1000)")
-    group.add_argument("--relations", nargs="+", default=list(PAPER_RELATIONS), metavar="RELATION",
-                       choices=list(RELATIONS))
+    group.add_argument(
+        "--per-relation",
+        type=positive_int,
+        default=1000,
+        help="items generated per relation (default 1000)",
+    )
+    group.add_argument(
+        "--relations",
+        nargs="+",
+        default=list(PAPER_RELATIONS),
+        metavar="RELATION",
+        choices=list(RELATIONS),
+    )
     if with_wordnet:
-        group.add_argument("--wordnet", default=None,
-                           help="a WordNet 3.0 database directory (default: found automatically)")
+        group.add_argument(
+            "--wordnet",
+            default=None,
+            help="a WordNet 3.0 database directory (default: found automatically)",
+        )
 
 
 def dataset_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"items": args.items, "profile": args.profile, "seed": args.seed,
-            "per_relation": args.per_relation, "relations": args.relations,
-            "wordnet": args.wordnet}
+    return {
+        "items": args.items,
+        "profile": args.profile,
+        "seed": args.seed,
+        "per_relation": args.per_relation,
+        "relations": args.relations,
+        "wordnet": args.wordnet,
+    }
 
 
 def load_lambda_items(options: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
@@ -69,26 +90,34 @@ def load_lambda_items(options: Mapping[str, Any]) -> tuple[list[Any], dict[str, 
         from lexbench.run.store import read_manifest
 
         meta = read_manifest(options["items"], "lexbench generate lambda")
-        return read_items(options["items"]), {"file": str(options["items"]),
-                                              "content_sha256": meta.get("content_sha256"),
-                                              "config": meta.get("config")}
+        return read_items(options["items"]), {
+            "file": str(options["items"]),
+            "content_sha256": meta.get("content_sha256"),
+            "config": meta.get("config"),
+        }
     from lexbench.lexicon.wordnet import PAPER_RELATIONS, load_index
 
-    config = LambdaConfig(profile=options.get("profile", "strict"), seed=options.get("seed", 42),
-                          per_relation=options.get("per_relation", 1000),
-                          relations=tuple(options.get("relations") or PAPER_RELATIONS))
+    config = LambdaConfig(
+        profile=options.get("profile", "strict"),
+        seed=options.get("seed", 42),
+        per_relation=options.get("per_relation", 1000),
+        relations=tuple(options.get("relations") or PAPER_RELATIONS),
+    )
     index = load_index(options.get("wordnet"), progress=False)
     items = generate_items(index, config)
     meta = manifest(items, config, index, dumps_items(items))
-    return items, {"config": meta["config"], "content_sha256": meta["content_sha256"],
-                   "wordnet_fingerprint": meta["wordnet_fingerprint"]}
+    return items, {
+        "config": meta["config"],
+        "content_sha256": meta["content_sha256"],
+        "wordnet_fingerprint": meta["wordnet_fingerprint"],
+    }
 
 
 @dataclass(frozen=True)
 class LambdaTask(StudyTask):
     name: str = "lambda"
     page_title: str = "LAMBDA: complete the word analogy"
-    definitions: bool = True          # the paper's annotator could look words up
+    definitions: bool = True  # the paper's annotator could look words up
     paper_sample: int | None = 100
     sample_unit: str = "items per relation"
 
@@ -97,16 +126,31 @@ class LambdaTask(StudyTask):
 
         return LambdaItem.from_dict(row)
 
-    def benchmark(self, items: Sequence[Any], spec: Mapping[str, Any], stage: str, *,
-                  index: Any = None, model: Any = None) -> Any:
+    def benchmark(
+        self,
+        items: Sequence[Any],
+        spec: Mapping[str, Any],
+        stage: str,
+        *,
+        index: Any = None,
+        model: Any = None,
+    ) -> Any:
         from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark
 
-        return LambdaBenchmark(dataset=list(items), index=index, protocol="paper",
-                               prompt_style="paper", dataset_config=dataset_config(spec))
+        return LambdaBenchmark(
+            dataset=list(items),
+            index=index,
+            protocol="paper",
+            prompt_style="paper",
+            dataset_config=dataset_config(spec),
+        )
 
     def display(self, item: Any, stage: str) -> dict[str, Any]:
-        return {"kind": "pairs", "pairs": [list(pair) for pair in item.support],
-                "query": item.query}
+        return {
+            "kind": "pairs",
+            "pairs": [list(pair) for pair in item.support],
+            "query": item.query,
+        }
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         add_dataset_arguments(parser, with_wordnet=False)
@@ -123,4 +167,4 @@ class LambdaTask(StudyTask):
     def scoring_index(self, wordnet: str | None) -> Any:
         from lexbench.lexicon.wordnet import load_index
 
-        return load_index(wordnet, progress=False)   # the error taxonomy needs it
+        return load_index(wordnet, progress=False)  # the error taxonomy needs it

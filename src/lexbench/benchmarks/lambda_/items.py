@@ -13,6 +13,7 @@ per relation, never the global PRNG or set iteration order):
 """
 
 from __future__ import annotations
+
 import json
 import random
 import re
@@ -21,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
 from lexbench.hashing import sha256_text
 from lexbench.lexicon.wordnet import PAPER_RELATIONS, RelationIndex
-
 
 PROFILES = ("strict", "listing")
 
@@ -61,27 +62,36 @@ class LambdaItem:
     support: tuple[tuple[str, str], tuple[str, str]]
     query: str
     gold: str
-    candidates: tuple[str, ...]          # R(query), sorted
-    query_pos: str                       # part of speech of the query's first sense
+    candidates: tuple[str, ...]  # R(query), sorted
+    query_pos: str  # part of speech of the query's first sense
     query_length: int
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "id": self.id, "relation": self.relation,
+            "id": self.id,
+            "relation": self.relation,
             "support": [list(pair) for pair in self.support],
-            "query": self.query, "gold": self.gold, "candidates": list(self.candidates),
-            "query_pos": self.query_pos, "query_length": self.query_length,
+            "query": self.query,
+            "gold": self.gold,
+            "candidates": list(self.candidates),
+            "query_pos": self.query_pos,
+            "query_length": self.query_length,
         }
 
     @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> LambdaItem:
         try:
             (a, b), (c, d) = row["support"]
-            return cls(id=str(row["id"]), relation=str(row["relation"]),
-                       support=((str(a), str(b)), (str(c), str(d))), query=str(row["query"]),
-                       gold=str(row["gold"]), candidates=tuple(row["candidates"]),
-                       query_pos=str(row.get("query_pos", "")),
-                       query_length=int(row.get("query_length", len(row["query"]))))
+            return cls(
+                id=str(row["id"]),
+                relation=str(row["relation"]),
+                support=((str(a), str(b)), (str(c), str(d))),
+                query=str(row["query"]),
+                gold=str(row["gold"]),
+                candidates=tuple(row["candidates"]),
+                query_pos=str(row.get("query_pos", "")),
+                query_length=int(row.get("query_length", len(row["query"]))),
+            )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"not a LAMBDA item row ({error}): {dict(row)!r:.200}") from None
 
@@ -119,8 +129,10 @@ def _draw_relation(index: RelationIndex, relation: str, config: LambdaConfig) ->
     table = {w: partners(index, relation, w, config.profile) for w in words_in_w}
     eligible = [w for w in words_in_w if table[w]]
     if len(eligible) < 3:
-        raise ValueError(f"relation {relation!r} has only {len(eligible)} eligible query words "
-                         f"under profile {config.profile!r}; need at least 3")
+        raise ValueError(
+            f"relation {relation!r} has only {len(eligible)} eligible query words "
+            f"under profile {config.profile!r}; need at least 3"
+        )
     # A string seed is hashed with SHA-512 by random.seed: independent of PYTHONHASHSEED.
     rng = random.Random(f"lambda:{config.seed}:{relation}")
     items: list[LambdaItem] = []
@@ -130,8 +142,10 @@ def _draw_relation(index: RelationIndex, relation: str, config: LambdaConfig) ->
     while len(items) < config.per_relation:
         attempts += 1
         if attempts > budget:
-            raise ValueError(f"relation {relation!r}: drew only {len(items)} of "
-                             f"{config.per_relation} valid items in {budget} attempts")
+            raise ValueError(
+                f"relation {relation!r}: drew only {len(items)} of "
+                f"{config.per_relation} valid items in {budget} attempts"
+            )
         a, c, e = rng.sample(eligible, 3)
         b, d, f = rng.choice(table[a]), rng.choice(table[c]), rng.choice(table[e])
         if (a, c, e) in seen:
@@ -143,10 +157,18 @@ def _draw_relation(index: RelationIndex, relation: str, config: LambdaConfig) ->
         elif len(set(tokens)) < 6:
             continue  # the script's own check: six distinct strings (case-sensitive)
         seen.add((a, c, e))
-        items.append(LambdaItem(
-            id=f"{relation}-{len(items):04d}", relation=relation, support=((a, b), (c, d)),
-            query=e, gold=f, candidates=index.relation(relation, e),
-            query_pos=index.pos.get(e, ""), query_length=len(e)))
+        items.append(
+            LambdaItem(
+                id=f"{relation}-{len(items):04d}",
+                relation=relation,
+                support=((a, b), (c, d)),
+                query=e,
+                gold=f,
+                candidates=index.relation(relation, e),
+                query_pos=index.pos.get(e, ""),
+                query_length=len(e),
+            )
+        )
     return items
 
 
@@ -155,15 +177,20 @@ def generate_items(index: RelationIndex, config: LambdaConfig = LambdaConfig()) 
     unknown = [r for r in config.relations if r not in index.related]
     if unknown:
         raise ValueError(f"unknown relation(s) {unknown}; available: {', '.join(index.related)}")
-    return [item for relation in config.relations for item in _draw_relation(index, relation, config)]
+    return [
+        item for relation in config.relations for item in _draw_relation(index, relation, config)
+    ]
 
 
 def dumps_items(items: Sequence[LambdaItem]) -> str:
-    return "".join(json.dumps(i.to_dict(), ensure_ascii=False, sort_keys=True) + "\n" for i in items)
+    return "".join(
+        json.dumps(i.to_dict(), ensure_ascii=False, sort_keys=True) + "\n" for i in items
+    )
 
 
-def manifest(items: Sequence[LambdaItem], config: LambdaConfig, index: RelationIndex,
-             jsonl_text: str) -> dict[str, Any]:
+def manifest(
+    items: Sequence[LambdaItem], config: LambdaConfig, index: RelationIndex, jsonl_text: str
+) -> dict[str, Any]:
     from lexbench import __version__
 
     return {
@@ -178,8 +205,9 @@ def manifest(items: Sequence[LambdaItem], config: LambdaConfig, index: RelationI
     }
 
 
-def write_items(path: str | Path, items: Sequence[LambdaItem], config: LambdaConfig,
-                index: RelationIndex) -> dict[str, Any]:
+def write_items(
+    path: str | Path, items: Sequence[LambdaItem], config: LambdaConfig, index: RelationIndex
+) -> dict[str, Any]:
     """Write FILE (JSONL) and FILE.manifest.json; returns the manifest."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -196,9 +224,16 @@ def read_items(path: str | Path) -> list[LambdaItem]:
     return read_item_file(path, LambdaItem.from_dict)
 
 
-def generate_lambda(*, profile: str = "strict", seed: int = 42, per_relation: int = 1000,
-                    relations: Sequence[str] = PAPER_RELATIONS, output: str | Path | None = None,
-                    wordnet: str | Path | None = None, progress: bool = True) -> list[LambdaItem]:
+def generate_lambda(
+    *,
+    profile: str = "strict",
+    seed: int = 42,
+    per_relation: int = 1000,
+    relations: Sequence[str] = PAPER_RELATIONS,
+    output: str | Path | None = None,
+    wordnet: str | Path | None = None,
+    progress: bool = True,
+) -> list[LambdaItem]:
     """Generate LAMBDA items from WordNet 3.0 (the relation index is built once, then read
     from the disk cache); with `output`, also write FILE and FILE.manifest.json.
 
@@ -206,8 +241,9 @@ def generate_lambda(*, profile: str = "strict", seed: int = 42, per_relation: in
     """
     from lexbench.lexicon.wordnet import load_index
 
-    config = LambdaConfig(profile=profile, seed=seed, per_relation=per_relation,
-                          relations=tuple(relations))
+    config = LambdaConfig(
+        profile=profile, seed=seed, per_relation=per_relation, relations=tuple(relations)
+    )
     index = load_index(wordnet, progress=progress)
     items = generate_items(index, config)
     if output is not None:

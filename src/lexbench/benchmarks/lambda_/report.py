@@ -63,9 +63,12 @@ def _by_number(table: Mapping[str, Any]) -> dict[str, Any]:
 def in_reading_order(results: Mapping[str, Any], relations: Sequence[str]) -> dict[str, Any]:
     """results.json is written with sorted keys: put relations back in the configured order
     and query lengths in numeric order ("4" before "10") before printing the tables."""
+
     def relation_order(table: Mapping[str, Any]) -> dict[str, Any]:
-        return {**{r: table[r] for r in relations if r in table},
-                **{r: v for r, v in table.items() if r not in relations}}
+        return {
+            **{r: table[r] for r in relations if r in table},
+            **{r: v for r, v in table.items() if r not in relations},
+        }
 
     out = dict(results)
     for key in ("per_relation", "error_taxonomy"):
@@ -74,14 +77,19 @@ def in_reading_order(results: Mapping[str, Any], relations: Sequence[str]) -> di
     by_length["table"] = _by_number(by_length["table"])
     out["accuracy_by_query_length"] = by_length
     dataset = dict(results["dataset"])
-    for key in ("query_length_by_relation", "query_pos_by_relation",
-                "candidate_set_size_by_relation"):
+    for key in (
+        "query_length_by_relation",
+        "query_pos_by_relation",
+        "candidate_set_size_by_relation",
+    ):
         if key in dataset:
             dataset[key] = relation_order(dataset[key])
     query_length = dataset.get("query_length", {})
     if "count_per_length" in query_length:
-        dataset["query_length"] = {**query_length,
-                                   "count_per_length": _by_number(query_length["count_per_length"])}
+        dataset["query_length"] = {
+            **query_length,
+            "count_per_length": _by_number(query_length["count_per_length"]),
+        }
     out["dataset"] = dataset
     return out
 
@@ -93,24 +101,32 @@ class LambdaReporter(GenericReporter):
 
     def summary_markdown(self, runs: Sequence[LoadedRun]) -> str:
         relations = relations_of(runs)
-        lines = ["| run | n | " + " | ".join(relations) + " | **overall** |",
-                 "|---|---:|" + "---:|" * (len(relations) + 1)]
+        lines = [
+            "| run | n | " + " | ".join(relations) + " | **overall** |",
+            "|---|---:|" + "---:|" * (len(relations) + 1),
+        ]
         for run in runs:
             per = run.results.get("per_relation", {})
             overall = run.results.get("overall")
             n = overall["n"] if overall else 0
             label = run.label.replace("|", "\\|")
-            lines.append(f"| {label} | {n} | " + " | ".join(_cell(per.get(r)) for r in relations)
-                         + f" | **{_cell(overall)}** |")
-        return ("\n".join(lines) + "\n\nAccuracy in % with the Wald 95% interval, as the paper "
-                "prints it; Wilson intervals (better near 0 and 1) are in each run's tables.")
+            lines.append(
+                f"| {label} | {n} | "
+                + " | ".join(_cell(per.get(r)) for r in relations)
+                + f" | **{_cell(overall)}** |"
+            )
+        return (
+            "\n".join(lines) + "\n\nAccuracy in % with the Wald 95% interval, as the paper "
+            "prints it; Wilson intervals (better near 0 and 1) are in each run's tables."
+        )
 
     def run_markdown(self, run: LoadedRun) -> str:
         from lexbench.benchmarks.lambda_.analysis import report_markdown
 
         if all(key in run.results for key in _TABLE_KEYS):
-            return report_markdown(in_reading_order(run.results, relations_of([run])),
-                                   title=run.label)
+            return report_markdown(
+                in_reading_order(run.results, relations_of([run])), title=run.label
+            )
         return super().run_markdown(run)
 
     def figures(self, runs: Sequence[LoadedRun], folder: Path) -> list[Figure]:
@@ -122,7 +138,7 @@ class LambdaReporter(GenericReporter):
         return out + super().figures(runs, folder)
 
     def _relation_figure(self, runs: Sequence[LoadedRun], folder: Path) -> Figure:
-        relations = relations_of(runs) + ["overall"]
+        relations = [*relations_of(runs), "overall"]
         series: dict[str, list[float]] = {}
         lows: list[float] = []
         highs: list[float] = []
@@ -136,15 +152,25 @@ class LambdaReporter(GenericReporter):
         several = len(runs) > 1
         title = "LAMBDA: accuracy per relation" + ("" if several else f" ({runs[0].label})")
         path = plots.bar_with_intervals(
-            folder / "lambda-accuracy-per-relation.png", relations,
-            [] if several else series[runs[0].label], lows, highs, title=title,
-            ylabel="accuracy", series=series if several else None)
-        return Figure("Accuracy per relation", path,
-                      "Bars: accuracy; whiskers: Wilson 95% intervals"
-                      + ("; one colour per run." if len(runs) > 1 else "."))
+            folder / "lambda-accuracy-per-relation.png",
+            relations,
+            [] if several else series[runs[0].label],
+            lows,
+            highs,
+            title=title,
+            ylabel="accuracy",
+            series=series if several else None,
+        )
+        return Figure(
+            "Accuracy per relation",
+            path,
+            "Bars: accuracy; whiskers: Wilson 95% intervals"
+            + ("; one colour per run." if len(runs) > 1 else "."),
+        )
 
-    def _length_figure(self, run: LoadedRun, position: int, block: Mapping[str, Any],
-                       folder: Path) -> Figure:
+    def _length_figure(
+        self, run: LoadedRun, position: int, block: Mapping[str, Any], folder: Path
+    ) -> Figure:
         lengths = sorted(block["table"], key=int)
         x = [int(n) for n in lengths]
         y = [float(block["table"][n]["accuracy"]) for n in lengths]
@@ -153,15 +179,26 @@ class LambdaReporter(GenericReporter):
         rho_kept = block.get("spearman_lengths_with_min_items", {})
         note = f"Spearman ρ, all lengths: {_rho_text(rho_all)}"
         if rho_kept:
-            note += (f"\nlengths with ≥{block.get('spearman_min_items', '?')} items: "
-                     f"{_rho_text(rho_kept)}")
+            note += (
+                f"\nlengths with ≥{block.get('spearman_min_items', '?')} items: "
+                f"{_rho_text(rho_kept)}"
+            )
         # Headroom above the highest point keeps the two-line annotation off the data.
         top = max(y) if y else 1.0
         path = plots.scatter_with_trend(
-            folder / figure_name(run, position, "accuracy-by-query-length"), x, y, sizes=sizes,
-            title=f"Accuracy by query length\n{run.label}", xlabel="query length (characters)",
-            ylabel="accuracy", annotation=note,
-            ylim=(-0.04 * max(top, 0.05), max(top, 0.05) * 1.35))
-        return Figure(f"Accuracy by query length: {run.label}", path,
-                      f"Points sized by items per length; line: least-squares trend. "
-                      f"{note.replace(chr(10), '; ')}.")
+            folder / figure_name(run, position, "accuracy-by-query-length"),
+            x,
+            y,
+            sizes=sizes,
+            title=f"Accuracy by query length\n{run.label}",
+            xlabel="query length (characters)",
+            ylabel="accuracy",
+            annotation=note,
+            ylim=(-0.04 * max(top, 0.05), max(top, 0.05) * 1.35),
+        )
+        return Figure(
+            f"Accuracy by query length: {run.label}",
+            path,
+            f"Points sized by items per length; line: least-squares trend. "
+            f"{note.replace(chr(10), '; ')}.",
+        )

@@ -34,8 +34,9 @@ def key_path_for(sheet: str | Path) -> Path:
     return Path(f"{sheet}.key.jsonl")
 
 
-def export_lambda_sheet(items: Sequence[Any], output: str | Path, *, per_relation: int = 100,
-                        seed: int = 0) -> tuple[Path, Path, int]:
+def export_lambda_sheet(
+    items: Sequence[Any], output: str | Path, *, per_relation: int = 100, seed: int = 0
+) -> tuple[Path, Path, int]:
     """Write the sheet and its key; returns (sheet, key, number of rows)."""
     chosen = sample_lambda(items, per_relation, seed)
     tokens: list[str] = []
@@ -52,16 +53,21 @@ def export_lambda_sheet(items: Sequence[Any], output: str | Path, *, per_relatio
             (a, b), (c, d) = item.support
             writer.writerow([token, f"{a} : {b}", f"{c} : {d}", f"{item.query} :", ""])
     key = key_path_for(output)
-    key.write_text("".join(json.dumps({"sheet_id": token, **item.to_dict()}, sort_keys=True,
-                                      ensure_ascii=False) + "\n"
-                           for token, item in zip(tokens, chosen)), encoding="utf-8")
+    key.write_text(
+        "".join(
+            json.dumps({"sheet_id": token, **item.to_dict()}, sort_keys=True, ensure_ascii=False)
+            + "\n"
+            for token, item in zip(tokens, chosen)
+        ),
+        encoding="utf-8",
+    )
     return output, key, len(chosen)
 
 
 @dataclass(frozen=True)
 class FilledSheet:
-    items: list[Any]             # in sheet order
-    answers: dict[str, str]      # item id -> what the annotator wrote
+    items: list[Any]  # in sheet order
+    answers: dict[str, str]  # item id -> what the annotator wrote
     key_sha256: str
 
 
@@ -83,16 +89,20 @@ def read_filled_sheet(sheet: str | Path, key: str | Path | None = None) -> Fille
     columns = set(rows[0])
     id_column = "sheet_id" if "sheet_id" in columns else "id" if "id" in columns else None
     if id_column is None or "answer" not in columns:
-        raise ValueError(f"{sheet}: expected a CSV with 'sheet_id' (or, in old sheets, 'id') and "
-                         f"'answer' columns; found {sorted(columns)}")
+        raise ValueError(
+            f"{sheet}: expected a CSV with 'sheet_id' (or, in old sheets, 'id') and "
+            f"'answer' columns; found {sorted(columns)}"
+        )
     lookup = by_sheet_id if id_column == "sheet_id" else by_item_id
     items: list[Any] = []
     answers: dict[str, str] = {}
     for number, row in enumerate(rows, 2):
         found = lookup.get(str(row[id_column]))
         if found is None:
-            raise ValueError(f"{sheet}:{number}: {id_column} {row[id_column]!r} is not in the "
-                             f"answer key {key_path}")
+            raise ValueError(
+                f"{sheet}:{number}: {id_column} {row[id_column]!r} is not in the "
+                f"answer key {key_path}"
+            )
         item = LambdaItem.from_dict({k: v for k, v in found.items() if k != "sheet_id"})
         if item.id in answers:
             raise ValueError(f"{sheet}:{number}: {id_column} {row[id_column]!r} appears twice")
@@ -102,23 +112,34 @@ def read_filled_sheet(sheet: str | Path, key: str | Path | None = None) -> Fille
     return FilledSheet(items, answers, digest)
 
 
-def score_lambda_sheet(sheet: str | Path, *, annotator: str, key: str | Path | None = None,
-                       out: str | Path = "runs", wordnet: str | None = None) -> Any:
+def score_lambda_sheet(
+    sheet: str | Path,
+    *,
+    annotator: str,
+    key: str | Path | None = None,
+    out: str | Path = "runs",
+    wordnet: str | None = None,
+) -> Any:
     """Score a filled sheet as the run of model `human:ANNOTATOR`; returns the Evaluation."""
-    from lexbench.run.evaluate import evaluate
     from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark
     from lexbench.human.store import check_annotator
     from lexbench.lexicon.wordnet import load_index
     from lexbench.models.human import HumanModel, prompt_key
+    from lexbench.run.evaluate import evaluate
 
     check_annotator(annotator)
     filled = read_filled_sheet(sheet, key)
-    benchmark = LambdaBenchmark(dataset=filled.items, index=load_index(wordnet, progress=False),
-                                protocol="paper", prompt_style="paper",
-                                dataset_config={"sheet": str(sheet),
-                                                "key_sha256": filled.key_sha256})
-    book = {prompt_key(benchmark.requests(item)[0]): filled.answers[item.id]
-            for item in filled.items}
-    model = HumanModel(annotator, book, {"study_id": f"sheet-{filled.key_sha256[:16]}",
-                                         "sheet": str(sheet)})
+    benchmark = LambdaBenchmark(
+        dataset=filled.items,
+        index=load_index(wordnet, progress=False),
+        protocol="paper",
+        prompt_style="paper",
+        dataset_config={"sheet": str(sheet), "key_sha256": filled.key_sha256},
+    )
+    book = {
+        prompt_key(benchmark.requests(item)[0]): filled.answers[item.id] for item in filled.items
+    }
+    model = HumanModel(
+        annotator, book, {"study_id": f"sheet-{filled.key_sha256[:16]}", "sheet": str(sheet)}
+    )
     return evaluate(benchmark, model, out_root=out, cache=None, progress=False)

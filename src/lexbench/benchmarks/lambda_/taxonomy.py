@@ -40,39 +40,91 @@ from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lexbench.text import edit_distance, normalise, words
 from lexbench.benchmarks.lambda_.drift import DriftFinder
+from lexbench.text import edit_distance, normalise, words
 
-ERROR_CLASSES = ("identity_echo", "surface_misfire", "semantic_drift", "format_failure",
-                 "support_copy", "no_answer", "other")
+ERROR_CLASSES = (
+    "identity_echo",
+    "surface_misfire",
+    "semantic_drift",
+    "format_failure",
+    "support_copy",
+    "no_answer",
+    "other",
+)
 TRUNCATED_ECHO_MIN_LETTERS = 3
 
 # Closed-class English words and the words of the answer guard: an output that starts with
 # one of these is prose or scaffolding, not a one-word answer.
-FORMAT_WORDS = frozenset("""
+FORMAT_WORDS = frozenset(
+    """
 a an the this that these those it its i me my we our you your he she they them his her their
 is are was were be been being am do does did have has had will would can could should shall
 may might must to of in on at by for with from as into about than then so if or and but not
 no yes here there what which who whom whose why how when where
 answer answers answered word words line lines explain explanation complete completes
 question example output input note sure okay ok hello hi please let lets
-""".split())
+""".split()
+)
 
 # Inflectional and derivational suffixes, and prefixes, that make a form change of a stem.
-SUFFIXES = frozenset("""
-ess esses ette ettes let lets ling itude tude s es ed d ing er ers est ly ness ity ities ion ions ation ations ition ment ments able ible
+SUFFIXES = frozenset(
+    """
+ess esses ette ettes let lets ling itude tude s es ed d ing er ers est ly ness ity ities ion ions
+ation ations ition ment ments able ible
 al ial ally ful fully less lessly ish ive ively ous ously ize ise ized ised izing ising ify
 ified fication en ens ened ism ist ists ance ence ancy ency ant ent ure age ery ry y ic ical
 ically ship hood dom ee eer or ors ward wards wise like
-""".split())
-PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "re", "mis", "de", "anti", "counter",
-            "over", "under", "pre", "post", "semi", "sub", "super", "out", "co", "a")
+""".split()
+)
+PREFIXES = (
+    "un",
+    "in",
+    "im",
+    "il",
+    "ir",
+    "dis",
+    "non",
+    "re",
+    "mis",
+    "de",
+    "anti",
+    "counter",
+    "over",
+    "under",
+    "pre",
+    "post",
+    "semi",
+    "sub",
+    "super",
+    "out",
+    "co",
+    "a",
+)
 
 # WordNet's morphological detachment rules (morphy), to recognise inflected forms.
-_DETACHMENT = (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"),
-               ("shes", "sh"), ("men", "man"), ("ies", "y"), ("es", "e"), ("es", ""),
-               ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", ""), ("er", ""), ("est", ""),
-               ("er", "e"), ("est", "e"), ("ly", ""), ("ily", "y"))
+_DETACHMENT = (
+    ("s", ""),
+    ("ses", "s"),
+    ("xes", "x"),
+    ("zes", "z"),
+    ("ches", "ch"),
+    ("shes", "sh"),
+    ("men", "man"),
+    ("ies", "y"),
+    ("es", "e"),
+    ("es", ""),
+    ("ed", "e"),
+    ("ed", ""),
+    ("ing", "e"),
+    ("ing", ""),
+    ("er", ""),
+    ("est", ""),
+    ("er", "e"),
+    ("est", "e"),
+    ("ly", ""),
+    ("ily", "y"),
+)
 
 
 def base_forms(word: str, exceptions: Mapping[str, Sequence[str]]) -> set[str]:
@@ -83,7 +135,12 @@ def base_forms(word: str, exceptions: Mapping[str, Sequence[str]]) -> set[str]:
             stem = word[: len(word) - len(suffix)]
             forms.add(stem + replacement)
             # running -> runn -> run, bigger -> bigg -> big: undo consonant doubling.
-            if not replacement and len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiou":
+            if (
+                not replacement
+                and len(stem) >= 3
+                and stem[-1] == stem[-2]
+                and stem[-1] not in "aeiou"
+            ):
                 forms.add(stem[:-1])
     return forms
 
@@ -135,13 +192,23 @@ def is_surface_variant(answer: str, query: str, exceptions: Mapping[str, Sequenc
     if answer == query:
         return False
     parts = [answer] + ([answer.split("-")[0]] if "-" in answer else [])
-    return any(part != query and (base_forms(part, exceptions) & base_forms(query, exceptions)
-                                  or is_affix_variant(part, query)) for part in parts)
+    return any(
+        part != query
+        and (
+            base_forms(part, exceptions) & base_forms(query, exceptions)
+            or is_affix_variant(part, query)
+        )
+        for part in parts
+    )
 
 
-_BRITISH = ((re.compile(r"is(?=e|es|ed|ing|ation|ations|er|ers)"), "iz"),
-            (re.compile(r"yse"), "yze"), (re.compile(r"our"), "or"),
-            (re.compile(r"ae"), "e"), (re.compile(r"oe"), "e"))
+_BRITISH = (
+    (re.compile(r"is(?=e|es|ed|ing|ation|ations|er|ers)"), "iz"),
+    (re.compile(r"yse"), "yze"),
+    (re.compile(r"our"), "or"),
+    (re.compile(r"ae"), "e"),
+    (re.compile(r"oe"), "e"),
+)
 
 
 def spelling_key(word: str) -> str:
@@ -158,8 +225,9 @@ def is_spelling_echo(answer: str, query: str) -> bool:
     return answer != query and spelling_key(answer) == spelling_key(query)
 
 
-def is_truncated_echo(answer: str, query: str, output: str,
-                      lexicon: Container[str] | None = None) -> bool:
+def is_truncated_echo(
+    answer: str, query: str, output: str, lexicon: Container[str] | None = None
+) -> bool:
     """A proper prefix of the query (3+ letters, spelling-normalised) that is the whole output
     and stops mid-word (no space, newline or punctuation after it): the shape of an echo cut
     off by the token budget (desecrate -> " desec"). A real word is not a truncated echo
@@ -180,8 +248,13 @@ def is_misspelt_echo(answer: str, query: str, lexicon: Container[str] | None) ->
     if lexicon is None or answer in lexicon or min(len(answer), len(query)) < 4:
         return False
     limit = 1 if len(query) < 8 else 2
-    return min(edit_distance(answer, query, limit=limit),
-               edit_distance(spelling_key(answer), spelling_key(query), limit=limit)) <= limit
+    return (
+        min(
+            edit_distance(answer, query, limit=limit),
+            edit_distance(spelling_key(answer), spelling_key(query), limit=limit),
+        )
+        <= limit
+    )
 
 
 def is_format_failure(answer: str) -> bool:
@@ -195,12 +268,18 @@ def is_format_failure(answer: str) -> bool:
 class Verdict:
     answer: str
     correct: bool
-    error_class: str                    # "correct" or one of ERROR_CLASSES
-    reason: str = ""                    # what matched, for audits ("similar_to/also_see")
+    error_class: str  # "correct" or one of ERROR_CLASSES
+    reason: str = ""  # what matched, for audits ("similar_to/also_see")
 
 
-def classify(output: str, query: str, candidates: Sequence[str], support: Sequence[str],
-             index: Any = None, drift: DriftFinder | None = None) -> Verdict:
+def classify(
+    output: str,
+    query: str,
+    candidates: Sequence[str],
+    support: Sequence[str],
+    index: Any = None,
+    drift: DriftFinder | None = None,
+) -> Verdict:
     """Score `output` against the candidate set R(E), and file a wrong answer (see module doc).
 
     `index` (a RelationIndex) supplies WordNet's exception lists, lemma names and relation

@@ -50,19 +50,27 @@ class BatsSplit:
     """Pairs of each relation per split, and the analogies built within each split."""
 
     seed: int
-    pairs: dict[str, dict[str, tuple[Pair, ...]]]     # split -> relation -> pairs
-    analogies: dict[str, list[Analogy]]                # split -> analogies
+    pairs: dict[str, dict[str, tuple[Pair, ...]]]  # split -> relation -> pairs
+    analogies: dict[str, list[Analogy]]  # split -> analogies
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON of the pairs (what the data hash covers)."""
-        return {"seed": self.seed,
-                "pairs": {split: {rel: [[w, list(t)] for w, t in pairs]
-                                  for rel, pairs in by_relation.items()}
-                          for split, by_relation in self.pairs.items()}}
+        return {
+            "seed": self.seed,
+            "pairs": {
+                split: {rel: [[w, list(t)] for w, t in pairs] for rel, pairs in by_relation.items()}
+                for split, by_relation in self.pairs.items()
+            },
+        }
 
     def counts(self) -> dict[str, dict[str, int]]:
-        return {split: {"pairs": sum(len(p) for p in self.pairs[split].values()),
-                        "analogies": len(self.analogies[split])} for split in SPLITS}
+        return {
+            split: {
+                "pairs": sum(len(p) for p in self.pairs[split].values()),
+                "analogies": len(self.analogies[split]),
+            }
+            for split in SPLITS
+        }
 
 
 def read_relations(path: str | Path) -> list[Relation]:
@@ -74,10 +82,16 @@ def read_relations(path: str | Path) -> list[Relation]:
         with zipfile.ZipFile(path) as archive:
             for info in archive.infolist():
                 member = Path(info.filename)
-                if (info.is_dir() or member.suffix != ".txt" or member.name.startswith(".")
-                        or "__MACOSX" in member.parts):
+                if (
+                    info.is_dir()
+                    or member.suffix != ".txt"
+                    or member.name.startswith(".")
+                    or "__MACOSX" in member.parts
+                ):
                     continue
-                sources.append((member.parent.name, member.name, _utf8(archive.read(info), f"{path}:{member}")))
+                sources.append(
+                    (member.parent.name, member.name, _utf8(archive.read(info), f"{path}:{member}"))
+                )
     elif path.is_dir():
         for file in sorted(path.rglob("*.txt")):
             if file.name.startswith("."):
@@ -87,14 +101,18 @@ def read_relations(path: str | Path) -> list[Relation]:
     else:
         raise FileNotFoundError(f"no BATS zip or folder at {path}")
     if not sources:
-        raise ValueError(f"{path}: no .txt relation files found (expected BATS's layout: "
-                         "category folders of 'word1<TAB>word2' files)")
+        raise ValueError(
+            f"{path}: no .txt relation files found (expected BATS's layout: "
+            "category folders of 'word1<TAB>word2' files)"
+        )
     relations = []
     for category, name, text in sorted(sources):
         pairs = tuple(parse_pair_lines(text, f"{path}:{category}/{name}"))
         if len(pairs) < 3:
-            raise ValueError(f"{path}:{category}/{name}: a relation needs at least 3 pairs to "
-                             f"split three ways, found {len(pairs)}")
+            raise ValueError(
+                f"{path}:{category}/{name}: a relation needs at least 3 pairs to "
+                f"split three ways, found {len(pairs)}"
+            )
         relations.append(Relation(category=category or name[:-4], name=name[:-4], pairs=pairs))
     names = [r.name for r in relations]
     repeated = sorted({n for n in names if names.count(n) > 1})
@@ -141,8 +159,11 @@ def paper_split(relations: Sequence[Relation], seed: int = PAPER_SPLIT_SEED) -> 
         for split in SPLITS:
             chosen = tuple(relation.pairs[i] for i in positions[split])
             pairs[split][relation.name] = chosen
-            analogies[split].extend(questions_from_pairs(
-                chosen, relation=relation.name, kind=relation.category, prefix=f"{split}:"))
+            analogies[split].extend(
+                questions_from_pairs(
+                    chosen, relation=relation.name, kind=relation.category, prefix=f"{split}:"
+                )
+            )
     return BatsSplit(seed=seed, pairs=pairs, analogies=analogies)
 
 
@@ -157,5 +178,5 @@ def locate_bats_data(data: str | Path | None) -> Path:
     from lexbench.benchmarks.analogies.sets import load_bats
     from lexbench.datasets.fetch import cached_path
 
-    load_bats(None)   # downloads and verifies BATS 3.0 into the cache when needed
+    load_bats(None)  # downloads and verifies BATS 3.0 into the cache when needed
     return cached_path("bats/BATS_3.0.zip")

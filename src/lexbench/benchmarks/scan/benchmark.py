@@ -84,8 +84,10 @@ def parse_scan(text: str, source: str = "SCAN_dataset.csv") -> list[Analogy]:
     reader = csv.DictReader(text.splitlines())
     missing = [c for c in SCAN_COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
-        raise ValueError(f"{source}: not the SCAN CSV (missing column(s) {', '.join(missing)}; "
-                         f"found {reader.fieldnames})")
+        raise ValueError(
+            f"{source}: not the SCAN CSV (missing column(s) {', '.join(missing)}; "
+            f"found {reader.fieldnames})"
+        )
     merged: dict[tuple[str, str, str], dict[str, Any]] = {}
     for number, row in enumerate(reader, 2):
         fields = {c: (row.get(c) or "").strip() for c in SCAN_COLUMNS}
@@ -93,23 +95,39 @@ def parse_scan(text: str, source: str = "SCAN_dataset.csv") -> list[Analogy]:
             if not fields[required]:
                 raise ValueError(f"{source}:{number}: empty {required}")
         if fields["analogy_type"] not in SCAN_TYPES:
-            raise ValueError(f"{source}:{number}: analogy_type {fields['analogy_type']!r} is not "
-                             f"one of {', '.join(SCAN_TYPES)}")
+            raise ValueError(
+                f"{source}:{number}: analogy_type {fields['analogy_type']!r} is not "
+                f"one of {', '.join(SCAN_TYPES)}"
+            )
         key = (fields["source"], fields["target"], fields["targ_word"])
         if key in merged and merged[key]["type"] != fields["analogy_type"]:
             raise ValueError(f"{source}:{number}: repeats {key} with another analogy_type")
         # Assigning to an existing key keeps its place, so ids stay in file order.
-        merged[key] = {"a": fields["target"], "b": fields["source"], "c": fields["targ_word"],
-                       "d": fields["src_word"], "type": fields["analogy_type"],
-                       "alternatives": _split_alternatives(fields["alternatives"])}
+        merged[key] = {
+            "a": fields["target"],
+            "b": fields["source"],
+            "c": fields["targ_word"],
+            "d": fields["src_word"],
+            "type": fields["analogy_type"],
+            "alternatives": _split_alternatives(fields["alternatives"]),
+        }
     if not merged:
         raise ValueError(f"{source}: no SCAN rows")
     items = []
     for number, row in enumerate(merged.values()):
         alternatives = tuple(w for w in dict.fromkeys(row["alternatives"]) if w != row["d"])
-        items.append(Analogy(id=f"scan-{number:03d}", a=row["a"], b=row["b"], c=row["c"],
-                             d=row["d"], alternatives=alternatives, type=row["type"],
-                             mapping=f"{row['b']} -> {row['a']}"))
+        items.append(
+            Analogy(
+                id=f"scan-{number:03d}",
+                a=row["a"],
+                b=row["b"],
+                c=row["c"],
+                d=row["d"],
+                alternatives=alternatives,
+                type=row["type"],
+                mapping=f"{row['b']} -> {row['a']}",
+            )
+        )
     return items
 
 
@@ -138,12 +156,18 @@ class ScanBenchmark(RankAnalogyBenchmark):
         return report_markdown(results, title=f"SCAN ({how})")
 
     def figures(self, results: Mapping[str, Any], folder: Path) -> list[Path]:
-        return [mrr_figure(folder / "figures" / "mrr_by_type.png", {"": results},
-                           title=f"SCAN MRR@10 by type ({self.shots}-shot)")]
+        return [
+            mrr_figure(
+                folder / "figures" / "mrr_by_type.png",
+                {"": results},
+                title=f"SCAN MRR@10 by type ({self.shots}-shot)",
+            )
+        ]
 
 
-def select(items: Sequence[Analogy], *, types: Sequence[str] | None = None,
-           limit: int | None = None) -> list[Analogy]:
+def select(
+    items: Sequence[Analogy], *, types: Sequence[str] | None = None, limit: int | None = None
+) -> list[Analogy]:
     """Items of the given types; with `limit`, the first N (file order)."""
     chosen = list(items)
     if types:
@@ -158,9 +182,16 @@ def select(items: Sequence[Analogy], *, types: Sequence[str] | None = None,
     return chosen
 
 
-def build_scan(model: Model, *, data: str | Path | None = None, shots: int = 0, seed: int = 0,
-               limit: int | None = None, types: Sequence[str] | None = None,
-               method: str | None = None) -> ScanBenchmark:
+def build_scan(
+    model: Model,
+    *,
+    data: str | Path | None = None,
+    shots: int = 0,
+    seed: int = 0,
+    limit: int | None = None,
+    types: Sequence[str] | None = None,
+    method: str | None = None,
+) -> ScanBenchmark:
     """SCAN in one condition for `model`. Shots are drawn from all 449 analogies (never
     sharing a word with the query), so a `limit`ed run sees the same prompts as the full one
     for its items. Word vectors default to the paper's baseline (`scan-paper`); an item the
@@ -171,11 +202,23 @@ def build_scan(model: Model, *, data: str | Path | None = None, shots: int = 0, 
     if model.supports("analogy") and method is None:
         method = SCAN_VECTOR_METHOD
     kind, method = request_kind_for(model, method)
-    config = {"source": str(data) if data else "packaged", "file_sha256": sha256_file(located),
-              "limit": limit, "types": list(types) if types else list(SCAN_TYPES)}
-    return ScanBenchmark(name="scan", dataset=chosen, request_kind=kind, shots=shots, seed=seed,
-                         method=method, oov_policy="wrong", dataset_config=config,
-                         shot_pool=items)
+    config = {
+        "source": str(data) if data else "packaged",
+        "file_sha256": sha256_file(located),
+        "limit": limit,
+        "types": list(types) if types else list(SCAN_TYPES),
+    }
+    return ScanBenchmark(
+        name="scan",
+        dataset=chosen,
+        request_kind=kind,
+        shots=shots,
+        seed=seed,
+        method=method,
+        oov_policy="wrong",
+        dataset_config=config,
+        shot_pool=items,
+    )
 
 
 def run_scan(model: Any = "smollm2-135m", **options: Any) -> Any:
@@ -191,13 +234,25 @@ def condition_label(model: Model, shots: int, method: str | None) -> str:
     return f"{model.name} {shots}-shot"
 
 
-def compare_scan(model: Any = "smollm2-135m", *, shots: Sequence[int] = (0, 1),
-                 baseline: Any = None, baseline_method: str | None = None,
-                 data: str | Path | None = None, seed: int = 0, limit: int | None = None,
-                 types: Sequence[str] | None = None, model_options: Mapping[str, Any] | None = None,
-                 baseline_options: Mapping[str, Any] | None = None, resamples: int = 100_000,
-                 unpaired_resamples: int = 1_000_000, out: str | Path = "runs", cache: Any = None,
-                 use_cache: bool = True, progress: bool = True) -> dict[str, Any]:
+def compare_scan(
+    model: Any = "smollm2-135m",
+    *,
+    shots: Sequence[int] = (0, 1),
+    baseline: Any = None,
+    baseline_method: str | None = None,
+    data: str | Path | None = None,
+    seed: int = 0,
+    limit: int | None = None,
+    types: Sequence[str] | None = None,
+    model_options: Mapping[str, Any] | None = None,
+    baseline_options: Mapping[str, Any] | None = None,
+    resamples: int = 100_000,
+    unpaired_resamples: int = 1_000_000,
+    out: str | Path = "runs",
+    cache: Any = None,
+    use_cache: bool = True,
+    progress: bool = True,
+) -> dict[str, Any]:
     """Run the model in each shot condition (and the baseline), then write one combined
     report with the paper's unpaired permutation test (10^6 resamples) and a paired one
     between every pair of conditions.
@@ -214,8 +269,16 @@ def compare_scan(model: Any = "smollm2-135m", *, shots: Sequence[int] = (0, 1),
         raise ValueError("compare_scan needs at least one shot condition")
     if len(set(shots)) != len(shots):
         raise ValueError(f"shot conditions repeat: {list(shots)}")
-    common = {"data": data, "seed": seed, "limit": limit, "types": types, "out": out,
-              "cache": cache, "use_cache": use_cache, "progress": progress}
+    common = {
+        "data": data,
+        "seed": seed,
+        "limit": limit,
+        "types": types,
+        "out": out,
+        "cache": cache,
+        "use_cache": use_cache,
+        "progress": progress,
+    }
     runs: dict[str, Any] = {}
     with open_model(model, model_options) as backend:
         for k in shots:
@@ -231,27 +294,49 @@ def compare_scan(model: Any = "smollm2-135m", *, shots: Sequence[int] = (0, 1),
     labels = list(runs)
     tests: dict[str, Any] = {}
     for i, first in enumerate(labels):
-        for second in labels[i + 1:]:
+        for second in labels[i + 1 :]:
             tests[f"{first} vs {second}"] = paired_mrr_test(
-                samples[first], samples[second], resamples=resamples, seed=seed,
-                unpaired_resamples=unpaired_resamples)
+                samples[first],
+                samples[second],
+                resamples=resamples,
+                seed=seed,
+                unpaired_resamples=unpaired_resamples,
+            )
     conditions = {label: e.results for label, e in runs.items()}
     folders = {label: str(e.folder.path) for label, e in runs.items()}
-    config = {"benchmark": "scan-comparison", "conditions": folders, "resamples": resamples,
-              "unpaired_resamples": unpaired_resamples,
-              "seed": seed, "shots": list(shots), "limit": limit,
-              "types": list(types) if types else list(SCAN_TYPES),
-              "configs": {label: json.loads(Path(e.folder.config_path).read_text())
-                          for label, e in runs.items()}}
-    target = run_folder(out, "scan-comparison", labels[0].split(" ")[0],
-                        {"runs": folders, "resamples": resamples, "seed": seed,
-                         "unpaired_resamples": unpaired_resamples})
-    results = {"benchmark": "scan-comparison", "conditions": conditions, "tests": tests,
-               "folders": folders}
+    config = {
+        "benchmark": "scan-comparison",
+        "conditions": folders,
+        "resamples": resamples,
+        "unpaired_resamples": unpaired_resamples,
+        "seed": seed,
+        "shots": list(shots),
+        "limit": limit,
+        "types": list(types) if types else list(SCAN_TYPES),
+        "configs": {
+            label: json.loads(Path(e.folder.config_path).read_text()) for label, e in runs.items()
+        },
+    }
+    target = run_folder(
+        out,
+        "scan-comparison",
+        labels[0].split(" ")[0],
+        {
+            "runs": folders,
+            "resamples": resamples,
+            "seed": seed,
+            "unpaired_resamples": unpaired_resamples,
+        },
+    )
+    results = {
+        "benchmark": "scan-comparison",
+        "conditions": conditions,
+        "tests": tests,
+        "folders": folders,
+    }
     report = comparison_markdown(f"SCAN: {', '.join(labels)}", conditions, tests, folders)
     write_json(target.config_path, config)
     write_json(target.results_path, results)
     target.report_path.write_text(report, encoding="utf-8")
-    mrr_figure(target.path / "figures" / "mrr_by_type.png", conditions,
-               title="SCAN MRR@10 by type")
+    mrr_figure(target.path / "figures" / "mrr_by_type.png", conditions, title="SCAN MRR@10 by type")
     return {"folder": target.path, "report": report, "results": results}

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from lexbench.benchmarks.analogies.cli import add_ranking_arguments, vector_options
 from lexbench.commands.common import (
     add_model_arguments,
     add_run_arguments,
@@ -16,7 +17,6 @@ from lexbench.commands.common import (
     run_options,
     terminal_text,
 )
-from lexbench.benchmarks.analogies.cli import add_ranking_arguments, vector_options
 from lexbench.finetune.cli import finished, output_folder, training_config
 
 
@@ -32,26 +32,51 @@ def _run(args: argparse.Namespace) -> int:
     if split_spec(args.model)[0] == "vectors":
         options.update(vector_options(args))
     if len(args.shots) == 1 and args.baseline is None:
-        run_and_report(args, lambda cache: api.run(
-            "scan", args.model, model_options=options, cache=cache,
-            use_cache=cache is not None, data=args.data, shots=args.shots[0], seed=args.seed,
-            limit=args.limit, types=args.types, method=args.method, **run_options(args)))
+        run_and_report(
+            args,
+            lambda cache: api.run(
+                "scan",
+                args.model,
+                model_options=options,
+                cache=cache,
+                use_cache=cache is not None,
+                data=args.data,
+                shots=args.shots[0],
+                seed=args.seed,
+                limit=args.limit,
+                types=args.types,
+                method=args.method,
+                **run_options(args),
+            ),
+        )
         return 0
     if args.method is not None and split_spec(args.model)[0] != "vectors":
-        raise ValueError("--method applies to word-vector models; use --baseline-method "
-                         "for the baseline")
-    baseline_options = vector_options(args) if args.baseline and \
-        split_spec(args.baseline)[0] == "vectors" else {}
+        raise ValueError(
+            "--method applies to word-vector models; use --baseline-method for the baseline"
+        )
+    baseline_options = (
+        vector_options(args) if args.baseline and split_spec(args.baseline)[0] == "vectors" else {}
+    )
     cache = open_cache(args)
     try:
-        combined = compare_scan(args.model, shots=args.shots, baseline=args.baseline,
-                                baseline_method=args.baseline_method, data=args.data,
-                                seed=args.seed, limit=args.limit, types=args.types,
-                                model_options=options, baseline_options=baseline_options,
-                                resamples=args.resamples,
-                                unpaired_resamples=args.unpaired_resamples, out=args.out,
-                                cache=cache, use_cache=cache is not None,
-                                progress=not args.no_progress)
+        combined = compare_scan(
+            args.model,
+            shots=args.shots,
+            baseline=args.baseline,
+            baseline_method=args.baseline_method,
+            data=args.data,
+            seed=args.seed,
+            limit=args.limit,
+            types=args.types,
+            model_options=options,
+            baseline_options=baseline_options,
+            resamples=args.resamples,
+            unpaired_resamples=args.unpaired_resamples,
+            out=args.out,
+            cache=cache,
+            use_cache=cache is not None,
+            progress=not args.no_progress,
+        )
     finally:
         if cache is not None:
             cache.close()
@@ -62,27 +87,48 @@ def _run(args: argparse.Namespace) -> int:
 
 def register(cli: Any) -> None:
     run = cli.benchmark_command(
-        "run", "scan", "evaluate a model on SCAN (science and metaphor analogies, MRR@10)", _run)
+        "run", "scan", "evaluate a model on SCAN (science and metaphor analogies, MRR@10)", _run
+    )
     data = run.add_argument_group("dataset")
-    data.add_argument("--data", default=None,
-                      help="a SCAN_dataset.csv (default: the copy shipped with lexbench)")
-    data.add_argument("--limit", type=positive_int, default=None,
-                      help="evaluate the first N analogies")
-    data.add_argument("--types", nargs="+", choices=["science", "metaphor"], default=None,
-                      help="only these analogy types")
+    data.add_argument(
+        "--data", default=None, help="a SCAN_dataset.csv (default: the copy shipped with lexbench)"
+    )
+    data.add_argument(
+        "--limit", type=positive_int, default=None, help="evaluate the first N analogies"
+    )
+    data.add_argument(
+        "--types",
+        nargs="+",
+        choices=["science", "metaphor"],
+        default=None,
+        help="only these analogy types",
+    )
     add_ranking_arguments(run, shots_nargs="+")
     compare = run.add_argument_group("comparison")
-    compare.add_argument("--baseline", default=None, metavar="SPEC",
-                         help="also run this model (e.g. glove) and put it beside the others "
-                              "in one combined report")
-    compare.add_argument("--baseline-method", default=None,
-                         choices=["3cosadd", "3cosmul", "pairdiff", "scan-paper"],
-                         help="the baseline's vector method (default scan-paper, the paper's)")
-    compare.add_argument("--resamples", type=positive_int, default=100_000,
-                         help="paired permutation resamples (default 100000)")
-    compare.add_argument("--unpaired-resamples", type=positive_int, default=1_000_000,
-                         help="resamples of the paper's unpaired permutation test "
-                              "(default 1000000, the paper's)")
+    compare.add_argument(
+        "--baseline",
+        default=None,
+        metavar="SPEC",
+        help="also run this model (e.g. glove) and put it beside the others in one combined report",
+    )
+    compare.add_argument(
+        "--baseline-method",
+        default=None,
+        choices=["3cosadd", "3cosmul", "pairdiff", "scan-paper"],
+        help="the baseline's vector method (default scan-paper, the paper's)",
+    )
+    compare.add_argument(
+        "--resamples",
+        type=positive_int,
+        default=100_000,
+        help="paired permutation resamples (default 100000)",
+    )
+    compare.add_argument(
+        "--unpaired-resamples",
+        type=positive_int,
+        default=1_000_000,
+        help="resamples of the paper's unpaired permutation test (default 1000000, the paper's)",
+    )
     add_model_arguments(run)
     add_run_arguments(run)
     register_finetune(cli)
@@ -95,10 +141,17 @@ def _scan_bats(args: argparse.Namespace) -> int:
     from lexbench.benchmarks.scan.finetune import finetune_scan_bats, paper_config
 
     result = finetune_scan_bats(
-        args.model, data=args.data, output=output_folder(args, "scan-bats"),
-        config=training_config(args, paper_config), split_seed=args.split_seed, loss_on=args.loss_on,
-        validation_limit=args.validation_limit, train_limit=args.train_limit,
-        restart=args.restart, progress=not args.no_progress)
+        args.model,
+        data=args.data,
+        output=output_folder(args, "scan-bats"),
+        config=training_config(args, paper_config),
+        split_seed=args.split_seed,
+        loss_on=args.loss_on,
+        validation_limit=args.validation_limit,
+        train_limit=args.train_limit,
+        restart=args.restart,
+        progress=not args.no_progress,
+    )
     return finished(result)
 
 
@@ -106,37 +159,77 @@ def register_finetune(cli: Any) -> None:
     """`lexbench finetune scan-bats`: the paper's training-set effect (Table 4)."""
     from lexbench.finetune.cli import add_training_arguments
 
-    scan = cli.benchmark_command("finetune", "scan-bats",
-                                 "SCAN's training-set effect: fine-tune a causal or masked LM on "
-                                 "BATS (70/15/15 by word pair)", _scan_bats)
-    scan.add_argument("--model", required=True,
-                      help="smollm2-135m, hf:PATH|HUB_ID (causal) or mlm:PATH|HUB_ID (masked)")
-    scan.add_argument("--data", type=Path, default=None,
-                      help="BATS 3.0 zip or folder (default: downloaded once and checked)")
+    scan = cli.benchmark_command(
+        "finetune",
+        "scan-bats",
+        "SCAN's training-set effect: fine-tune a causal or masked LM on "
+        "BATS (70/15/15 by word pair)",
+        _scan_bats,
+    )
+    scan.add_argument(
+        "--model",
+        required=True,
+        help="smollm2-135m, hf:PATH|HUB_ID (causal) or mlm:PATH|HUB_ID (masked)",
+    )
+    scan.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="BATS 3.0 zip or folder (default: downloaded once and checked)",
+    )
     scan.add_argument("--split-seed", type=int, default=101, help="the paper code's seed (101)")
-    scan.add_argument("--loss-on", choices=["sequence", "answer"], default="sequence",
-                      help="sequence: every token, as the paper's code; answer: d's token only")
-    scan.add_argument("--validation-limit", type=positive_int, default=None,
-                      help="score at most N validation analogies (seeded sample)")
-    scan.add_argument("--train-limit", type=positive_int, default=None,
-                      help="train on at most N analogies (seeded sample)")
-    add_training_arguments(scan, "AdamW (weight decay 0.01), lr 5e-5 constant, batch 16, 4 "
-                                  "epochs, validation MRR@10 every 1,000 steps, seed 101")
+    scan.add_argument(
+        "--loss-on",
+        choices=["sequence", "answer"],
+        default="sequence",
+        help="sequence: every token, as the paper's code; answer: d's token only",
+    )
+    scan.add_argument(
+        "--validation-limit",
+        type=positive_int,
+        default=None,
+        help="score at most N validation analogies (seeded sample)",
+    )
+    scan.add_argument(
+        "--train-limit",
+        type=positive_int,
+        default=None,
+        help="train on at most N analogies (seeded sample)",
+    )
+    add_training_arguments(
+        scan,
+        "AdamW (weight decay 0.01), lr 5e-5 constant, batch 16, 4 "
+        "epochs, validation MRR@10 every 1,000 steps, seed 101",
+    )
 
 
 def add_table_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `lexbench finetune table` for a scan-bats folder."""
     scan_group = parser.add_argument_group("scan-bats")
-    scan_group.add_argument("--base", default=None, help="the model before (default: the lineage's)")
+    scan_group.add_argument(
+        "--base", default=None, help="the model before (default: the lineage's)"
+    )
     scan_group.add_argument("--bats", type=Path, default=None, help="default: the lineage's data")
-    scan_group.add_argument("--scan", type=Path, default=None,
-                            help="SCAN_dataset.csv (default: downloaded once and checked)")
+    scan_group.add_argument(
+        "--scan",
+        type=Path,
+        default=None,
+        help="SCAN_dataset.csv (default: downloaded once and checked)",
+    )
     scan_group.add_argument("--scan-limit", type=positive_int, default=None)
     scan_group.add_argument("--bats-limit", type=positive_int, default=None)
-    scan_group.add_argument("--resamples", type=positive_int, default=100_000,
-                            help="resamples of lexbench's paired tests (default 100000)")
-    scan_group.add_argument("--unpaired-resamples", type=positive_int, default=1_000_000,
-                            help="resamples of the paper's unpaired test (default 1000000)")
+    scan_group.add_argument(
+        "--resamples",
+        type=positive_int,
+        default=100_000,
+        help="resamples of lexbench's paired tests (default 100000)",
+    )
+    scan_group.add_argument(
+        "--unpaired-resamples",
+        type=positive_int,
+        default=1_000_000,
+        help="resamples of the paper's unpaired test (default 1000000)",
+    )
     scan_group.add_argument("--test-seed", type=int, default=0)
 
 
@@ -144,8 +237,16 @@ def finetune_table(folder: Path, experiment: str, args: argparse.Namespace) -> d
     """SCAN's Table 4 for a folder written by `lexbench finetune scan-bats`."""
     from lexbench.benchmarks.scan.finetune_table import scan_bats_table
 
-    return scan_bats_table(folder, base=args.base, bats=args.bats, scan=args.scan,
-                           scan_limit=args.scan_limit, bats_limit=args.bats_limit,
-                           resamples=args.resamples, seed=args.test_seed,
-                           unpaired_resamples=args.unpaired_resamples, out=args.out,
-                           progress=not args.no_progress)
+    return scan_bats_table(
+        folder,
+        base=args.base,
+        bats=args.bats,
+        scan=args.scan,
+        scan_limit=args.scan_limit,
+        bats_limit=args.bats_limit,
+        resamples=args.resamples,
+        seed=args.test_seed,
+        unpaired_resamples=args.unpaired_resamples,
+        out=args.out,
+        progress=not args.no_progress,
+    )

@@ -54,9 +54,16 @@ def paper_config(**overrides: Any) -> TrainConfig:
     """The SCAN paper's settings, with overrides. What the paper leaves open follows its
     code: `torch.optim.AdamW` with its default weight decay (0.01), a constant learning
     rate, validation every 1,000 batches."""
-    base = TrainConfig(learning_rate=5e-5, batch_size=16, epochs=4, seed=PAPER_SPLIT_SEED,
-                       optimizer="adamw_torch", weight_decay=0.01, lr_scheduler="constant",
-                       eval_every=1000)
+    base = TrainConfig(
+        learning_rate=5e-5,
+        batch_size=16,
+        epochs=4,
+        seed=PAPER_SPLIT_SEED,
+        optimizer="adamw_torch",
+        weight_decay=0.01,
+        lr_scheduler="constant",
+        eval_every=1000,
+    )
     return replace(base, **{k: v for k, v in overrides.items() if v is not None})
 
 
@@ -80,7 +87,10 @@ def _first_id(tokenizer: Any, word: str) -> int:
 def causal_example(tokenizer: Any, item: Analogy, loss_on: str) -> dict[str, list[int]]:
     """Token ids of the prompt (as the hf backend encodes it) plus d's first token."""
     prompt, _ = template_parts(item.a, item.b, item.c)
-    ids = list(tokenizer(prompt, add_special_tokens=True)["input_ids"]) + [_first_id(tokenizer, item.d)]
+    ids = [
+        *list(tokenizer(prompt, add_special_tokens=True)["input_ids"]),
+        _first_id(tokenizer, item.d),
+    ]
     labels = list(ids) if loss_on == "sequence" else [-100] * (len(ids) - 1) + [ids[-1]]
     return {"input_ids": ids, "attention_mask": [1] * len(ids), "labels": labels}
 
@@ -117,8 +127,9 @@ class ListDataset:
 # ------------------------------------------------------------------------------ validation
 
 
-def rank_first_tokens(model: Any, tokenizer: Any, items: Sequence[Analogy], regime: str, *,
-                      batch_size: int = 32) -> list[float]:
+def rank_first_tokens(
+    model: Any, tokenizer: Any, items: Sequence[Analogy], regime: str, *, batch_size: int = 32
+) -> list[float]:
     """Reciprocal rank (top 10, 0 beyond) of each item's first accepted answer, computed on
     the live torch model exactly as the hf/mlm backends rank: the last prompt position
     (causal) or the mask (masked), answers matched by the first token id of " " + word."""
@@ -128,24 +139,34 @@ def rank_first_tokens(model: Any, tokenizer: Any, items: Sequence[Analogy], regi
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     out: list[float] = []
     for start in range(0, len(items), batch_size):
-        batch = items[start:start + batch_size]
+        batch = items[start : start + batch_size]
         if regime == "causal":
-            encoded = [list(tokenizer(template_parts(i.a, i.b, i.c)[0], add_special_tokens=True)["input_ids"])
-                       for i in batch]
+            encoded = [
+                list(
+                    tokenizer(template_parts(i.a, i.b, i.c)[0], add_special_tokens=True)[
+                        "input_ids"
+                    ]
+                )
+                for i in batch
+            ]
             positions = [len(e) - 1 for e in encoded]
         else:
-            encoded = [list(tokenizer(masked_prompt(tokenizer, i), add_special_tokens=True)["input_ids"])
-                       for i in batch]
+            encoded = [
+                list(tokenizer(masked_prompt(tokenizer, i), add_special_tokens=True)["input_ids"])
+                for i in batch
+            ]
             positions = [e.index(tokenizer.mask_token_id) for e in encoded]
         width = max(len(e) for e in encoded)
         ids = torch.full((len(batch), width), pad, dtype=torch.long)
         mask = torch.zeros((len(batch), width), dtype=torch.long)
         for row, sequence in enumerate(encoded):
-            ids[row, :len(sequence)] = torch.tensor(sequence)
-            mask[row, :len(sequence)] = 1
+            ids[row, : len(sequence)] = torch.tensor(sequence)
+            mask[row, : len(sequence)] = 1
         logits = model(input_ids=ids.to(device), attention_mask=mask.to(device)).logits
-        picked = logits[torch.arange(len(batch), device=logits.device),
-                        torch.tensor(positions, device=logits.device)]
+        picked = logits[
+            torch.arange(len(batch), device=logits.device),
+            torch.tensor(positions, device=logits.device),
+        ]
         top = torch.topk(picked.float(), k=TOP_K, dim=-1).indices.tolist()
         for item, ranked in zip(batch, top):
             wanted = {_first_id(tokenizer, word) for word in item.accepted}
@@ -154,11 +175,15 @@ def rank_first_tokens(model: Any, tokenizer: Any, items: Sequence[Analogy], regi
     return out
 
 
-def validation_scorer(tokenizer: Any, items: Sequence[Analogy], regime: str,
-                      batch_size: int) -> Any:
+def validation_scorer(
+    tokenizer: Any, items: Sequence[Analogy], regime: str, batch_size: int
+) -> Any:
     def score(model: Any) -> dict[str, float]:
         ranks = rank_first_tokens(model, tokenizer, items, regime, batch_size=batch_size)
-        return {"mrr": sum(ranks) / len(ranks), "acc_at_1": sum(r == 1.0 for r in ranks) / len(ranks)}
+        return {
+            "mrr": sum(ranks) / len(ranks),
+            "acc_at_1": sum(r == 1.0 for r in ranks) / len(ranks),
+        }
 
     return score
 
@@ -195,15 +220,25 @@ def load_base(spec: str) -> tuple[Any, str]:
     if isinstance(backend, MaskedLM):
         return backend, "masked"
     backend.close()
-    raise ValueError(f"scan-bats fine-tunes transformers language models: give a causal LM "
-                     f"(smollm2-135m, hf:PATH|HUB_ID) or a masked LM (mlm:PATH|HUB_ID), not {spec!r}")
+    raise ValueError(
+        f"scan-bats fine-tunes transformers language models: give a causal LM "
+        f"(smollm2-135m, hf:PATH|HUB_ID) or a masked LM (mlm:PATH|HUB_ID), not {spec!r}"
+    )
 
 
-def finetune_scan_bats(model: str, *, data: str | Path | None = None, output: str | Path,
-                       config: TrainConfig | None = None, split_seed: int = PAPER_SPLIT_SEED,
-                       loss_on: str = "sequence", validation_limit: int | None = None,
-                       train_limit: int | None = None, restart: bool = False,
-                       progress: bool = True) -> ScanBatsResult:
+def finetune_scan_bats(
+    model: str,
+    *,
+    data: str | Path | None = None,
+    output: str | Path,
+    config: TrainConfig | None = None,
+    split_seed: int = PAPER_SPLIT_SEED,
+    loss_on: str = "sequence",
+    validation_limit: int | None = None,
+    train_limit: int | None = None,
+    restart: bool = False,
+    progress: bool = True,
+) -> ScanBatsResult:
     """Fine-tune `model` on the BATS training split; write the best-validation model, its
     tokenizer and `lexbench-lineage.json` to `output` (a folder `hf:`/`mlm:` can run)."""
     if loss_on not in LOSS_TARGETS:
@@ -215,8 +250,10 @@ def finetune_scan_bats(model: str, *, data: str | Path | None = None, output: st
     train_items = limit_items(split.analogies["train"], train_limit, config.seed)
     validation_items = limit_items(split.analogies["validation"], validation_limit, config.seed)
     if not train_items or not validation_items:
-        raise ValueError(f"{source}: the split leaves no training or no validation analogies "
-                         f"({split.counts()}); a relation needs about 12 pairs or more")
+        raise ValueError(
+            f"{source}: the split leaves no training or no validation analogies "
+            f"({split.counts()}); a relation needs about 12 pairs or more"
+        )
     backend, regime = load_base(model)
     tokenizer, network = backend.tokenizer, backend.model
     fingerprint = backend.fingerprint()
@@ -232,36 +269,70 @@ def finetune_scan_bats(model: str, *, data: str | Path | None = None, output: st
         network = apply_lora(network, config.lora, "CAUSAL_LM" if regime == "causal" else None)
     from transformers import DataCollatorForSeq2Seq
 
-    data_info = {"source": str(source), "sha256": path_sha256(source),
-                 "split_sha256": json_sha256(split.to_dict()), "split": "paper (70/15/15 by pair)",
-                 "counts": split.counts(), "train_items": len(train_items),
-                 "validation_items": len(validation_items), "train_limit": train_limit,
-                 "validation_limit": validation_limit}
-    hyper = {**config.hyperparameters(), "loss_on": loss_on, "regime": regime,
-             "template": sentence("A", "B", "C", "D"), "answer": "first token of ' ' + d"}
-    run_key = {"experiment": EXPERIMENT, "base": fingerprint, "data": data_info["split_sha256"],
-               "train_items": len(train_items), "hyperparameters": hyper,
-               "lora": config.lora.to_dict() if config.lora else None}
+    data_info = {
+        "source": str(source),
+        "sha256": path_sha256(source),
+        "split_sha256": json_sha256(split.to_dict()),
+        "split": "paper (70/15/15 by pair)",
+        "counts": split.counts(),
+        "train_items": len(train_items),
+        "validation_items": len(validation_items),
+        "train_limit": train_limit,
+        "validation_limit": validation_limit,
+    }
+    hyper = {
+        **config.hyperparameters(),
+        "loss_on": loss_on,
+        "regime": regime,
+        "template": sentence("A", "B", "C", "D"),
+        "answer": "first token of ' ' + d",
+    }
+    run_key = {
+        "experiment": EXPERIMENT,
+        "base": fingerprint,
+        "data": data_info["split_sha256"],
+        "train_items": len(train_items),
+        "hyperparameters": hyper,
+        "lora": config.lora.to_dict() if config.lora else None,
+    }
     trained, outcome = train_with_trainer(
-        model=network, train_dataset=train_rows, eval_dataset=validation_rows,
+        model=network,
+        train_dataset=train_rows,
+        eval_dataset=validation_rows,
         collator=DataCollatorForSeq2Seq(tokenizer, padding=True, label_pad_token_id=-100),
-        config=config, output=output, run_key=run_key, metric="mrr", greater_is_better=True,
-        validation_score=validation_scorer(tokenizer, validation_items, regime, config.eval_batch_size),
-        tokenizer=tokenizer, restart=restart, progress=progress)
-    if not outcome.main_process:   # another process of `accelerate launch` writes it
+        config=config,
+        output=output,
+        run_key=run_key,
+        metric="mrr",
+        greater_is_better=True,
+        validation_score=validation_scorer(
+            tokenizer, validation_items, regime, config.eval_batch_size
+        ),
+        tokenizer=tokenizer,
+        restart=restart,
+        progress=progress,
+    )
+    if not outcome.main_process:  # another process of `accelerate launch` writes it
         return ScanBatsResult(output=output, outcome=outcome, lineage={})
     final = merge_lora(trained)
     final.save_pretrained(str(output))
     tokenizer.save_pretrained(str(output))
     lineage = build_lineage(
-        experiment=EXPERIMENT, base_model={"spec": model, "fingerprint": fingerprint},
-        data=data_info, split_seed=split_seed, hyperparameters=hyper,
-        best_validation=outcome.best_validation(), history=outcome.history,
+        experiment=EXPERIMENT,
+        base_model={"spec": model, "fingerprint": fingerprint},
+        data=data_info,
+        split_seed=split_seed,
+        hyperparameters=hyper,
+        best_validation=outcome.best_validation(),
+        history=outcome.history,
         model_kind="hf" if regime == "causal" else "mlm",
         lora=config.lora.to_dict() if config.lora else None,
-        extra={"spec": f"{'hf' if regime == 'causal' else 'mlm'}:{output.resolve()}",
-               "global_step": outcome.global_step, "resumed_from": outcome.resumed_from})
+        extra={
+            "spec": f"{'hf' if regime == 'causal' else 'mlm'}:{output.resolve()}",
+            "global_step": outcome.global_step,
+            "resumed_from": outcome.resumed_from,
+        },
+    )
     write_lineage(output, lineage)
     backend.close()
     return ScanBatsResult(output=output, outcome=outcome, lineage=lineage)
-

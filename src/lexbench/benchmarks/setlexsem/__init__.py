@@ -60,9 +60,13 @@ SPEC = BenchmarkSpec(
     # The paper grid's Table 3 core (zero-shot, formal, the base prompt, operand size 2:
     # numbers and words, every token length and operation): 32 configurations, so that
     # `--limit N` stays N prompts per configuration of a slice a CPU finishes in minutes.
-    suite=SuiteEntry(order=50, options={
-        "grid": "paper",
-        "select": ["study=main", "k=0", "phrasing=formal", "method=baseline", "m=2"]}),
+    suite=SuiteEntry(
+        order=50,
+        options={
+            "grid": "paper",
+            "select": ["study=main", "k=0", "phrasing=formal", "method=baseline", "m=2"],
+        },
+    ),
     commands=_commands,
     reporters=_reporters,
     headline=_headline,

@@ -32,10 +32,19 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from lexbench.benchmarks.setlexsem.designs import (
+    ALLOW_EMPTY,
+    PAPER_DECILES,
+    Config,
+    in_deceptive_design,
+    in_decile_design,
+    in_main_design,
+    paper_order,
+    pooled_main,
+)
 from lexbench.benchmarks.setlexsem.items import CONFIG_FIELDS
 from lexbench.stats import wilson_interval
 from lexbench.types import Score
-from lexbench.benchmarks.setlexsem.designs import ALLOW_EMPTY, Config, PAPER_DECILES, in_deceptive_design, in_decile_design, in_main_design, paper_order, pooled_main
 
 
 def mean_sd(values: Sequence[float]) -> tuple[float, float]:
@@ -50,7 +59,11 @@ def mean_sd(values: Sequence[float]) -> tuple[float, float]:
 
 
 def _mean_detail(scores: Sequence[Score], key: str) -> float:
-    return sum(float(s.details.get(key, 0.0)) for s in scores) / len(scores) if scores else float("nan")
+    return (
+        sum(float(s.details.get(key, 0.0)) for s in scores) / len(scores)
+        if scores
+        else float("nan")
+    )
 
 
 def configuration_table(items: Sequence[Any], scores: Sequence[Score]) -> list[dict[str, Any]]:
@@ -65,15 +78,21 @@ def configuration_table(items: Sequence[Any], scores: Sequence[Score]) -> list[d
         n = len(scored)
         correct = sum(1 for s in scored if s.correct)
         lenient = sum(1 for s in scored if s.details.get("lenient", s.details).get("correct"))
-        out.append({**{f: getattr(first, f) for f in CONFIG_FIELDS},
-                    "studies": list(first.studies), "n": n, "correct": correct,
-                    "failed": len(members) - n,
-                    "accuracy": correct / n if n else float("nan"),
-                    "lenient_correct": lenient,
-                    "lenient_accuracy": lenient / n if n else float("nan"),
-                    "precision": _mean_detail(scored, "precision"),
-                    "recall": _mean_detail(scored, "recall"),
-                    "jaccard": _mean_detail(scored, "jaccard")})
+        out.append(
+            {
+                **{f: getattr(first, f) for f in CONFIG_FIELDS},
+                "studies": list(first.studies),
+                "n": n,
+                "correct": correct,
+                "failed": len(members) - n,
+                "accuracy": correct / n if n else float("nan"),
+                "lenient_correct": lenient,
+                "lenient_accuracy": lenient / n if n else float("nan"),
+                "precision": _mean_detail(scored, "precision"),
+                "recall": _mean_detail(scored, "recall"),
+                "jaccard": _mean_detail(scored, "jaccard"),
+            }
+        )
     return out
 
 
@@ -86,11 +105,16 @@ def spread(configs: Sequence[Config]) -> dict[str, Any]:
     mean, sd = mean_sd(values)
     n = sum(c["n"] for c in configs)
     k = sum(c["correct"] for c in configs)
-    return {"configurations": len(values), "prompts": n, "mean": mean, "sd": sd,
-            "min": min(values) if values else float("nan"),
-            "max": max(values) if values else float("nan"),
-            "pooled": k / n if n else float("nan"),
-            "wilson": wilson_interval(k, n).to_dict()}
+    return {
+        "configurations": len(values),
+        "prompts": n,
+        "mean": mean,
+        "sd": sd,
+        "min": min(values) if values else float("nan"),
+        "max": max(values) if values else float("nan"),
+        "pooled": k / n if n else float("nan"),
+        "wilson": wilson_interval(k, n).to_dict(),
+    }
 
 
 def factor_table(configs: Sequence[Config], keys: Sequence[str]) -> list[dict[str, Any]]:
@@ -98,19 +122,31 @@ def factor_table(configs: Sequence[Config], keys: Sequence[str]) -> list[dict[st
     groups: dict[tuple[Any, ...], list[Config]] = {}
     for config in configs:
         groups.setdefault(tuple(config[k] for k in keys), []).append(config)
-    return [{**dict(zip(keys, level)), **spread(groups[level])}
-            for level in sorted(groups, key=lambda lv: tuple(paper_order(v) for v in lv))]
+    return [
+        {**dict(zip(keys, level)), **spread(groups[level])}
+        for level in sorted(groups, key=lambda lv: tuple(paper_order(v) for v in lv))
+    ]
 
 
-def decile_differences(configs: Sequence[Config], keep: Callable[[Config], bool] = in_decile_design,
-                       deciles: Sequence[int] = PAPER_DECILES) -> list[dict[str, Any]]:
+def decile_differences(
+    configs: Sequence[Config],
+    keep: Callable[[Config], bool] = in_decile_design,
+    deciles: Sequence[int] = PAPER_DECILES,
+) -> list[dict[str, Any]]:
     """Table 7: per decile, accuracy at length 5 minus length 3 (in points) over the pairs of
     configurations that agree on every other hyperparameter: mean, SD, min, max, N pairs."""
     by_key: dict[tuple[Any, ...], dict[int, float]] = defaultdict(dict)
     for c in configs:
         if keep(c) and c["n"]:
-            key = (c["decile"], c["decile_scope"], c["operation"], c["m"], c["k"], c["method"],
-                   c["phrasing"])
+            key = (
+                c["decile"],
+                c["decile_scope"],
+                c["operation"],
+                c["m"],
+                c["k"],
+                c["method"],
+                c["phrasing"],
+            )
             by_key[key][c["token_length"]] = c["accuracy"]
     per_decile: dict[int, list[float]] = defaultdict(list)
     for key, lengths in by_key.items():
@@ -120,17 +156,26 @@ def decile_differences(configs: Sequence[Config], keep: Callable[[Config], bool]
     for decile in sorted(set(deciles) | set(per_decile)):
         values = per_decile.get(decile, [])
         mean, sd = mean_sd(values)
-        rows.append({"decile": decile, "pairs": len(values), "mean": mean, "sd": sd,
-                     "min": min(values) if values else float("nan"),
-                     "max": max(values) if values else float("nan"), "differences": values})
+        rows.append(
+            {
+                "decile": decile,
+                "pairs": len(values),
+                "mean": mean,
+                "sd": sd,
+                "min": min(values) if values else float("nan"),
+                "max": max(values) if values else float("nan"),
+                "differences": values,
+            }
+        )
     return rows
 
 
 # ------------------------------------------------------------------------------ the tables
 
 
-def _table(title: str, keys: Sequence[str], rows: list[dict[str, Any]],
-           note: str = "") -> dict[str, Any]:
+def _table(
+    title: str, keys: Sequence[str], rows: list[dict[str, Any]], note: str = ""
+) -> dict[str, Any]:
     return {"title": title, "keys": list(keys), "rows": rows, "note": note}
 
 
@@ -139,51 +184,96 @@ def paper_tables(configs: Sequence[Config], model: str) -> dict[str, dict[str, A
     pooled = pooled_main(configs)
     small = [c for c in main if c["m"] in (2, 4)]
     deceptive = [c for c in configs if in_deceptive_design(c)]
-    by_model = [{**c, "model": model} for c in main
-                if c["k"] == 0 and c["phrasing"] == "formal" and c["method"] in ALLOW_EMPTY]
-    pool_note = ("main design plus the deceptive random baseline as words of undefined "
-                 "length, as the paper pools them")
+    by_model = [
+        {**c, "model": model}
+        for c in main
+        if c["k"] == 0 and c["phrasing"] == "formal" and c["method"] in ALLOW_EMPTY
+    ]
+    pool_note = (
+        "main design plus the deceptive random baseline as words of undefined "
+        "length, as the paper pools them"
+    )
     tables = {
-        "table3": _table("Table 3: accuracy by model (Figure 3)", ["model"],
-                         factor_table(by_model, ["model"]),
-                         "main design, k = 0, formal phrasing, the two allow-empty methods"),
-        "table4": _table("Table 4: accuracy across set operations (Figure 4a)", ["operation"],
-                         factor_table(pooled, ["operation"]), pool_note),
-        "table5": _table("Table 5: accuracy across operand sizes (Figure 4b)", ["m"],
-                         factor_table(pooled, ["m"]), pool_note),
-        "table6": _table("Table 6: accuracy across set operations for different token types "
-                         "(Figure 5)", ["operation", "token_type"],
-                         factor_table(pooled, ["operation", "token_type"]), pool_note),
-        "table7": _table("Table 7: length-5 minus length-3 accuracy (points) by decile of rank "
-                         "frequency (Figure 6a)", ["decile"], decile_differences(configs),
-                         "pairs of decile configurations equal in every other hyperparameter; "
-                         "global deciles 1-9 (1 = rarest), allow-empty methods, formal"),
-        "table8": _table("Table 8: deceptive words, random baseline (Figure 7a)",
-                         ["deceptive_condition"], factor_table(deceptive, ["deceptive_condition"]),
-                         "allow-empty methods, formal, k in {0, 1, 3, 5}"),
-        "table9": _table("Table 9: deceptive words by set operation (Figure 7b)",
-                         ["deceptive_condition", "operation"],
-                         factor_table(deceptive, ["deceptive_condition", "operation"]),
-                         "allow-empty methods, formal, k in {0, 1, 3, 5}"),
-        "table10": _table("Table 10: formal and plain phrasing (Figure 9)", ["phrasing"],
-                          factor_table(pooled, ["phrasing"]), pool_note),
-        "table11": _table("Table 11: token type, token length and operand size", 
-                          ["token_type", "token_length", "m"],
-                          factor_table(small, ["token_type", "token_length", "m"]),
-                          "main design at operand sizes 2 and 4, as the paper shows"),
-        "table12": _table("Table 12: token type and token length", ["token_type", "token_length"],
-                          factor_table(small, ["token_type", "token_length"]),
-                          "main design at operand sizes 2 and 4"),
-        "table13": _table("Table 13: token type and operand size", ["token_type", "m"],
-                          factor_table(small, ["token_type", "m"]),
-                          "main design at operand sizes 2 and 4"),
-        "table14": _table("Table 14: token type, prompting method and k",
-                          ["token_type", "method", "k"],
-                          factor_table(small, ["token_type", "method", "k"]),
-                          "main design at operand sizes 2 and 4"),
+        "table3": _table(
+            "Table 3: accuracy by model (Figure 3)",
+            ["model"],
+            factor_table(by_model, ["model"]),
+            "main design, k = 0, formal phrasing, the two allow-empty methods",
+        ),
+        "table4": _table(
+            "Table 4: accuracy across set operations (Figure 4a)",
+            ["operation"],
+            factor_table(pooled, ["operation"]),
+            pool_note,
+        ),
+        "table5": _table(
+            "Table 5: accuracy across operand sizes (Figure 4b)",
+            ["m"],
+            factor_table(pooled, ["m"]),
+            pool_note,
+        ),
+        "table6": _table(
+            "Table 6: accuracy across set operations for different token types (Figure 5)",
+            ["operation", "token_type"],
+            factor_table(pooled, ["operation", "token_type"]),
+            pool_note,
+        ),
+        "table7": _table(
+            "Table 7: length-5 minus length-3 accuracy (points) by decile of rank "
+            "frequency (Figure 6a)",
+            ["decile"],
+            decile_differences(configs),
+            "pairs of decile configurations equal in every other hyperparameter; "
+            "global deciles 1-9 (1 = rarest), allow-empty methods, formal",
+        ),
+        "table8": _table(
+            "Table 8: deceptive words, random baseline (Figure 7a)",
+            ["deceptive_condition"],
+            factor_table(deceptive, ["deceptive_condition"]),
+            "allow-empty methods, formal, k in {0, 1, 3, 5}",
+        ),
+        "table9": _table(
+            "Table 9: deceptive words by set operation (Figure 7b)",
+            ["deceptive_condition", "operation"],
+            factor_table(deceptive, ["deceptive_condition", "operation"]),
+            "allow-empty methods, formal, k in {0, 1, 3, 5}",
+        ),
+        "table10": _table(
+            "Table 10: formal and plain phrasing (Figure 9)",
+            ["phrasing"],
+            factor_table(pooled, ["phrasing"]),
+            pool_note,
+        ),
+        "table11": _table(
+            "Table 11: token type, token length and operand size",
+            ["token_type", "token_length", "m"],
+            factor_table(small, ["token_type", "token_length", "m"]),
+            "main design at operand sizes 2 and 4, as the paper shows",
+        ),
+        "table12": _table(
+            "Table 12: token type and token length",
+            ["token_type", "token_length"],
+            factor_table(small, ["token_type", "token_length"]),
+            "main design at operand sizes 2 and 4",
+        ),
+        "table13": _table(
+            "Table 13: token type and operand size",
+            ["token_type", "m"],
+            factor_table(small, ["token_type", "m"]),
+            "main design at operand sizes 2 and 4",
+        ),
+        "table14": _table(
+            "Table 14: token type, prompting method and k",
+            ["token_type", "method", "k"],
+            factor_table(small, ["token_type", "method", "k"]),
+            "main design at operand sizes 2 and 4",
+        ),
     }
-    return {name: table for name, table in tables.items()
-            if table["rows"] and (name != "table7" or any(r["pairs"] for r in table["rows"]))}
+    return {
+        name: table
+        for name, table in tables.items()
+        if table["rows"] and (name != "table7" or any(r["pairs"] for r in table["rows"]))
+    }
 
 
 def _plain(c: Config) -> bool:
@@ -195,42 +285,65 @@ def lexbench_tables(configs: Sequence[Config]) -> dict[str, dict[str, Any]]:
     outside = [c for c in configs if _plain(c) and not in_main_design(c)]
     decile_length = [c for c in configs if c["token_type"] == "deciles"]
     tables = {
-        "all_by_token_type": _table("lexbench: every configuration by token type",
-                                    ["token_type"], factor_table(configs, ["token_type"]),
-                                    "all configurations of the run, whatever their study"),
+        "all_by_token_type": _table(
+            "lexbench: every configuration by token type",
+            ["token_type"],
+            factor_table(configs, ["token_type"]),
+            "all configurations of the run, whatever their study",
+        ),
         "outside_main_design": _table(
             "lexbench: numbers and words outside the paper's main design",
             ["token_type", "token_length", "overlap", "method", "phrasing"],
             factor_table(outside, ["token_type", "token_length", "overlap", "method", "phrasing"]),
-            "unconstrained lengths, the overlap sampler, extra methods and phrasings"),
+            "unconstrained lengths, the overlap sampler, extra methods and phrasings",
+        ),
         "intersection_by_overlap": _table(
             "lexbench: intersection with and without the overlap sampler",
             ["token_type", "overlap"],
-            factor_table([c for c in configs if _plain(c) and c["operation"] == "intersection"],
-                         ["token_type", "overlap"])),
+            factor_table(
+                [c for c in configs if _plain(c) and c["operation"] == "intersection"],
+                ["token_type", "overlap"],
+            ),
+        ),
         "deciles_by_length": _table(
             "lexbench: decile configurations by decile, scope and token length",
             ["decile_scope", "decile", "token_length"],
-            factor_table(decile_length, ["decile_scope", "decile", "token_length"])),
+            factor_table(decile_length, ["decile_scope", "decile", "token_length"]),
+        ),
         "deciles_within_length_difference": _table(
             "lexbench: length-5 minus length-3 accuracy (points), deciles ranked within length",
-            ["decile"], decile_differences(
-                configs, lambda c: c["token_type"] == "deciles" and c["decile_scope"] == "length",
-                deciles=())),
-        "method_by_k": _table("lexbench: every method by k (numbers and words)", ["method", "k"],
-                              factor_table([c for c in configs if _plain(c)], ["method", "k"])),
-        "phrasing": _table("lexbench: every phrasing (numbers and words)", ["phrasing"],
-                           factor_table([c for c in configs if _plain(c)], ["phrasing"])),
+            ["decile"],
+            decile_differences(
+                configs,
+                lambda c: c["token_type"] == "deciles" and c["decile_scope"] == "length",
+                deciles=(),
+            ),
+        ),
+        "method_by_k": _table(
+            "lexbench: every method by k (numbers and words)",
+            ["method", "k"],
+            factor_table([c for c in configs if _plain(c)], ["method", "k"]),
+        ),
+        "phrasing": _table(
+            "lexbench: every phrasing (numbers and words)",
+            ["phrasing"],
+            factor_table([c for c in configs if _plain(c)], ["phrasing"]),
+        ),
     }
-    return {name: table for name, table in tables.items()
-            if table["rows"] and (not name.endswith("_difference")
-                                  or any(r["pairs"] for r in table["rows"]))}
+    return {
+        name: table
+        for name, table in tables.items()
+        if table["rows"]
+        and (not name.endswith("_difference") or any(r["pairs"] for r in table["rows"]))
+    }
 
 
 # ------------------------------------------------------------------------------ summary
 
 
-def summarize(items: Sequence[Any], scores: Sequence[Score], model: str = "model") -> dict[str, Any]:
+def summarize(
+    items: Sequence[Any], scores: Sequence[Score], model: str = "model"
+) -> dict[str, Any]:
     from lexbench.benchmarks.setlexsem.errors import deceptive_examples, paper_error_tables
 
     if len(items) != len(scores):
@@ -239,27 +352,34 @@ def summarize(items: Sequence[Any], scores: Sequence[Score], model: str = "model
     scored = [(i, s) for i, s in zip(items, scores) if s.correct is not None]
     n = len(scored)
     k = sum(1 for _, s in scored if s.correct)
-    lenient_configs = [{**c, "accuracy": c["lenient_accuracy"], "correct": c["lenient_correct"]}
-                       for c in configs]
+    lenient_configs = [
+        {**c, "accuracy": c["lenient_accuracy"], "correct": c["lenient_correct"]} for c in configs
+    ]
     lenient_k = sum(c["lenient_correct"] for c in configs)
     results: dict[str, Any] = {
         "benchmark": "setlexsem",
         "model": model,
-        "overall": {"prompts": n, "correct": k, "accuracy": k / n if n else float("nan"),
-                    "wilson": wilson_interval(k, n).to_dict(),
-                    "precision": _mean_detail([s for _, s in scored], "precision"),
-                    "recall": _mean_detail([s for _, s in scored], "recall"),
-                    "jaccard": _mean_detail([s for _, s in scored], "jaccard"),
-                    **spread(configs)},
+        "overall": {
+            "prompts": n,
+            "correct": k,
+            "accuracy": k / n if n else float("nan"),
+            "wilson": wilson_interval(k, n).to_dict(),
+            "precision": _mean_detail([s for _, s in scored], "precision"),
+            "recall": _mean_detail([s for _, s in scored], "recall"),
+            "jaccard": _mean_detail([s for _, s in scored], "jaccard"),
+            **spread(configs),
+        },
         "failed_requests": sum(1 for s in scores if s.correct is None),
         "paper_tables": paper_tables(configs, model),
         "paper_error_tables": paper_error_tables(items, scores),
         "table19_examples": deceptive_examples(items, scores),
         "lexbench_tables": lexbench_tables(configs),
         # Secondary: the first {...} in the output when the answer tag is missing.
-        "lenient": {"accuracy": lenient_k / n if n else float("nan"),
-                    "wilson": wilson_interval(lenient_k, n).to_dict(),
-                    "by_operation": factor_table(pooled_main(lenient_configs), ["operation"])},
+        "lenient": {
+            "accuracy": lenient_k / n if n else float("nan"),
+            "wilson": wilson_interval(lenient_k, n).to_dict(),
+            "by_operation": factor_table(pooled_main(lenient_configs), ["operation"]),
+        },
         "error_classes": dict(sorted(Counter(s.error_class for s in scores).items())),
         "configurations": configs,
     }
@@ -276,6 +396,11 @@ def vocabulary_lengths_by_decile() -> list[dict[str, Any]]:
     rows = []
     for decile in range(1, 11):
         lengths = Counter(len(w) for w in table.decile(decile))
-        rows.append({"decile": decile, "words": sum(lengths.values()),
-                     "length_counts": {str(n): lengths[n] for n in sorted(lengths)}})
+        rows.append(
+            {
+                "decile": decile,
+                "words": sum(lengths.values()),
+                "length_counts": {str(n): lengths[n] for n in sorted(lengths)},
+            }
+        )
     return rows

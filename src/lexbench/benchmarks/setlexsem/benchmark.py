@@ -28,8 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lexbench.benchmarks.setlexsem.grid import Grid
-from lexbench.benchmarks.setlexsem.grid_read import resolve_grid
 from lexbench.benchmarks.setlexsem.files import (
     check_selection,
     item_line,
@@ -39,21 +37,39 @@ from lexbench.benchmarks.setlexsem.files import (
     select_items,
     write_items,
 )
-from lexbench.benchmarks.setlexsem.items import ItemGenerator, SetLexSemItem
+from lexbench.benchmarks.setlexsem.generate import ItemGenerator
+from lexbench.benchmarks.setlexsem.grid import Grid
+from lexbench.benchmarks.setlexsem.grid_read import resolve_grid
+from lexbench.benchmarks.setlexsem.items import SetLexSemItem
 from lexbench.benchmarks.setlexsem.parse import lenient_parse, parse_answer, safe_text, score_answer
 from lexbench.types import Request, Response, Score
 
 NAME = "setlexsem"
 ANSWER_STOP = "</answer>"
 
-__all__ = ["ANSWER_STOP", "ItemGenerator", "NAME", "SetLexSemBenchmark", "SetLexSemItem",
-           "generate_items", "generate_setlexsem", "limit_per_config", "read_items",
-           "run_setlexsem", "score_item", "write_items"]
+__all__ = [
+    "ANSWER_STOP",
+    "NAME",
+    "ItemGenerator",
+    "SetLexSemBenchmark",
+    "SetLexSemItem",
+    "generate_items",
+    "generate_setlexsem",
+    "limit_per_config",
+    "read_items",
+    "run_setlexsem",
+    "score_item",
+    "write_items",
+]
 
 
-def generate_items(grid: Grid | str | Path = "paper", wordnet: str | None = None, *,
-                   limit: int | None = None,
-                   selection: Mapping[str, Sequence[str]] | None = None) -> list[SetLexSemItem]:
+def generate_items(
+    grid: Grid | str | Path = "paper",
+    wordnet: str | None = None,
+    *,
+    limit: int | None = None,
+    selection: Mapping[str, Sequence[str]] | None = None,
+) -> list[SetLexSemItem]:
     """The items of a grid, in grid order: the first `limit` prompts of every configuration
     matching `selection` (the whole grid is validated either way)."""
     chosen = list(ItemGenerator(resolve_grid(grid), wordnet).items(limit, selection))
@@ -68,8 +84,12 @@ def score_item(item: SetLexSemItem, output: str) -> tuple[Any, Any]:
     """(parsed answer, SetScore) for one raw output."""
     numbers = item.token_type == "numbers"
     stop = tuple(item.decoding.get("stop", ()))
-    parsed = parse_answer(output, numbers=numbers, known_members=set(item.set_a) | set(item.set_b),
-                          closed_by_stop=ANSWER_STOP in stop)
+    parsed = parse_answer(
+        output,
+        numbers=numbers,
+        known_members=set(item.set_a) | set(item.set_b),
+        closed_by_stop=ANSWER_STOP in stop,
+    )
     return parsed, score_answer(parsed, item.answer, item.set_a, item.set_b)
 
 
@@ -89,15 +109,22 @@ class SetLexSemBenchmark:
             for item in self.dataset:
                 digest.update(item_line(item).encode("utf-8"))
             self._dataset_sha256 = digest.hexdigest()
-        return {"name": self.name, "dataset": self.dataset_config,
-                "dataset_sha256": self._dataset_sha256, "items": len(self.dataset)}
+        return {
+            "name": self.name,
+            "dataset": self.dataset_config,
+            "dataset_sha256": self._dataset_sha256,
+            "items": len(self.dataset),
+        }
 
     def items(self) -> list[SetLexSemItem]:
         return self.dataset
 
     def requests(self, item: SetLexSemItem) -> list[Request]:
-        return [Request(id=item.id, kind="generate", prompt=item.prompt,
-                        decoding=item.request_decoding())]
+        return [
+            Request(
+                id=item.id, kind="generate", prompt=item.prompt, decoding=item.request_decoding()
+            )
+        ]
 
     def score(self, item: SetLexSemItem, responses: Sequence[Response]) -> Score:
         response = responses[0]
@@ -106,23 +133,47 @@ class SetLexSemBenchmark:
         parsed, verdict = score_item(item, response.text)
         lenient = verdict
         if not parsed.ok:
-            forgiving = lenient_parse(response.text, numbers=item.token_type == "numbers",
-                                      known_members=set(item.set_a) | set(item.set_b))
+            forgiving = lenient_parse(
+                response.text,
+                numbers=item.token_type == "numbers",
+                known_members=set(item.set_a) | set(item.set_b),
+            )
             lenient = score_answer(forgiving, item.answer, item.set_a, item.set_b)
         shown = None if verdict.answer is None else json.dumps(verdict.answer, ensure_ascii=False)
-        return Score(item.id, verdict.correct, float(verdict.correct), shown, verdict.error_class,
-                     {**verdict.to_dict(), "explicit_empty": parsed.explicit_empty,
-                      "answer_text": parsed.raw, "lenient": lenient.to_dict()})
+        return Score(
+            item.id,
+            verdict.correct,
+            float(verdict.correct),
+            shown,
+            verdict.error_class,
+            {
+                **verdict.to_dict(),
+                "explicit_empty": parsed.explicit_empty,
+                "answer_text": parsed.raw,
+                "lenient": lenient.to_dict(),
+            },
+        )
 
-    def sample(self, item: SetLexSemItem, requests: Sequence[Request],
-               responses: Sequence[Response], score: Score) -> dict[str, Any]:
+    def sample(
+        self,
+        item: SetLexSemItem,
+        requests: Sequence[Request],
+        responses: Sequence[Response],
+        score: Score,
+    ) -> dict[str, Any]:
         row = item.to_dict()
         text = responses[0].text
         # A lone surrogate (legal in JSON, not in UTF-8) would break the UTF-8 samples file.
-        row.update({"output": safe_text(text) if isinstance(text, str) else text,
-                    "generated_tokens": responses[0].generated_tokens,
-                    "error": responses[0].error, "correct": score.correct, "value": score.value,
-                    "error_class": score.error_class})
+        row.update(
+            {
+                "output": safe_text(text) if isinstance(text, str) else text,
+                "generated_tokens": responses[0].generated_tokens,
+                "error": responses[0].error,
+                "correct": score.correct,
+                "value": score.value,
+                "error_class": score.error_class,
+            }
+        )
         row.update({k: v for k, v in score.details.items() if k not in ("correct", "error_class")})
         return row
 
@@ -144,8 +195,11 @@ class SetLexSemBenchmark:
 
         if importlib.util.find_spec("matplotlib") is None:
             # The tables are the result; plots are optional. Say so rather than crash the run.
-            print("lexbench: figures skipped: matplotlib is not installed "
-                  "(pip install 'lexbench[plots]')", file=sys.stderr)
+            print(
+                "lexbench: figures skipped: matplotlib is not installed "
+                "(pip install 'lexbench[plots]')",
+                file=sys.stderr,
+            )
             return []
         return paper_figures(results, Path(folder_path) / "figures")
 
@@ -153,8 +207,12 @@ class SetLexSemBenchmark:
 # ------------------------------------------------------------------------------ Python API
 
 
-def generate_setlexsem(grid: Grid | str | Path = "paper", *, output: str | Path | None = None,
-                       wordnet: str | None = None) -> list[SetLexSemItem] | dict[str, Any]:
+def generate_setlexsem(
+    grid: Grid | str | Path = "paper",
+    *,
+    output: str | Path | None = None,
+    wordnet: str | None = None,
+) -> list[SetLexSemItem] | dict[str, Any]:
     """Generate a grid's items. With `output`, stream them to FILE (JSONL) and write
     FILE.manifest.json, returning the manifest; without, return the items.
 
@@ -167,19 +225,26 @@ def generate_setlexsem(grid: Grid | str | Path = "paper", *, output: str | Path 
     return generate_items(grid, wordnet)
 
 
-def build_benchmark(model_name: str, *, grid: Grid | Mapping[str, Any] | str | Path = "paper",
-                    items: str | Path | None = None, limit: int | None = None,
-                    select: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
-                    decoding: Mapping[str, Any] | None = None,
-                    wordnet: str | None = None) -> SetLexSemBenchmark:
+def build_benchmark(
+    model_name: str,
+    *,
+    grid: Grid | Mapping[str, Any] | str | Path = "paper",
+    items: str | Path | None = None,
+    limit: int | None = None,
+    select: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
+    decoding: Mapping[str, Any] | None = None,
+    wordnet: str | None = None,
+) -> SetLexSemBenchmark:
     """The benchmark for one run: the first `limit` prompts of every configuration of `grid`
     (or of a generated `items` file) that matches `select` (FIELD=V1,V2 specs, e.g.
     ["study=deceptive", "k=0"]), with `decoding` overriding the grid's."""
     selection = dict(select) if isinstance(select, Mapping) else parse_selection(select or ())
     if items is not None:
         if decoding:
-            raise ValueError("decoding overrides apply to a grid; a generated items file "
-                             "already records its decoding (regenerate with a grid file)")
+            raise ValueError(
+                "decoding overrides apply to a grid; a generated items file "
+                "already records its decoding (regenerate with a grid file)"
+            )
         dataset = select_items(limit_per_config(read_items(items), limit), selection)
         dataset_config: dict[str, Any] = {"file": str(items)}
     else:
@@ -194,12 +259,22 @@ def build_benchmark(model_name: str, *, grid: Grid | Mapping[str, Any] | str | P
     return SetLexSemBenchmark(dataset=dataset, dataset_config=dataset_config, model_name=model_name)
 
 
-def run_setlexsem(model: Any = "smollm2-135m", *, grid: Grid | str | Path = "paper",
-                  items: str | Path | None = None, limit: int | None = None,
-                  select: Sequence[str] | None = None, decoding: Mapping[str, Any] | None = None,
-                  model_options: Mapping[str, Any] | None = None, out: str | Path = "runs",
-                  cache: Any = None, use_cache: bool = True, wordnet: str | None = None,
-                  progress: bool = True, chat: bool | None = None) -> Any:
+def run_setlexsem(
+    model: Any = "smollm2-135m",
+    *,
+    grid: Grid | str | Path = "paper",
+    items: str | Path | None = None,
+    limit: int | None = None,
+    select: Sequence[str] | None = None,
+    decoding: Mapping[str, Any] | None = None,
+    model_options: Mapping[str, Any] | None = None,
+    out: str | Path = "runs",
+    cache: Any = None,
+    use_cache: bool = True,
+    wordnet: str | None = None,
+    progress: bool = True,
+    chat: bool | None = None,
+) -> Any:
     """Evaluate a model on SetLexSem and write a run folder (with figures/): `api.run` with
     the options of `build_benchmark`. `chat=None` takes SetLexSem's default for chat models.
 
@@ -209,8 +284,19 @@ def run_setlexsem(model: Any = "smollm2-135m", *, grid: Grid | str | Path = "pap
 
     # Recorded in config.json (for `lexbench rescore`): plain JSON values only.
     grid_option: Any = grid.to_dict() if isinstance(grid, Grid) else str(grid)
-    return api.run("setlexsem", model, model_options=model_options, out=out, cache=cache,
-                   use_cache=use_cache, progress=progress, chat=chat, grid=grid_option,
-                   items=None if items is None else str(items), limit=limit,
-                   select=list(select or ()), decoding=dict(decoding) if decoding else None,
-                   wordnet=wordnet)
+    return api.run(
+        "setlexsem",
+        model,
+        model_options=model_options,
+        out=out,
+        cache=cache,
+        use_cache=use_cache,
+        progress=progress,
+        chat=chat,
+        grid=grid_option,
+        items=None if items is None else str(items),
+        limit=limit,
+        select=list(select or ()),
+        decoding=dict(decoding) if decoding else None,
+        wordnet=wordnet,
+    )

@@ -41,44 +41,98 @@ PAPER_LENGTHS = [1, 2, 3, 4]
 ALLOW_EMPTY_METHODS = ["baseline_allow_empty", "cot_self_reflection_allow_empty"]
 
 MAIN_STUDY: dict[str, Any] = {
-    "name": "main", "token_types": ["numbers", "words"], "operations": list(OPERATIONS),
-    "operand_sizes": PAPER_SIZES, "token_lengths": PAPER_LENGTHS, "k_shots": PAPER_K,
-    "methods": list(PAPER_METHODS), "phrasings": ["formal", "plain"], "skip_infeasible": True}
+    "name": "main",
+    "token_types": ["numbers", "words"],
+    "operations": list(OPERATIONS),
+    "operand_sizes": PAPER_SIZES,
+    "token_lengths": PAPER_LENGTHS,
+    "k_shots": PAPER_K,
+    "methods": list(PAPER_METHODS),
+    "phrasings": ["formal", "plain"],
+    "skip_infeasible": True,
+}
 DECILE_STUDY: dict[str, Any] = {
-    "name": "deciles", "token_types": ["deciles"], "deciles": list(range(1, 10)),
-    "decile_scope": "global", "token_lengths": [3, 5], "operand_sizes": PAPER_SIZES,
-    "k_shots": PAPER_K, "methods": ALLOW_EMPTY_METHODS, "phrasings": ["formal"],
-    "skip_infeasible": True}
+    "name": "deciles",
+    "token_types": ["deciles"],
+    "deciles": list(range(1, 10)),
+    "decile_scope": "global",
+    "token_lengths": [3, 5],
+    "operand_sizes": PAPER_SIZES,
+    "k_shots": PAPER_K,
+    "methods": ALLOW_EMPTY_METHODS,
+    "phrasings": ["formal"],
+    "skip_infeasible": True,
+}
 DECEPTIVE_STUDY: dict[str, Any] = {
-    "name": "deceptive", "token_types": ["deceptive"],
-    "deceptive_conditions": list(DECEPTIVE_CONDITIONS), "operand_sizes": PAPER_SIZES,
-    "k_shots": PAPER_K, "methods": ALLOW_EMPTY_METHODS, "phrasings": ["formal"]}
+    "name": "deceptive",
+    "token_types": ["deceptive"],
+    "deceptive_conditions": list(DECEPTIVE_CONDITIONS),
+    "operand_sizes": PAPER_SIZES,
+    "k_shots": PAPER_K,
+    "methods": ALLOW_EMPTY_METHODS,
+    "phrasings": ["formal"],
+}
 
-PAPER_GRID: dict[str, Any] = {"seed": 292, "prompts_per_config": 50,
-                              "study": [MAIN_STUDY, DECILE_STUDY, DECEPTIVE_STUDY]}
+PAPER_GRID: dict[str, Any] = {
+    "seed": 292,
+    "prompts_per_config": 50,
+    "study": [MAIN_STUDY, DECILE_STUDY, DECEPTIVE_STUDY],
+}
 
 LEXBENCH_GRID: dict[str, Any] = {
-    "seed": 292, "prompts_per_config": 50,
+    "seed": 292,
+    "prompts_per_config": 50,
     "study": [
-        MAIN_STUDY, DECILE_STUDY, DECEPTIVE_STUDY,
+        MAIN_STUDY,
+        DECILE_STUDY,
+        DECEPTIVE_STUDY,
         # No length constraint: numbers in [0, 9999] (the range the paper states), any word.
-        {"name": "unconstrained_length", "token_types": ["numbers", "words"],
-         "token_lengths": ["any"], "k_shots": PAPER_K, "methods": ALLOW_EMPTY_METHODS,
-         "phrasings": ["formal"]},
+        {
+            "name": "unconstrained_length",
+            "token_types": ["numbers", "words"],
+            "token_lengths": ["any"],
+            "k_shots": PAPER_K,
+            "methods": ALLOW_EMPTY_METHODS,
+            "phrasings": ["formal"],
+        },
         # B shares half of A (the authors' overlap sampler; not in the paper).
-        {"name": "overlap", "token_types": ["numbers", "words"], "token_lengths": [2, 3, 4],
-         "overlaps": [0.5], "k_shots": PAPER_K, "methods": ALLOW_EMPTY_METHODS,
-         "phrasings": ["formal"]},
+        {
+            "name": "overlap",
+            "token_types": ["numbers", "words"],
+            "token_lengths": [2, 3, 4],
+            "overlaps": [0.5],
+            "k_shots": PAPER_K,
+            "methods": ALLOW_EMPTY_METHODS,
+            "phrasings": ["formal"],
+        },
         # Deciles ranked within each token length, so every decile has words of each length.
-        {"name": "deciles_within_length", "token_types": ["deciles"],
-         "deciles": list(range(1, 11)), "decile_scope": "length", "token_lengths": [3, 5],
-         "k_shots": PAPER_K, "methods": ALLOW_EMPTY_METHODS, "phrasings": ["formal"]},
+        {
+            "name": "deciles_within_length",
+            "token_types": ["deciles"],
+            "deciles": list(range(1, 11)),
+            "decile_scope": "length",
+            "token_lengths": [3, 5],
+            "k_shots": PAPER_K,
+            "methods": ALLOW_EMPTY_METHODS,
+            "phrasings": ["formal"],
+        },
         # The authors' other phrasings and methods.
-        {"name": "extra_phrasings", "token_types": ["numbers", "words"], "token_lengths": [3],
-         "k_shots": PAPER_K, "methods": ALLOW_EMPTY_METHODS,
-         "phrasings": ["formal", *EXTRA_PHRASINGS]},
-        {"name": "extra_methods", "token_types": ["numbers", "words"], "token_lengths": [3],
-         "k_shots": PAPER_K, "methods": ["baseline", *EXTRA_METHODS], "phrasings": ["formal"]},
+        {
+            "name": "extra_phrasings",
+            "token_types": ["numbers", "words"],
+            "token_lengths": [3],
+            "k_shots": PAPER_K,
+            "methods": ALLOW_EMPTY_METHODS,
+            "phrasings": ["formal", *EXTRA_PHRASINGS],
+        },
+        {
+            "name": "extra_methods",
+            "token_types": ["numbers", "words"],
+            "token_lengths": [3],
+            "k_shots": PAPER_K,
+            "methods": ["baseline", *EXTRA_METHODS],
+            "phrasings": ["formal"],
+        },
     ],
 }
 
@@ -87,21 +141,47 @@ SMALL_GRID: dict[str, Any] = {
     "prompts_per_config": 2,
     "decoding": {"max_new_tokens": 40, "reasoning_max_new_tokens": 96},
     "study": [
-        {"name": "main", "token_types": ["numbers", "words"], "operand_sizes": [2, 4],
-         "token_lengths": [2, 3], "k_shots": [0, 1],
-         "methods": ["baseline_allow_empty", "cot_self_reflection_allow_empty"],
-         "phrasings": ["formal", "plain"]},
-        {"name": "deciles", "token_types": ["deciles"], "deciles": [5, 9], "decile_scope": "global",
-         "token_lengths": [3, 5], "operand_sizes": [4], "operations": ["union", "intersection"],
-         "methods": ["baseline_allow_empty"]},
-        {"name": "deceptive", "token_types": ["deceptive"], "operand_sizes": [4],
-         "deceptive_conditions": list(DECEPTIVE_CONDITIONS),
-         "operations": ["union", "intersection"], "methods": ["baseline_allow_empty"]},
-        {"name": "overlap", "token_types": ["numbers", "words"], "operand_sizes": [4],
-         "token_lengths": [3], "overlaps": [0.5], "operations": ["intersection"],
-         "methods": ["baseline_allow_empty"]},
+        {
+            "name": "main",
+            "token_types": ["numbers", "words"],
+            "operand_sizes": [2, 4],
+            "token_lengths": [2, 3],
+            "k_shots": [0, 1],
+            "methods": ["baseline_allow_empty", "cot_self_reflection_allow_empty"],
+            "phrasings": ["formal", "plain"],
+        },
+        {
+            "name": "deciles",
+            "token_types": ["deciles"],
+            "deciles": [5, 9],
+            "decile_scope": "global",
+            "token_lengths": [3, 5],
+            "operand_sizes": [4],
+            "operations": ["union", "intersection"],
+            "methods": ["baseline_allow_empty"],
+        },
+        {
+            "name": "deceptive",
+            "token_types": ["deceptive"],
+            "operand_sizes": [4],
+            "deceptive_conditions": list(DECEPTIVE_CONDITIONS),
+            "operations": ["union", "intersection"],
+            "methods": ["baseline_allow_empty"],
+        },
+        {
+            "name": "overlap",
+            "token_types": ["numbers", "words"],
+            "operand_sizes": [4],
+            "token_lengths": [3],
+            "overlaps": [0.5],
+            "operations": ["intersection"],
+            "methods": ["baseline_allow_empty"],
+        },
     ],
 }
 
-BUILTIN: dict[str, dict[str, Any]] = {"paper": PAPER_GRID, "lexbench": LEXBENCH_GRID,
-                                      "small": SMALL_GRID}
+BUILTIN: dict[str, dict[str, Any]] = {
+    "paper": PAPER_GRID,
+    "lexbench": LEXBENCH_GRID,
+    "small": SMALL_GRID,
+}

@@ -15,47 +15,75 @@ from lexbench.commands.common import (
     run_and_report,
 )
 
-GRID_HELP = ("paper (the paper's design: 6,400 configurations x 50 prompts), lexbench (the "
-             "paper's studies plus lexbench's own, reported apart), small (a quick check), or a "
-             "grid file (.toml, or .py defining GRID)")
+GRID_HELP = (
+    "paper (the paper's design: 6,400 configurations x 50 prompts), lexbench (the "
+    "paper's studies plus lexbench's own, reported apart), small (a quick check), or a "
+    "grid file (.toml, or .py defining GRID)"
+)
 
 
 def _add_grid_argument(parser: argparse.ArgumentParser, default: str) -> None:
     parser.add_argument("--grid", default=default, help=f"{GRID_HELP} (default: {default})")
-    parser.add_argument("--wordnet", default=None,
-                        help="a WordNet 3.0 database directory (default: found automatically)")
+    parser.add_argument(
+        "--wordnet",
+        default=None,
+        help="a WordNet 3.0 database directory (default: found automatically)",
+    )
 
 
 def _add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("decoding (overrides the grid's; recorded in every row)")
-    group.add_argument("--temperature", type=float, default=None,
-                       help="0 = greedy (default); the paper used 0.25 with --top-k 20 --top-p 0.25")
+    group.add_argument(
+        "--temperature",
+        type=float,
+        default=None,
+        help="0 = greedy (default); the paper used 0.25 with --top-k 20 --top-p 0.25",
+    )
     group.add_argument("--top-p", type=float, default=None)
     group.add_argument("--top-k", type=int, default=None)
-    group.add_argument("--max-new-tokens", type=positive_int, default=None,
-                       help="budget for the answer-only methods (the base prompts; default 256)")
-    group.add_argument("--reasoning-max-new-tokens", type=positive_int, default=None,
-                       help="budget for the methods that think first (CoT and self-reflection; "
-                            "default 1024)")
-    group.add_argument("--stop-at-answer", action="store_true",
-                       help="stop generating at </answer> (saves time; the tag then counts as closed)")
+    group.add_argument(
+        "--max-new-tokens",
+        type=positive_int,
+        default=None,
+        help="budget for the answer-only methods (the base prompts; default 256)",
+    )
+    group.add_argument(
+        "--reasoning-max-new-tokens",
+        type=positive_int,
+        default=None,
+        help="budget for the methods that think first (CoT and self-reflection; default 1024)",
+    )
+    group.add_argument(
+        "--stop-at-answer",
+        action="store_true",
+        help="stop generating at </answer> (saves time; the tag then counts as closed)",
+    )
     group.add_argument("--decoding-seed", type=int, default=None, help="sampling seed")
 
 
 def _add_select_argument(parser: argparse.ArgumentParser) -> None:
     from lexbench.benchmarks.setlexsem.files import SELECTABLE
 
-    parser.add_argument("--select", action="append", default=[], metavar="FIELD=V1,V2",
-                        help="keep only the configurations matching (repeatable; fields: "
-                             f"{', '.join(SELECTABLE)}), e.g. --select study=deceptive "
-                             "--select k=0 --select m=2,4")
+    parser.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="FIELD=V1,V2",
+        help="keep only the configurations matching (repeatable; fields: "
+        f"{', '.join(SELECTABLE)}), e.g. --select study=deceptive "
+        "--select k=0 --select m=2,4",
+    )
 
 
 def _decoding_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    overrides = {"temperature": args.temperature, "top_p": args.top_p, "top_k": args.top_k,
-                 "max_new_tokens": args.max_new_tokens,
-                 "reasoning_max_new_tokens": args.reasoning_max_new_tokens,
-                 "seed": args.decoding_seed}
+    overrides = {
+        "temperature": args.temperature,
+        "top_p": args.top_p,
+        "top_k": args.top_k,
+        "max_new_tokens": args.max_new_tokens,
+        "reasoning_max_new_tokens": args.reasoning_max_new_tokens,
+        "seed": args.decoding_seed,
+    }
     if args.stop_at_answer:
         overrides["stop"] = ["</answer>"]
     return {k: v for k, v in overrides.items() if v is not None}
@@ -72,17 +100,21 @@ def _generate(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     meta = write_items(args.output, grid, args.wordnet)
     seconds = time.perf_counter() - started
-    print(f"wrote {meta['prompts']} prompts ({meta['configurations']} configurations x "
-          f"{grid.prompts_per_config}) to {args.output} in {seconds:.1f}s "
-          f"(sha256 {meta['content_sha256'][:16]}…) and {args.output}.manifest.json")
+    print(
+        f"wrote {meta['prompts']} prompts ({meta['configurations']} configurations x "
+        f"{grid.prompts_per_config}) to {args.output} in {seconds:.1f}s "
+        f"(sha256 {meta['content_sha256'][:16]}…) and {args.output}.manifest.json"
+    )
     skipped: dict[str, int] = {}
     for cell in meta["skipped_cells"]:
         skipped[cell["study"]] = skipped.get(cell["study"], 0) + 1
     print("| study | configurations | prompts | cells left out (pool too small) |")
     print("|---|---:|---:|---:|")
     for study, counts in meta["per_study"].items():
-        print(f"| {study} | {counts['configurations']} | {counts['prompts']} | "
-              f"{skipped.get(study, 0)} |")
+        print(
+            f"| {study} | {counts['configurations']} | {counts['prompts']} | "
+            f"{skipped.get(study, 0)} |"
+        )
     print("(a configuration shared by two studies is generated once and counted in both)")
     if meta["skipped_cells"]:
         reasons: dict[str, int] = {}
@@ -97,11 +129,24 @@ def _generate(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from lexbench.benchmarks.setlexsem.benchmark import run_setlexsem
 
-    evaluation = run_and_report(args, lambda cache: run_setlexsem(
-        args.model, grid=args.grid, items=args.items, limit=args.limit, select=args.select,
-        decoding=_decoding_overrides(args) or None, model_options=model_options(args),
-        out=args.out, cache=cache, use_cache=cache is not None, wordnet=args.wordnet,
-        progress=not args.no_progress, chat=getattr(args, "chat", None)))
+    evaluation = run_and_report(
+        args,
+        lambda cache: run_setlexsem(
+            args.model,
+            grid=args.grid,
+            items=args.items,
+            limit=args.limit,
+            select=args.select,
+            decoding=_decoding_overrides(args) or None,
+            model_options=model_options(args),
+            out=args.out,
+            cache=cache,
+            use_cache=cache is not None,
+            wordnet=args.wordnet,
+            progress=not args.no_progress,
+            chat=getattr(args, "chat", None),
+        ),
+    )
     figures = sorted((evaluation.folder.path / "figures").glob("*.png"))
     if figures:
         print(f"figures: {', '.join(str(f) for f in figures)}")
@@ -123,33 +168,50 @@ def _export(args: argparse.Namespace) -> int:
             meta = write_items(f"{work}/items.jsonl", args.grid, args.wordnet)
             items = read_items(f"{work}/items.jsonl")
     out = write_setlexsem_hf_dataset(args.output, items, meta)
-    print(f"wrote {len(items)} rows to {out}/data/test.parquet and the dataset card {out}/README.md")
+    print(
+        f"wrote {len(items)} rows to {out}/data/test.parquet and the dataset card {out}/README.md"
+    )
     return 0
 
 
 def register(cli: Any) -> None:
     generate = cli.benchmark_command(
-        "generate", "setlexsem", "generate SetLexSem prompts from a grid (JSONL + manifest)",
-        _generate)
+        "generate",
+        "setlexsem",
+        "generate SetLexSem prompts from a grid (JSONL + manifest)",
+        _generate,
+    )
     _add_grid_argument(generate, default="paper")
     _add_decoding_arguments(generate)
     generate.add_argument("-o", "--output", required=True, type=Path, help="output JSONL file")
 
-    export = cli.benchmark_command("export", "setlexsem",
-                                   "export SetLexSem prompts as a Hugging Face dataset", _export)
+    export = cli.benchmark_command(
+        "export", "setlexsem", "export SetLexSem prompts as a Hugging Face dataset", _export
+    )
     _add_grid_argument(export, default="small")
-    export.add_argument("--items", type=Path, default=None,
-                        help="a JSONL file from `lexbench generate setlexsem` (default: --grid)")
+    export.add_argument(
+        "--items",
+        type=Path,
+        default=None,
+        help="a JSONL file from `lexbench generate setlexsem` (default: --grid)",
+    )
     export.add_argument("--format", choices=["hf"], default="hf")
     export.add_argument("-o", "--output", required=True, type=Path, help="output folder")
 
     run = cli.benchmark_command("run", "setlexsem", "evaluate a model on SetLexSem", _run)
     _add_grid_argument(run, default="paper")
-    run.add_argument("--items", type=Path, default=None,
-                     help="a JSONL file from `lexbench generate setlexsem` (default: generate "
-                          "from --grid now)")
-    run.add_argument("--limit", type=positive_int, default=None,
-                     help="evaluate the first N prompts of every configuration")
+    run.add_argument(
+        "--items",
+        type=Path,
+        default=None,
+        help="a JSONL file from `lexbench generate setlexsem` (default: generate from --grid now)",
+    )
+    run.add_argument(
+        "--limit",
+        type=positive_int,
+        default=None,
+        help="evaluate the first N prompts of every configuration",
+    )
     _add_select_argument(run)
     _add_decoding_arguments(run)
     add_model_arguments(run)

@@ -32,10 +32,19 @@ TOP = 3
 
 
 def _item_fields(item: Any) -> dict[str, Any]:
-    return {"token_type": item.token_type, "operation": item.operation, "m": item.m,
-            "token_length": item.token_length, "overlap": item.overlap, "k": item.k,
-            "method": item.method, "phrasing": item.phrasing, "decile": item.decile,
-            "decile_scope": item.decile_scope, "deceptive_condition": item.deceptive_condition}
+    return {
+        "token_type": item.token_type,
+        "operation": item.operation,
+        "m": item.m,
+        "token_length": item.token_length,
+        "overlap": item.overlap,
+        "k": item.k,
+        "method": item.method,
+        "phrasing": item.phrasing,
+        "decile": item.decile,
+        "decile_scope": item.decile_scope,
+        "deceptive_condition": item.deceptive_condition,
+    }
 
 
 def _top(counter: Counter[str], total: int) -> list[list[Any]]:
@@ -50,7 +59,9 @@ def error_row(pairs: Sequence[tuple[Any, Mapping[str, Any]]]) -> dict[str, Any]:
     wrong = [(i, v) for i, v in pairs if not v.get("correct")]
     empty_truth = [(i, v) for i, v in pairs if not i.answer]
     empty_equal = sum(1 for _, v in empty_truth if v.get("parsed_answer") == [])
-    made_up = sum(int(v.get("hallucinated_count", len(v.get("hallucinated") or []))) for _, v in pairs)
+    made_up = sum(
+        int(v.get("hallucinated_count", len(v.get("hallucinated") or []))) for _, v in pairs
+    )
     unreadable = sum(1 for _, v in pairs if v.get("error_class") == "format_failure")
 
     def label(item: Any, verdict: Mapping[str, Any]) -> str:
@@ -61,7 +72,9 @@ def error_row(pairs: Sequence[tuple[Any, Mapping[str, Any]]]) -> dict[str, Any]:
         return 100 * count / n if n else float("nan")
 
     return {
-        "n_comparisons": n, "n_correct": len(correct), "n_wrong": len(wrong),
+        "n_comparisons": n,
+        "n_correct": len(correct),
+        "n_wrong": len(wrong),
         "accuracy": pct(len(correct)),
         "accuracy_non_empty": pct(sum(1 for i, _ in correct if i.answer)),
         "pct_nullset_correct": pct(empty_equal),
@@ -76,8 +89,9 @@ def error_row(pairs: Sequence[tuple[Any, Mapping[str, Any]]]) -> dict[str, Any]:
     }
 
 
-def error_table(items: Sequence[Any], scores: Sequence[Score], keep: Any,
-                keys: Sequence[str]) -> list[dict[str, Any]]:
+def error_table(
+    items: Sequence[Any], scores: Sequence[Score], keep: Any, keys: Sequence[str]
+) -> list[dict[str, Any]]:
     from lexbench.benchmarks.setlexsem.designs import paper_order
 
     groups: dict[tuple[Any, ...], list[tuple[Any, Mapping[str, Any]]]] = {}
@@ -87,23 +101,31 @@ def error_table(items: Sequence[Any], scores: Sequence[Score], keep: Any,
         fields = _item_fields(item)
         if keep(fields):
             groups.setdefault(tuple(fields[k] for k in keys), []).append((item, score.details))
-    return [{**dict(zip(keys, level)), **error_row(groups[level])}
-            for level in sorted(groups, key=lambda lv: tuple(paper_order(v) for v in lv))]
+    return [
+        {**dict(zip(keys, level)), **error_row(groups[level])}
+        for level in sorted(groups, key=lambda lv: tuple(paper_order(v) for v in lv))
+    ]
 
 
 def paper_error_tables(items: Sequence[Any], scores: Sequence[Score]) -> dict[str, dict[str, Any]]:
     from lexbench.benchmarks.setlexsem.designs import in_deceptive_design, in_main_design
 
     tables = {
-        "tables15_16": {"title": "Tables 15-16: error analysis by set operation and token type",
-                        "keys": ["operation", "token_type"],
-                        "rows": error_table(items, scores, in_main_design, ["operation", "token_type"]),
-                        "note": "main design"},
-        "tables17_18": {"title": "Tables 17-18: error analysis of deceptive sets by condition and "
-                                 "set operation", "keys": ["deceptive_condition", "operation"],
-                        "rows": error_table(items, scores, in_deceptive_design,
-                                            ["deceptive_condition", "operation"]),
-                        "note": "deceptive design (random_baseline is the paper's \"Words\")"},
+        "tables15_16": {
+            "title": "Tables 15-16: error analysis by set operation and token type",
+            "keys": ["operation", "token_type"],
+            "rows": error_table(items, scores, in_main_design, ["operation", "token_type"]),
+            "note": "main design",
+        },
+        "tables17_18": {
+            "title": "Tables 17-18: error analysis of deceptive sets by condition and "
+            "set operation",
+            "keys": ["deceptive_condition", "operation"],
+            "rows": error_table(
+                items, scores, in_deceptive_design, ["deceptive_condition", "operation"]
+            ),
+            "note": 'deceptive design (random_baseline is the paper\'s "Words")',
+        },
     }
     return {name: table for name, table in tables.items() if table["rows"]}
 
@@ -111,20 +133,28 @@ def paper_error_tables(items: Sequence[Any], scores: Sequence[Score]) -> dict[st
 def deceptive_examples(items: Sequence[Any], scores: Sequence[Score]) -> list[dict[str, Any]]:
     """Table 19: per set operation, the first right and the first wrong answer on a
     deceptive set (not swapped or swapped), with the sets, the truth and the answer."""
-    from lexbench.benchmarks.setlexsem.designs import paper_order, in_deceptive_design
+    from lexbench.benchmarks.setlexsem.designs import in_deceptive_design, paper_order
 
     chosen: dict[tuple[str, bool], dict[str, Any]] = {}
     for item, score in zip(items, scores):
         fields = _item_fields(item)
-        if (score.correct is None or not in_deceptive_design(fields)
-                or item.deceptive_condition == "random_baseline"):
+        if (
+            score.correct is None
+            or not in_deceptive_design(fields)
+            or item.deceptive_condition == "random_baseline"
+        ):
             continue
         key = (item.operation, bool(score.correct))
         if key not in chosen:
             answer = score.details.get("parsed_answer")
-            chosen[key] = {"operation": item.operation, "condition": item.deceptive_condition,
-                           "set_a": list(item.set_a), "set_b": list(item.set_b),
-                           "ground_truth": list(item.answer), "answer": answer,
-                           "answer_text": score.details.get("answer_text"),
-                           "correct": bool(score.correct)}
+            chosen[key] = {
+                "operation": item.operation,
+                "condition": item.deceptive_condition,
+                "set_a": list(item.set_a),
+                "set_b": list(item.set_b),
+                "ground_truth": list(item.answer),
+                "answer": answer,
+                "answer_text": score.details.get("answer_text"),
+                "correct": bool(score.correct),
+            }
     return [chosen[key] for key in sorted(chosen, key=lambda k: (paper_order(k[0]), not k[1]))]

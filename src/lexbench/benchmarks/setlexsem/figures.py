@@ -18,16 +18,31 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lexbench.benchmarks.setlexsem.designs import ALLOW_EMPTY, in_deceptive_design, in_main_design, pooled_main
+from lexbench.benchmarks.setlexsem.designs import (
+    ALLOW_EMPTY,
+    in_deceptive_design,
+    in_main_design,
+    pooled_main,
+)
 from lexbench.benchmarks.setlexsem.markdown import level
 
 Config = Mapping[str, Any]
-ORDER = {"union": 0, "intersection": 1, "difference": 2, "symmetric_difference": 3,
-         "not_swapped": 0, "swapped": 1, "random_baseline": 2}
+ORDER = {
+    "union": 0,
+    "intersection": 1,
+    "difference": 2,
+    "symmetric_difference": 3,
+    "not_swapped": 0,
+    "swapped": 1,
+    "random_baseline": 2,
+}
 
 
-def _groups(configs: Sequence[Config], label: Callable[[Config], tuple[Any, ...]],
-            names: Callable[[tuple[Any, ...]], str]) -> dict[str, list[float]]:
+def _groups(
+    configs: Sequence[Config],
+    label: Callable[[Config], tuple[Any, ...]],
+    names: Callable[[tuple[Any, ...]], str],
+) -> dict[str, list[float]]:
     raw: dict[tuple[Any, ...], list[float]] = {}
     for c in configs:
         if c["n"]:
@@ -39,7 +54,9 @@ def _groups(configs: Sequence[Config], label: Callable[[Config], tuple[Any, ...]
     return {names(levels): raw[levels] for levels in sorted(raw, key=key)}
 
 
-def _violin(folder: Path, name: str, groups: Mapping[str, Sequence[float]], title: str) -> Path | None:
+def _violin(
+    folder: Path, name: str, groups: Mapping[str, Sequence[float]], title: str
+) -> Path | None:
     from lexbench.report.figures import violin
 
     if not groups:
@@ -55,8 +72,9 @@ def decile_histograms(path: Path, rows: Sequence[Mapping[str, Any]], title: str)
     plt = _pyplot()
     columns = min(4, max(1, len(shown)))
     lines = max(1, -(-len(shown) // columns))
-    fig, axes = plt.subplots(lines, columns, figsize=(2.4 * columns, 2.0 * lines + 0.6),
-                             squeeze=False, sharex=True)
+    fig, axes = plt.subplots(
+        lines, columns, figsize=(2.4 * columns, 2.0 * lines + 0.6), squeeze=False, sharex=True
+    )
     for ax in axes.flat:
         ax.set_visible(False)
     for ax, row in zip(axes.flat, shown):
@@ -96,8 +114,9 @@ def paper_figures(results: Mapping[str, Any], folder: Path) -> list[Path]:
     main = [c for c in configs if in_main_design(c)]
     pooled = pooled_main(configs)
     deceptive = [c for c in configs if in_deceptive_design(c)]
-    by_model = [c for c in main
-                if c["k"] == 0 and c["phrasing"] == "formal" and c["method"] in ALLOW_EMPTY]
+    by_model = [
+        c for c in main if c["k"] == 0 and c["phrasing"] == "formal" and c["method"] in ALLOW_EMPTY
+    ]
 
     def one(key: str) -> Callable[[Config], tuple[Any, ...]]:
         return lambda c: (c[key],)
@@ -107,35 +126,74 @@ def paper_figures(results: Mapping[str, Any], folder: Path) -> list[Path]:
 
     suffix = f" ({model})" if model else ""
     wanted = [
-        ("figure3_by_model", _groups(by_model, lambda c: (model,), lambda lv: str(lv[0])),
-         "Figure 3: accuracy" + suffix),
-        ("figure4a_operation", _groups(pooled, one("operation"), names(["operation"])),
-         "Figure 4a: by set operation" + suffix),
-        ("figure4b_operand_size", _groups(pooled, one("m"), lambda lv: f"size {lv[0]}"),
-         "Figure 4b: by operand size" + suffix),
-        ("figure5_token_type", _groups(pooled, lambda c: (c["operation"], c["token_type"]),
-                                       names(["operation", "token_type"])),
-         "Figure 5: operation and token type" + suffix),
-        ("figure7a_deceptive", _groups(deceptive, one("deceptive_condition"),
-                                       names(["deceptive_condition"])),
-         "Figure 7a: deceptive words" + suffix),
-        ("figure7b_deceptive_operation",
-         _groups(deceptive, lambda c: (c["operation"], c["deceptive_condition"]),
-                 names(["operation", "deceptive_condition"])),
-         "Figure 7b: deceptive words by operation" + suffix),
-        ("figure8_deceptive_k", _groups(deceptive, lambda c: (c["k"], c["deceptive_condition"]),
-                                        lambda lv: f"k={lv[0]}\n{level(lv[1], 'deceptive_condition')}"),
-         "Figure 8: deceptive words by k" + suffix),
-        ("figure9_phrasing", _groups(pooled, one("phrasing"), names(["phrasing"])),
-         "Figure 9: demonstration phrasing" + suffix),
+        (
+            "figure3_by_model",
+            _groups(by_model, lambda c: (model,), lambda lv: str(lv[0])),
+            "Figure 3: accuracy" + suffix,
+        ),
+        (
+            "figure4a_operation",
+            _groups(pooled, one("operation"), names(["operation"])),
+            "Figure 4a: by set operation" + suffix,
+        ),
+        (
+            "figure4b_operand_size",
+            _groups(pooled, one("m"), lambda lv: f"size {lv[0]}"),
+            "Figure 4b: by operand size" + suffix,
+        ),
+        (
+            "figure5_token_type",
+            _groups(
+                pooled,
+                lambda c: (c["operation"], c["token_type"]),
+                names(["operation", "token_type"]),
+            ),
+            "Figure 5: operation and token type" + suffix,
+        ),
+        (
+            "figure7a_deceptive",
+            _groups(deceptive, one("deceptive_condition"), names(["deceptive_condition"])),
+            "Figure 7a: deceptive words" + suffix,
+        ),
+        (
+            "figure7b_deceptive_operation",
+            _groups(
+                deceptive,
+                lambda c: (c["operation"], c["deceptive_condition"]),
+                names(["operation", "deceptive_condition"]),
+            ),
+            "Figure 7b: deceptive words by operation" + suffix,
+        ),
+        (
+            "figure8_deceptive_k",
+            _groups(
+                deceptive,
+                lambda c: (c["k"], c["deceptive_condition"]),
+                lambda lv: f"k={lv[0]}\n{level(lv[1], 'deceptive_condition')}",
+            ),
+            "Figure 8: deceptive words by k" + suffix,
+        ),
+        (
+            "figure9_phrasing",
+            _groups(pooled, one("phrasing"), names(["phrasing"])),
+            "Figure 9: demonstration phrasing" + suffix,
+        ),
     ]
     folder = Path(folder)
     written = [p for name, groups, title in wanted if (p := _violin(folder, name, groups, title))]
     table7 = (results.get("paper_tables") or {}).get("table7")
     if table7 and any(r["differences"] for r in table7["rows"]):
-        written.append(decile_histograms(folder / "figure6a_decile_differences.png", table7["rows"],
-                                         "Figure 6a: length 5 minus length 3, by decile" + suffix))
+        written.append(
+            decile_histograms(
+                folder / "figure6a_decile_differences.png",
+                table7["rows"],
+                "Figure 6a: length 5 minus length 3, by decile" + suffix,
+            )
+        )
     if results.get("vocabulary_deciles"):
-        written.append(vocabulary_lengths(folder / "figure6b_vocabulary_lengths.png",
-                                          results["vocabulary_deciles"]))
+        written.append(
+            vocabulary_lengths(
+                folder / "figure6b_vocabulary_lengths.png", results["vocabulary_deciles"]
+            )
+        )
     return written

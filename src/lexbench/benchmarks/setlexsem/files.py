@@ -10,18 +10,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lexbench.benchmarks.setlexsem.generate import ItemGenerator, SkippedCell, matches_selection
 from lexbench.benchmarks.setlexsem.grid import Grid
 from lexbench.benchmarks.setlexsem.grid_read import resolve_grid
-from lexbench.benchmarks.setlexsem.items import (
-    ItemGenerator,
-    SetLexSemItem,
-    SkippedCell,
-    matches_selection,
-)
+from lexbench.benchmarks.setlexsem.items import SetLexSemItem
 from lexbench.benchmarks.setlexsem.sets import HyponymPool
 
+
 def item_line(item: SetLexSemItem) -> str:
-    return json.dumps(item.to_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    return (
+        json.dumps(item.to_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    )
 
 
 def _readable(path: str) -> None:
@@ -32,7 +31,9 @@ def _readable(path: str) -> None:
 
 
 def _atomic_text(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    handle, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".partial"
+    )
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
@@ -43,8 +44,9 @@ def _atomic_text(path: Path, text: str) -> None:
             os.unlink(temporary)
 
 
-def write_items(path: str | Path, grid: Grid | str | Path,
-                wordnet: str | None = None) -> dict[str, Any]:
+def write_items(
+    path: str | Path, grid: Grid | str | Path, wordnet: str | None = None
+) -> dict[str, Any]:
     """Write FILE (JSONL) and FILE.manifest.json; returns the manifest.
 
     The whole grid is planned (and so validated) before anything is written; the JSONL is
@@ -56,11 +58,14 @@ def write_items(path: str | Path, grid: Grid | str | Path,
     _, skipped = generator.plan()
     path.parent.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
-    counts: dict[str, dict[str, int]] = {s.name: {"configurations": 0, "prompts": 0}
-                                         for s in grid.studies}
+    counts: dict[str, dict[str, int]] = {
+        s.name: {"configurations": 0, "prompts": 0} for s in grid.studies
+    }
     configurations: set[str] = set()
     total = 0
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    handle, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".partial"
+    )
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
             for item in generator.items():
@@ -73,8 +78,9 @@ def write_items(path: str | Path, grid: Grid | str | Path,
                     counts[study]["prompts"] += 1
                     if item.prompt_index == 0:
                         counts[study]["configurations"] += 1
-        meta = manifest(grid, total, len(configurations), counts, digest.hexdigest(),
-                        generator.pools, skipped)
+        meta = manifest(
+            grid, total, len(configurations), counts, digest.hexdigest(), generator.pools, skipped
+        )
         _readable(temporary)
         os.replace(temporary, path)
     finally:
@@ -84,18 +90,28 @@ def write_items(path: str | Path, grid: Grid | str | Path,
     return meta
 
 
-def manifest(grid: Grid, prompts: int, configurations: int, per_study: Mapping[str, Any],
-             sha256: str, pools: Sequence[HyponymPool] | None,
-             skipped: Sequence[SkippedCell] = ()) -> dict[str, Any]:
+def manifest(
+    grid: Grid,
+    prompts: int,
+    configurations: int,
+    per_study: Mapping[str, Any],
+    sha256: str,
+    pools: Sequence[HyponymPool] | None,
+    skipped: Sequence[SkippedCell] = (),
+) -> dict[str, Any]:
     from lexbench import __version__
     from lexbench.benchmarks.setlexsem.sets import hyponym_pools_fingerprint
     from lexbench.lexicon.words import wordfreq_version
 
     meta: dict[str, Any] = {
-        "benchmark": "setlexsem", "grid": grid.to_dict(), "prompts": prompts,
-        "configurations": configurations, "per_study": dict(per_study),
+        "benchmark": "setlexsem",
+        "grid": grid.to_dict(),
+        "prompts": prompts,
+        "configurations": configurations,
+        "per_study": dict(per_study),
         "skipped_cells": [s.to_dict() for s in skipped],
-        "content_sha256": sha256, "lexbench_version": __version__,
+        "content_sha256": sha256,
+        "lexbench_version": __version__,
         "wordfreq_version": wordfreq_version(),
     }
     if pools is not None:
@@ -116,8 +132,18 @@ def limit_per_config(items: Sequence[SetLexSemItem], limit: int | None) -> list[
     return [i for i in items if i.prompt_index < limit]
 
 
-SELECTABLE = ("study", "token_type", "operation", "m", "token_length", "decile",
-              "deceptive_condition", "k", "method", "phrasing")
+SELECTABLE = (
+    "study",
+    "token_type",
+    "operation",
+    "m",
+    "token_length",
+    "decile",
+    "deceptive_condition",
+    "k",
+    "method",
+    "phrasing",
+)
 
 
 def parse_selection(specs: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -127,17 +153,20 @@ def parse_selection(specs: Sequence[str]) -> dict[str, tuple[str, ...]]:
         field_name, sep, values = spec.partition("=")
         field_name = field_name.strip()
         if not sep or field_name not in SELECTABLE or not values.strip():
-            raise ValueError(f"--select {spec!r}: expected FIELD=V1,V2 with FIELD one of "
-                             f"{', '.join(SELECTABLE)}")
+            raise ValueError(
+                f"--select {spec!r}: expected FIELD=V1,V2 with FIELD one of {', '.join(SELECTABLE)}"
+            )
         if field_name in out:
-            raise ValueError(f"--select names {field_name!r} twice; list the values once: "
-                             f"{field_name}=V1,V2")
+            raise ValueError(
+                f"--select names {field_name!r} twice; list the values once: {field_name}=V1,V2"
+            )
         out[field_name] = tuple(v.strip() for v in values.split(",") if v.strip())
     return out
 
 
-def select_items(items: Sequence[SetLexSemItem], selection: Mapping[str, Sequence[str]]
-                 ) -> list[SetLexSemItem]:
+def select_items(
+    items: Sequence[SetLexSemItem], selection: Mapping[str, Sequence[str]]
+) -> list[SetLexSemItem]:
     """The items whose configuration matches `selection`. An empty result is an error."""
     chosen = [i for i in items if matches_selection(selection, i.studies, i.to_dict())]
     check_selection(selection, chosen)

@@ -37,14 +37,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from lexbench.benchmarks.setlexsem.grid_values import check_keys, fail, int_value
 from lexbench.benchmarks.setlexsem.prompts import REASONING_METHODS
 from lexbench.benchmarks.setlexsem.sets import OPERATIONS
 from lexbench.types import Decoding
-from lexbench.benchmarks.setlexsem.grid_values import check_keys, fail, int_value
 
 MAX_K = 10
 BUILTIN_GRIDS = ("paper", "lexbench", "small")
-PAPER_NUMBER_RANGE = 10_000   # "the numbers ... were sampled from the range [0, 9999]"
+PAPER_NUMBER_RANGE = 10_000  # "the numbers ... were sampled from the range [0, 9999]"
 
 
 @dataclass(frozen=True)
@@ -60,9 +60,17 @@ class DecodingSpec:
     seed: int | None = None
 
     def for_method(self, method: str) -> Decoding:
-        budget = self.reasoning_max_new_tokens if method in REASONING_METHODS else self.max_new_tokens
-        return Decoding(max_new_tokens=budget, temperature=self.temperature, top_p=self.top_p,
-                        top_k=self.top_k, stop=self.stop, seed=self.seed)
+        budget = (
+            self.reasoning_max_new_tokens if method in REASONING_METHODS else self.max_new_tokens
+        )
+        return Decoding(
+            max_new_tokens=budget,
+            temperature=self.temperature,
+            top_p=self.top_p,
+            top_k=self.top_k,
+            stop=self.stop,
+            seed=self.seed,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "stop": list(self.stop)}
@@ -93,37 +101,56 @@ class Study:
             if token_type == "deceptive":
                 for m in self.operand_sizes:
                     for condition in self.deceptive_conditions:
-                        yield {"token_type": token_type, "m": m, "token_length": None,
-                               "number_range": None, "overlap": None, "decile": None,
-                               "decile_scope": None, "deceptive_condition": condition}
+                        yield {
+                            "token_type": token_type,
+                            "m": m,
+                            "token_length": None,
+                            "number_range": None,
+                            "overlap": None,
+                            "decile": None,
+                            "decile_scope": None,
+                            "deceptive_condition": condition,
+                        }
                 continue
             deciles: Sequence[int | None] = self.deciles if token_type == "deciles" else (None,)
             for decile in deciles:
                 for length in self.token_lengths:
                     for m in self.operand_sizes:
                         for overlap in self.overlaps:
-                            yield {"token_type": token_type, "m": m, "token_length": length,
-                                   "number_range": self.number_range
-                                   if token_type == "numbers" and length is None else None,
-                                   "overlap": overlap, "decile": decile,
-                                   "decile_scope": self.decile_scope if decile is not None else None,
-                                   "deceptive_condition": None}
+                            yield {
+                                "token_type": token_type,
+                                "m": m,
+                                "token_length": length,
+                                "number_range": self.number_range
+                                if token_type == "numbers" and length is None
+                                else None,
+                                "overlap": overlap,
+                                "decile": decile,
+                                "decile_scope": self.decile_scope if decile is not None else None,
+                                "deceptive_condition": None,
+                            }
 
     def prompt_configs(self) -> Iterator[dict[str, Any]]:
         for operation in self.operations:
             for k in self.k_shots:
                 for method in self.methods:
                     for phrasing in self.phrasings:
-                        yield {"operation": operation, "k": k, "method": method,
-                               "phrasing": phrasing}
+                        yield {
+                            "operation": operation,
+                            "k": k,
+                            "method": method,
+                            "phrasing": phrasing,
+                        }
 
     def configurations(self) -> int:
         """Cells before feasibility (the cross product's size)."""
         return sum(1 for _ in self.set_configs()) * sum(1 for _ in self.prompt_configs())
 
     def to_dict(self) -> dict[str, Any]:
-        return {key: list(value) if isinstance(value, tuple) else value
-                for key, value in asdict(self).items()}
+        return {
+            key: list(value) if isinstance(value, tuple) else value
+            for key, value in asdict(self).items()
+        }
 
 
 @dataclass(frozen=True)
@@ -138,25 +165,36 @@ class Grid:
         return sum(s.configurations() for s in self.studies)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "seed": self.seed,
-                "prompts_per_config": self.prompts_per_config,
-                "decoding": self.decoding.to_dict(),
-                "studies": [s.to_dict() for s in self.studies]}
+        return {
+            "source": self.source,
+            "seed": self.seed,
+            "prompts_per_config": self.prompts_per_config,
+            "decoding": self.decoding.to_dict(),
+            "studies": [s.to_dict() for s in self.studies],
+        }
 
     def with_decoding(self, **changes: Any) -> Grid:
         """A copy with decoding settings changed (None values are ignored)."""
         given = {k: v for k, v in changes.items() if v is not None}
         if not given:
             return self
-        return replace(self, decoding=decoding_from(
-            {**self.decoding.to_dict(), **given}, "decoding override"))
+        return replace(
+            self, decoding=decoding_from({**self.decoding.to_dict(), **given}, "decoding override")
+        )
 
 
 # ------------------------------------------------------------------------------ validation
 
 
-_DECODING_KEYS = ("temperature", "top_p", "top_k", "max_new_tokens", "reasoning_max_new_tokens",
-                  "stop", "seed")
+_DECODING_KEYS = (
+    "temperature",
+    "top_p",
+    "top_k",
+    "max_new_tokens",
+    "reasoning_max_new_tokens",
+    "stop",
+    "seed",
+)
 
 
 def decoding_from(table: Mapping[str, Any], where: str = "decoding") -> DecodingSpec:

@@ -6,21 +6,48 @@ study's token type is an error naming the problem (see `lexbench.benchmarks.setl
 for the format)."""
 
 from __future__ import annotations
+
 import runpy
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from lexbench.benchmarks.setlexsem.grid import (
+    BUILTIN_GRIDS,
+    MAX_K,
+    DecodingSpec,
+    Grid,
+    Study,
+    decoding_from,
+)
+from lexbench.benchmarks.setlexsem.grid_values import (
+    check_keys,
+    choices,
+    fail,
+    int_value,
+    ints,
+    list_value,
+)
 from lexbench.benchmarks.setlexsem.prompts import METHODS, PHRASINGS
 from lexbench.benchmarks.setlexsem.sets import DECEPTIVE_CONDITIONS, OPERATIONS, TOKEN_TYPES
-from lexbench.benchmarks.setlexsem.grid import BUILTIN_GRIDS, DecodingSpec, Grid, MAX_K, Study
-from lexbench.benchmarks.setlexsem.grid import decoding_from
-from lexbench.benchmarks.setlexsem.grid_values import check_keys, choices, fail, int_value, ints, list_value
 
-
-_STUDY_KEYS = ("name", "token_types", "operations", "operand_sizes", "token_lengths",
-               "number_range", "overlaps", "deciles", "decile_scope", "deceptive_conditions",
-               "k_shots", "methods", "phrasings", "skip_infeasible")
+_STUDY_KEYS = (
+    "name",
+    "token_types",
+    "operations",
+    "operand_sizes",
+    "token_lengths",
+    "number_range",
+    "overlaps",
+    "deciles",
+    "decile_scope",
+    "deceptive_conditions",
+    "k_shots",
+    "methods",
+    "phrasings",
+    "skip_infeasible",
+)
 
 
 _GRID_KEYS = ("seed", "prompts_per_config", "decoding", "study")
@@ -46,7 +73,7 @@ def _overlaps(value: Any, where: str) -> tuple[float | None, ...]:
         elif isinstance(v, (int, float)) and not isinstance(v, bool) and 0.0 <= v <= 1.0:
             out.append(float(v))
         else:
-            raise fail(where, f"overlaps must be fractions in [0, 1] or \"none\", got {v!r}")
+            raise fail(where, f'overlaps must be fractions in [0, 1] or "none", got {v!r}')
     if len(set(out)) != len(out):
         raise fail(where, "overlaps repeats a value")
     return tuple(out)
@@ -81,8 +108,9 @@ def _study_from(table: Mapping[str, Any], index: int) -> Study:
         values["phrasings"] = choices(table["phrasings"], where, "phrasings", PHRASINGS)
     if "skip_infeasible" in table:
         if not isinstance(table["skip_infeasible"], bool):
-            raise fail(where, "skip_infeasible must be true or false, "
-                               f"got {table['skip_infeasible']!r}")
+            raise fail(
+                where, f"skip_infeasible must be true or false, got {table['skip_infeasible']!r}"
+            )
         values["skip_infeasible"] = table["skip_infeasible"]
 
     def forbid(key: str, reason: str) -> None:
@@ -93,9 +121,12 @@ def _study_from(table: Mapping[str, Any], index: int) -> Study:
         for key in ("token_lengths", "number_range", "overlaps", "deciles", "decile_scope"):
             forbid(key, "deceptive sets are WordNet hyponyms of any length, disjoint by design")
         if "deceptive_conditions" not in table:
-            raise fail(where, f"needs 'deceptive_conditions' (from {', '.join(DECEPTIVE_CONDITIONS)})")
-        values["deceptive_conditions"] = choices(table["deceptive_conditions"], where,
-                                                  "deceptive_conditions", DECEPTIVE_CONDITIONS)
+            raise fail(
+                where, f"needs 'deceptive_conditions' (from {', '.join(DECEPTIVE_CONDITIONS)})"
+            )
+        values["deceptive_conditions"] = choices(
+            table["deceptive_conditions"], where, "deceptive_conditions", DECEPTIVE_CONDITIONS
+        )
         values["token_lengths"] = (None,)
         return Study(**values)
     forbid("deceptive_conditions", "only deceptive studies have conditions")
@@ -143,8 +174,9 @@ def grid_from_mapping(data: Mapping[str, Any], source: str = "custom") -> Grid:
     if "seed" in data:
         values["seed"] = int_value(data["seed"], "file", "seed", 0)
     if "prompts_per_config" in data:
-        values["prompts_per_config"] = int_value(data["prompts_per_config"], "file",
-                                            "prompts_per_config", 1, 100_000)
+        values["prompts_per_config"] = int_value(
+            data["prompts_per_config"], "file", "prompts_per_config", 1, 100_000
+        )
     if "decoding" in data:
         values["decoding"] = decoding_from(data["decoding"])
     return Grid(**values)
@@ -158,14 +190,15 @@ def _run_python_grid(path: Path) -> Any:
         namespace = runpy.run_path(str(path))
     except SystemExit as error:
         raise ValueError(f"grid file {path}: running it called exit({error.code!r})") from None
-    except BaseException as error:  # noqa: BLE001 - reported in full, never swallowed
+    except BaseException as error:
         if isinstance(error, KeyboardInterrupt):
             raise
         where = ""
         if isinstance(error, SyntaxError) and error.lineno:
             where = f" (line {error.lineno})"
-        raise ValueError(f"grid file {path}: running it raised {type(error).__name__}{where}: "
-                         f"{error}") from None
+        raise ValueError(
+            f"grid file {path}: running it raised {type(error).__name__}{where}: {error}"
+        ) from None
     if "GRID" not in namespace:
         raise ValueError(f"grid file {path}: a Python grid must define a dict named GRID")
     return namespace["GRID"]
@@ -175,8 +208,9 @@ def read_grid_file(path: str | Path) -> Grid:
     """A grid from a TOML file, or a Python file defining `GRID`."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"grid file {path} not found (or use --grid "
-                                f"{'|'.join(BUILTIN_GRIDS)})")
+        raise FileNotFoundError(
+            f"grid file {path} not found (or use --grid {'|'.join(BUILTIN_GRIDS)})"
+        )
     if path.suffix == ".toml":
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -196,19 +230,26 @@ def builtin_grid(name: str) -> Grid:
     from lexbench.benchmarks.setlexsem.builtin import BUILTIN
 
     if name not in BUILTIN:
-        raise ValueError(f"unknown grid {name!r}; use {', '.join(BUILTIN_GRIDS)} or a .toml/.py file")
+        raise ValueError(
+            f"unknown grid {name!r}; use {', '.join(BUILTIN_GRIDS)} or a .toml/.py file"
+        )
     return grid_from_mapping(BUILTIN[name], source=name)
 
 
 def grid_from_dict(data: Mapping[str, Any]) -> Grid:
     """The inverse of `Grid.to_dict()` (how a run's config.json records its grid)."""
+
     def tuples(table: Mapping[str, Any]) -> dict[str, Any]:
         return {k: tuple(v) if isinstance(v, list) else v for k, v in table.items()}
 
     try:
-        grid = Grid(studies=tuple(Study(**tuples(s)) for s in data["studies"]),
-                    seed=data["seed"], prompts_per_config=data["prompts_per_config"],
-                    decoding=DecodingSpec(**tuples(data["decoding"])), source=data["source"])
+        grid = Grid(
+            studies=tuple(Study(**tuples(s)) for s in data["studies"]),
+            seed=data["seed"],
+            prompts_per_config=data["prompts_per_config"],
+            decoding=DecodingSpec(**tuples(data["decoding"])),
+            source=data["source"],
+        )
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a recorded SetLexSem grid ({error!r})") from None
     if grid.to_dict() != dict(data):
@@ -227,6 +268,7 @@ def resolve_grid(spec: str | Path | Grid | Mapping[str, Any]) -> Grid:
         return builtin_grid(str(spec))
     path = Path(spec)
     if path.suffix not in (".toml", ".py"):
-        raise ValueError(f"unknown grid {str(spec)!r}; use {', '.join(BUILTIN_GRIDS)} "
-                         f"or a .toml/.py grid file")
+        raise ValueError(
+            f"unknown grid {str(spec)!r}; use {', '.join(BUILTIN_GRIDS)} or a .toml/.py grid file"
+        )
     return read_grid_file(path)

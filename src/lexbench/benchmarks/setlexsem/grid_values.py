@@ -2,6 +2,7 @@
 place (`study 2 (main)`) and the problem."""
 
 from __future__ import annotations
+
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,8 +16,9 @@ def check_keys(table: Mapping[str, Any], allowed: Sequence[str], where: str) -> 
         raise fail(where, f"expected a table, got {type(table).__name__}")
     unknown = sorted(set(map(str, table)) - set(allowed))
     if unknown:
-        raise fail(where, f"unknown key(s) {', '.join(map(repr, unknown))}; "
-                           f"allowed: {', '.join(allowed)}")
+        raise fail(
+            where, f"unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(allowed)}"
+        )
 
 
 def list_value(value: Any, where: str, key: str) -> list[Any]:

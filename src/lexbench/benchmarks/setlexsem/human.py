@@ -22,17 +22,30 @@ class SetLexSemTask(StudyTask):
 
         return SetLexSemItem.from_dict(row)
 
-    def benchmark(self, items: Sequence[Any], spec: Mapping[str, Any], stage: str, *,
-                  index: Any = None, model: Any = None) -> Any:
+    def benchmark(
+        self,
+        items: Sequence[Any],
+        spec: Mapping[str, Any],
+        stage: str,
+        *,
+        index: Any = None,
+        model: Any = None,
+    ) -> Any:
         from lexbench.benchmarks.setlexsem.benchmark import SetLexSemBenchmark
 
-        return SetLexSemBenchmark(dataset=list(items), dataset_config=dataset_config(spec),
-                                  model_name=getattr(model, "name", "human"))
+        return SetLexSemBenchmark(
+            dataset=list(items),
+            dataset_config=dataset_config(spec),
+            model_name=getattr(model, "name", "human"),
+        )
 
     def display(self, item: Any, stage: str) -> dict[str, Any]:
-        return {"kind": "prompt", "text": item.prompt,
-                "hint": "Type the set, e.g. {a, b} or {} for the empty set; lexbench puts it "
-                        "inside the <answer></answer> tags the prompt asks for."}
+        return {
+            "kind": "prompt",
+            "text": item.prompt,
+            "hint": "Type the set, e.g. {a, b} or {} for the empty set; lexbench puts it "
+            "inside the <answer></answer> tags the prompt asks for.",
+        }
 
     def output(self, stage: str, typed: str) -> str:
         from lexbench.benchmarks.setlexsem.parse import OPEN_TAG
@@ -43,9 +56,12 @@ class SetLexSemTask(StudyTask):
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         group = parser.add_argument_group("SetLexSem items")
-        group.add_argument("--items", type=Path, default=None,
-                           help="a JSONL file from `lexbench generate setlexsem` (default: "
-                                "generate --grid now)")
+        group.add_argument(
+            "--items",
+            type=Path,
+            default=None,
+            help="a JSONL file from `lexbench generate setlexsem` (default: generate --grid now)",
+        )
         group.add_argument("--grid", default="small", help="SetLexSem grid (default small)")
 
     def options(self, args: argparse.Namespace) -> dict[str, Any]:

@@ -7,17 +7,48 @@ from typing import Any
 
 from lexbench.benchmarks.setlexsem.prompts import METHOD_LABELS
 
-PAPER_ORDER = ("table3", "table4", "table5", "table6", "table7", "table8", "table9", "table10",
-               "table11", "table12", "table13", "table14")
-HEADERS = {"operation": "set operation", "m": "operand size", "token_type": "token type",
-           "token_length": "token length", "deceptive_condition": "sampling", "k": "k shots",
-           "method": "prompting method", "phrasing": "prompt language", "decile": "decile",
-           "decile_scope": "decile scope", "overlap": "overlap", "model": "LLM"}
-_LEVELS = {"union": "Union", "intersection": "Intersection", "difference": "Difference",
-           "symmetric_difference": "Symmetric difference", "numbers": "Numbers",
-           "words": "Words", "not_swapped": "Deceptive, not swapped",
-           "swapped": "Deceptive, swapped", "random_baseline": "Random Baseline",
-           "formal": "Formal Language", "plain": "Plain Language", **METHOD_LABELS}
+PAPER_ORDER = (
+    "table3",
+    "table4",
+    "table5",
+    "table6",
+    "table7",
+    "table8",
+    "table9",
+    "table10",
+    "table11",
+    "table12",
+    "table13",
+    "table14",
+)
+HEADERS = {
+    "operation": "set operation",
+    "m": "operand size",
+    "token_type": "token type",
+    "token_length": "token length",
+    "deceptive_condition": "sampling",
+    "k": "k shots",
+    "method": "prompting method",
+    "phrasing": "prompt language",
+    "decile": "decile",
+    "decile_scope": "decile scope",
+    "overlap": "overlap",
+    "model": "LLM",
+}
+_LEVELS = {
+    "union": "Union",
+    "intersection": "Intersection",
+    "difference": "Difference",
+    "symmetric_difference": "Symmetric difference",
+    "numbers": "Numbers",
+    "words": "Words",
+    "not_swapped": "Deceptive, not swapped",
+    "swapped": "Deceptive, swapped",
+    "random_baseline": "Random Baseline",
+    "formal": "Formal Language",
+    "plain": "Plain Language",
+    **METHOD_LABELS,
+}
 
 
 def _missing(value: Any) -> bool:
@@ -43,22 +74,34 @@ def level(value: Any, key: str) -> str:
 def spread_table(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> str:
     """Paper columns (mean, SD, N), then lexbench's (configurations, min, max, pooled)."""
     head = [HEADERS.get(k, k) for k in keys] + [
-        "Mean %", "Std", "N (prompts)", "configurations", "min %", "max %", "pooled % [Wilson 95%]"]
+        "Mean %",
+        "Std",
+        "N (prompts)",
+        "configurations",
+        "min %",
+        "max %",
+        "pooled % [Wilson 95%]",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(keys) + "---:|" * 6 + "---|"]
     for r in rows:
         w = r["wilson"]
-        lines.append("| " + " | ".join(level(r[k], k) for k in keys)
-                     + f" | {pct(r['mean'])} | {pct(r['sd'])} | {r['prompts']} | "
-                       f"{r['configurations']} | {pct(r['min'], 1)} | {pct(r['max'], 1)} | "
-                       f"{pct(r['pooled'], 1)} [{pct(w['low'], 1)}, {pct(w['high'], 1)}] |")
+        lines.append(
+            "| "
+            + " | ".join(level(r[k], k) for k in keys)
+            + f" | {pct(r['mean'])} | {pct(r['sd'])} | {r['prompts']} | "
+            f"{r['configurations']} | {pct(r['min'], 1)} | {pct(r['max'], 1)} | "
+            f"{pct(r['pooled'], 1)} [{pct(w['low'], 1)}, {pct(w['high'], 1)}] |"
+        )
     return "\n".join(lines)
 
 
 def difference_table(rows: Sequence[Mapping[str, Any]]) -> str:
     lines = ["| Decile | Mean | Std | Min | Max | N (pairs) |", "|---|---:|---:|---:|---:|---:|"]
     for r in rows:
-        lines.append(f"| {_ordinal(r['decile'])} | {num(r['mean'])} | {num(r['sd'])} | "
-                     f"{num(r['min'])} | {num(r['max'])} | {r['pairs']} |")
+        lines.append(
+            f"| {_ordinal(r['decile'])} | {num(r['mean'])} | {num(r['sd'])} | "
+            f"{num(r['min'])} | {num(r['max'])} | {r['pairs']} |"
+        )
     return "\n".join(lines)
 
 
@@ -66,32 +109,41 @@ def _ordinal(n: int) -> str:
     return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n if n < 20 else n % 10, 'th') }"
 
 
-ERROR_ROWS = (("Accuracy", "accuracy", "pct"), ("Accuracy Non Empty", "accuracy_non_empty", "pct"),
-              ("Pct Nullset Correct", "pct_nullset_correct", "pct"),
-              ("Pct Nullset Wrong", "pct_nullset_wrong", "pct"),
-              ("Pct With Made Up Vals", "pct_with_made_up_vals", "pct"),
-              ("N Comparisons", "n_comparisons", "int"), ("N Correct", "n_correct", "int"),
-              ("N Wrong", "n_wrong", "int"), ("Empty Set Equal Count", "empty_set_equal_count", "int"),
-              ("Empty Set Mismatch Count", "empty_set_mismatch_count", "int"),
-              ("Made Up Vals Sum", "made_up_vals_sum", "int"),
-              ("Did Not Follow Instruction", "did_not_follow_instruction", "int"))
+ERROR_ROWS = (
+    ("Accuracy", "accuracy", "pct"),
+    ("Accuracy Non Empty", "accuracy_non_empty", "pct"),
+    ("Pct Nullset Correct", "pct_nullset_correct", "pct"),
+    ("Pct Nullset Wrong", "pct_nullset_wrong", "pct"),
+    ("Pct With Made Up Vals", "pct_with_made_up_vals", "pct"),
+    ("N Comparisons", "n_comparisons", "int"),
+    ("N Correct", "n_correct", "int"),
+    ("N Wrong", "n_wrong", "int"),
+    ("Empty Set Equal Count", "empty_set_equal_count", "int"),
+    ("Empty Set Mismatch Count", "empty_set_mismatch_count", "int"),
+    ("Made Up Vals Sum", "made_up_vals_sum", "int"),
+    ("Did Not Follow Instruction", "did_not_follow_instruction", "int"),
+)
 
 
 def error_table(table: Mapping[str, Any]) -> str:
     """The paper's transposed layout: one column per group, one row per measure."""
     rows, keys = table["rows"], table["keys"]
-    lines = ["| | " + " | ".join(str(i) for i in range(len(rows))) + " |",
-             "|---|" + "---:|" * len(rows)]
+    lines = [
+        "| | " + " | ".join(str(i) for i in range(len(rows))) + " |",
+        "|---|" + "---:|" * len(rows),
+    ]
     for key in keys:
-        cells = " | ".join(level(r[key], key) for r in rows)
-        lines.append(f"| {HEADERS.get(key, key)} | {cells} |")
+        levels = " | ".join(level(r[key], key) for r in rows)
+        lines.append(f"| {HEADERS.get(key, key)} | {levels} |")
     for label, key, kind in ERROR_ROWS:
         cells = [num(r[key]) if kind == "pct" else str(r[key]) for r in rows]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     for name, key in (("Mistake", "top_mistakes"), ("Correct", "top_correct")):
         for rank in range(3):
-            cells = [f"('{r[key][rank][0]}', {r[key][rank][1]})" if len(r[key]) > rank else "–"
-                     for r in rows]
+            cells = [
+                f"('{r[key][rank][0]}', {r[key][rank][1]})" if len(r[key]) > rank else "–"
+                for r in rows
+            ]
             lines.append(f"| Top{rank + 1} {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -113,47 +165,70 @@ def _section(table: Mapping[str, Any]) -> list[str]:
 def report_markdown(results: Mapping[str, Any], title: str = "SetLexSem") -> str:
     o = results["overall"]
     w = o["wilson"]
-    parts = [f"# {title} — {results.get('model', '')}", "",
-             f"Exact-set accuracy {pct(o['accuracy'], 1)}% [{pct(w['low'], 1)}, {pct(w['high'], 1)}] "
-             f"over {o['prompts']} prompts in {o.get('configurations', '?')} configurations; "
-             f"SD of per-configuration accuracy {pct(o.get('sd'))} (the paper's robustness "
-             f"measure); mean precision {pct(o['precision'], 1)}%, recall {pct(o['recall'], 1)}%, "
-             f"Jaccard {pct(o['jaccard'], 1)}%.", ""]
+    parts = [
+        f"# {title} — {results.get('model', '')}",
+        "",
+        f"Exact-set accuracy {pct(o['accuracy'], 1)}% [{pct(w['low'], 1)}, {pct(w['high'], 1)}] "
+        f"over {o['prompts']} prompts in {o.get('configurations', '?')} configurations; "
+        f"SD of per-configuration accuracy {pct(o.get('sd'))} (the paper's robustness "
+        f"measure); mean precision {pct(o['precision'], 1)}%, recall {pct(o['recall'], 1)}%, "
+        f"Jaccard {pct(o['jaccard'], 1)}%.",
+        "",
+    ]
     if results.get("failed_requests"):
         parts += [f"Failed requests (not scored): {results['failed_requests']}", ""]
     lenient = results.get("lenient")
     if lenient:
         lw = lenient["wilson"]
-        parts += [f"Lenient reading (lexbench, secondary: the first {{...}} in the output when "
-                  f"the answer tag is missing): {pct(lenient['accuracy'], 1)}% "
-                  f"[{pct(lw['low'], 1)}, {pct(lw['high'], 1)}]. Every table uses the strict "
-                  f"protocol.", ""]
+        parts += [
+            f"Lenient reading (lexbench, secondary: the first {{...}} in the output when "
+            f"the answer tag is missing): {pct(lenient['accuracy'], 1)}% "
+            f"[{pct(lw['low'], 1)}, {pct(lw['high'], 1)}]. Every table uses the strict "
+            f"protocol.",
+            "",
+        ]
     paper = results.get("paper_tables") or {}
     errors = results.get("paper_error_tables") or {}
     if paper or errors:
-        parts += ["## The paper's tables", "",
-                  "Mean and Std are over per-configuration accuracies (%), N counts the prompts "
-                  "behind them, as in the paper; configurations, min, max and the pooled "
-                  "accuracy with its Wilson interval are lexbench's additions. Each table uses "
-                  "the configurations the paper computes it on (see its note).", ""]
+        parts += [
+            "## The paper's tables",
+            "",
+            "Mean and Std are over per-configuration accuracies (%), N counts the prompts "
+            "behind them, as in the paper; configurations, min, max and the pooled "
+            "accuracy with its Wilson interval are lexbench's additions. Each table uses "
+            "the configurations the paper computes it on (see its note).",
+            "",
+        ]
         for name in PAPER_ORDER:
             if name in paper:
                 parts += _section(paper[name])
         for table in errors.values():
-            parts += [f"### {table['title']}", "", error_table(table), "",
-                      f"{table['note'][0].upper()}{table['note'][1:]}. G: true answer size, L: "
-                      f"answered size (L–: unreadable). Pct With Made Up Vals is made-up members "
-                      f"per 100 prompts, as the authors compute it.", ""]
+            parts += [
+                f"### {table['title']}",
+                "",
+                error_table(table),
+                "",
+                f"{table['note'][0].upper()}{table['note'][1:]}. G: true answer size, L: "
+                f"answered size (L–: unreadable). Pct With Made Up Vals is made-up members "
+                f"per 100 prompts, as the authors compute it.",
+                "",
+            ]
     examples = results.get("table19_examples") or []
     if examples:
-        parts += ["### Table 19: examples of sets of deceptive words", "",
-                  "| operation | condition | set A | set B | ground truth | LLM | correct? |",
-                  "|---|---|---|---|---|---|---|"]
-        parts += [f"| {level(e['operation'], 'operation')} | "
-                  f"{level(e['condition'], 'deceptive_condition')} | {_members(e['set_a'])} | "
-                  f"{_members(e['set_b'])} | {_members(e['ground_truth'])} | "
-                  f"{'(unreadable)' if e['answer'] is None else _members(e['answer'])} | "
-                  f"{e['correct']} |" for e in examples]
+        parts += [
+            "### Table 19: examples of sets of deceptive words",
+            "",
+            "| operation | condition | set A | set B | ground truth | LLM | correct? |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        parts += [
+            f"| {level(e['operation'], 'operation')} | "
+            f"{level(e['condition'], 'deceptive_condition')} | {_members(e['set_a'])} | "
+            f"{_members(e['set_b'])} | {_members(e['ground_truth'])} | "
+            f"{'(unreadable)' if e['answer'] is None else _members(e['answer'])} | "
+            f"{e['correct']} |"
+            for e in examples
+        ]
         parts.append("")
     extra = results.get("lexbench_tables") or {}
     if extra:
@@ -164,6 +239,9 @@ def report_markdown(results: Mapping[str, Any], title: str = "SetLexSem") -> str
     parts += [f"Error classes: {classes}", ""]
     run = results.get("run")
     if run:
-        parts += [f"Requests: {run['requests']} ({run['cached']} from cache, {run['sent']} sent, "
-                  f"{run['failed']} failed) in {run['seconds']:.1f}s", ""]
+        parts += [
+            f"Requests: {run['requests']} ({run['cached']} from cache, {run['sent']} sent, "
+            f"{run['failed']} failed) in {run['seconds']:.1f}s",
+            "",
+        ]
     return "\n".join(parts)

@@ -40,9 +40,27 @@ CLOSE_TAG = re.compile(r"<\s*/\s*answer\s*>", re.IGNORECASE)
 MAX_NUMERAL_DIGITS = 30
 # Stored lists of made-up members are cut to this many (the count is always kept).
 MAX_LISTED = 50
-_EMPTY_PHRASES = {"", "empty", "empty set", "the empty set", "an empty set", "emptyset",
-                  "theemptyset", "∅", "ø", "{}", "set()", "[]", "()", "{ }", "set([])", "set({})",
-                  "frozenset()", "no members", "no elements"}
+_EMPTY_PHRASES = {
+    "",
+    "empty",
+    "empty set",
+    "the empty set",
+    "an empty set",
+    "emptyset",
+    "theemptyset",
+    "∅",
+    "ø",
+    "{}",
+    "set()",
+    "[]",
+    "()",
+    "{ }",
+    "set([])",
+    "set({})",
+    "frozenset()",
+    "no members",
+    "no elements",
+}
 _EMPTY_WITH_NOTE = re.compile(r"(\{\s*\}|\(\s*\)|set\(\s*\)|∅)\s*\(?(the )?empty set\)?")
 _SOFT_EMPTY = {"none", "nothing", "null"}
 _STRIP = " \t\r\n\"'`“”‘’*_"
@@ -51,16 +69,22 @@ _CLOSERS = "}])"
 _INTEGER = re.compile(r"[+-]?\d+")
 _INTEGER_POINT_ZERO = re.compile(r"([+-]?\d+)\.0+")
 
-_UNITS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * (i + 2) for i, w in enumerate(
-    "twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_UNITS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen".split()
+    )
+}
+_TENS = {
+    w: 10 * (i + 2)
+    for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())
+}
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 
 
 def words_to_number(text: str) -> int | None:
-    """"forty-two" -> 42, "one hundred and five" -> 105; None if not one number in words.
+    """ "forty-two" -> 42, "one hundred and five" -> 105; None if not one number in words.
 
     A strict grammar, so a list such as "one two three" is not read as one number.
 
@@ -70,15 +94,15 @@ def words_to_number(text: str) -> int | None:
     (True, True)
     """
     tokens = [t for t in text.lower().replace("-", " ").split() if t != "and"]
-    if not tokens or len(tokens) > 12:   # no number below 10^7 needs more words
+    if not tokens or len(tokens) > 12:  # no number below 10^7 needs more words
         return None
-    if len(tokens) == 1:                 # the common case, without the grammar
+    if len(tokens) == 1:  # the common case, without the grammar
         single = _UNITS.get(tokens[0], _TENS.get(tokens[0]))
         return single
     if tokens == ["zero"]:
         return 0
     total = current = 0
-    last: str | None = None          # unit, teen, tens, hundred, scale
+    last: str | None = None  # unit, teen, tens, hundred, scale
     for token in tokens:
         value = _UNITS.get(token)
         if value is not None and 1 <= value <= 9:
@@ -138,8 +162,8 @@ class ParsedAnswer:
     """What the parser made of one output. `members` is None on a format failure."""
 
     members: frozenset[Member] | None
-    format_error: str | None          # no_answer_tag | multiple_answer_tags | unclosed_answer_tag
-    raw: str | None                   # the text inside the tag
+    format_error: str | None  # no_answer_tag | multiple_answer_tags | unclosed_answer_tag
+    raw: str | None  # the text inside the tag
     explicit_empty: bool = False
 
     @property
@@ -158,9 +182,9 @@ def answer_text(output: str, closed_by_stop: bool = False) -> tuple[str | None, 
     close = CLOSE_TAG.search(output, first.end())
     if close is None:
         if closed_by_stop:
-            return output[first.end():], None
+            return output[first.end() :], None
         return None, "unclosed_answer_tag"
-    return output[first.end():close.start()], None
+    return output[first.end() : close.start()], None
 
 
 def _matching_closers(text: str, start: int) -> dict[int, int]:
@@ -187,7 +211,7 @@ def _bracketed(text: str) -> str | None:
         return None
     matches = _matching_closers(text, start)
     if start not in matches:
-        return text[start + 1:].strip()
+        return text[start + 1 :].strip()
     left, right = start, matches[start]
     while True:
         inner_left, inner_right = left + 1, right - 1
@@ -195,11 +219,14 @@ def _bracketed(text: str) -> str | None:
             inner_left += 1
         while inner_right >= inner_left and text[inner_right].isspace():
             inner_right -= 1
-        if (inner_left < inner_right and text[inner_left] in _OPENERS
-                and matches.get(inner_left) == inner_right):
+        if (
+            inner_left < inner_right
+            and text[inner_left] in _OPENERS
+            and matches.get(inner_left) == inner_right
+        ):
             left, right = inner_left, inner_right
             continue
-        return text[left + 1:right].strip()
+        return text[left + 1 : right].strip()
 
 
 def _clean_piece(piece: str) -> str:
@@ -248,8 +275,13 @@ def split_members(body: str, numbers: bool) -> list[Member]:
     return out
 
 
-def parse_answer(output: str, *, numbers: bool, known_members: Collection[Member] = (),
-                 closed_by_stop: bool = False) -> ParsedAnswer:
+def parse_answer(
+    output: str,
+    *,
+    numbers: bool,
+    known_members: Collection[Member] = (),
+    closed_by_stop: bool = False,
+) -> ParsedAnswer:
     """Parse one output. `known_members` (A ∪ B) keeps a member named "none" from being read
     as the empty set. Never raises; linear in `len(output)`."""
     if not isinstance(output, str):
@@ -273,20 +305,26 @@ def parse_answer(output: str, *, numbers: bool, known_members: Collection[Member
     return ParsedAnswer(frozenset(split_members(body, numbers)), None, raw, explicit_empty=False)
 
 
-def lenient_parse(output: str, *, numbers: bool, known_members: Collection[Member] = (),
-                  closed_by_stop: bool = False) -> ParsedAnswer:
+def lenient_parse(
+    output: str,
+    *,
+    numbers: bool,
+    known_members: Collection[Member] = (),
+    closed_by_stop: bool = False,
+) -> ParsedAnswer:
     """A secondary, forgiving reading for models that ignore the answer tag: the strict
     parse when it succeeds, else the first {...} group anywhere in the output. It never
     replaces the strict verdict; it shows how much of a score is lost to format alone."""
-    strict = parse_answer(output, numbers=numbers, known_members=known_members,
-                          closed_by_stop=closed_by_stop)
+    strict = parse_answer(
+        output, numbers=numbers, known_members=known_members, closed_by_stop=closed_by_stop
+    )
     if strict.ok or not isinstance(output, str):
         return strict
     start = output.find("{")
     if start == -1:
         return strict
     end = output.find("}", start)
-    body = safe_text(output[start + 1:] if end == -1 else output[start + 1:end])
+    body = safe_text(output[start + 1 :] if end == -1 else output[start + 1 : end])
     if not body.strip():
         return ParsedAnswer(frozenset(), None, body, explicit_empty=True)
     return ParsedAnswer(frozenset(split_members(body, numbers)), None, body)
@@ -312,27 +350,43 @@ class SetScore:
     hallucinated_count: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"correct": self.correct, "precision": self.precision, "recall": self.recall,
-                "jaccard": self.jaccard, "error_class": self.error_class,
-                "parsed_answer": self.answer, "answer_size": self.answer_size,
-                "hallucinated": self.hallucinated, "hallucinated_count": self.hallucinated_count,
-                "format_error": self.format_error}
+        return {
+            "correct": self.correct,
+            "precision": self.precision,
+            "recall": self.recall,
+            "jaccard": self.jaccard,
+            "error_class": self.error_class,
+            "parsed_answer": self.answer,
+            "answer_size": self.answer_size,
+            "hallucinated": self.hallucinated,
+            "hallucinated_count": self.hallucinated_count,
+            "format_error": self.format_error,
+        }
 
 
-ERROR_CLASSES = ("format_failure", "empty_but_nonempty", "nonempty_but_empty", "hallucinated",
-                 "missing_members", "extra_members", "wrong_members")
+ERROR_CLASSES = (
+    "format_failure",
+    "empty_but_nonempty",
+    "nonempty_but_empty",
+    "hallucinated",
+    "missing_members",
+    "extra_members",
+    "wrong_members",
+)
 
 
-def score_answer(parsed: ParsedAnswer, truth: Collection[Member], a: Sequence[Member],
-                 b: Sequence[Member]) -> SetScore:
+def score_answer(
+    parsed: ParsedAnswer, truth: Collection[Member], a: Sequence[Member], b: Sequence[Member]
+) -> SetScore:
     """Exact-set verdict, overlap metrics and the error class (first match wins):
     format_failure; empty_but_nonempty (answered the empty set, truth is not empty);
     nonempty_but_empty (truth is empty); hallucinated (a member in neither A nor B);
     missing_members (a strict subset); extra_members (a strict superset); wrong_members.
     Gold, A and B are put in the parser's canonical form first, so case never decides."""
     if parsed.members is None:
-        return SetScore(False, 0.0, 0.0, 0.0, "format_failure", None, None,
-                        format_error=parsed.format_error)
+        return SetScore(
+            False, 0.0, 0.0, 0.0, "format_failure", None, None, format_error=parsed.format_error
+        )
     predicted = set(canonical_set(parsed.members))
     gold = set(canonical_set(truth))
     hit = len(predicted & gold)
@@ -357,5 +411,14 @@ def score_answer(parsed: ParsedAnswer, truth: Collection[Member], a: Sequence[Me
         error_class = "extra_members"
     else:
         error_class = "wrong_members"
-    return SetScore(predicted == gold, precision, recall, jaccard, error_class, answer,
-                    len(predicted), made_up[:MAX_LISTED], hallucinated_count=len(made_up))
+    return SetScore(
+        predicted == gold,
+        precision,
+        recall,
+        jaccard,
+        error_class,
+        answer,
+        len(predicted),
+        made_up[:MAX_LISTED],
+        hallucinated_count=len(made_up),
+    )

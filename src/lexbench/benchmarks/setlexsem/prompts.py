@@ -39,45 +39,75 @@ _PLAIN = {
     "union": "Print the set of members belonging to either A or B as a Python set.",
     "intersection": "Print the set of members belonging to both A and B as a Python set.",
     "difference": "Print the set of members belonging to A and not to B as a Python set.",
-    "symmetric_difference": ("Print the set of members belonging to A or B but not both A and B "
-                             "as a Python set."),
+    "symmetric_difference": (
+        "Print the set of members belonging to A or B but not both A and B as a Python set."
+    ),
 }
 _PYTHONIC = {
-    "union": ("Take the elements that are in either set A or set B, and present them all "
-              "together as a single set in Python."),
-    "intersection": ("Take the elements that are common to both set A and set B, and present "
-                     "them as a single set in Python."),
-    "difference": ("Take the elements that are in set A but not in set B, and present them as "
-                   "a single set in Python."),
-    "symmetric_difference": ("Take the elements that are in either set A or set B, but not in "
-                             "both, and present them as a single set in Python."),
+    "union": (
+        "Take the elements that are in either set A or set B, and present them all "
+        "together as a single set in Python."
+    ),
+    "intersection": (
+        "Take the elements that are common to both set A and set B, and present "
+        "them as a single set in Python."
+    ),
+    "difference": (
+        "Take the elements that are in set A but not in set B, and present them as "
+        "a single set in Python."
+    ),
+    "symmetric_difference": (
+        "Take the elements that are in either set A or set B, but not in "
+        "both, and present them as a single set in Python."
+    ),
 }
 _FUNCTIONAL = {
-    "union": ("Take the items from set A and the items from set B, combine them, and then "
-              "display the full set of all those elements in Python."),
-    "intersection": ("Take the elements that are in both set A and set B, combine them into a "
-                     "single set, and display that set in Python."),
-    "difference": ("Take the elements that are in set A but not in set B, combine them into a "
-                   "single set, and display that set in Python."),
-    "symmetric_difference": ("Take the elements that are in either set A or set B, but not "
-                             "both, combine them into a single set, and display that set in "
-                             "Python."),
+    "union": (
+        "Take the items from set A and the items from set B, combine them, and then "
+        "display the full set of all those elements in Python."
+    ),
+    "intersection": (
+        "Take the elements that are in both set A and set B, combine them into a "
+        "single set, and display that set in Python."
+    ),
+    "difference": (
+        "Take the elements that are in set A but not in set B, combine them into a "
+        "single set, and display that set in Python."
+    ),
+    "symmetric_difference": (
+        "Take the elements that are in either set A or set B, but not "
+        "both, combine them into a single set, and display that set in "
+        "Python."
+    ),
 }
 _ITERATIVE = {
-    "union": ("Start with an empty set, go through the elements in set A and add them, then go "
-              "through the elements in set B and add them as well, and finally show the "
-              "complete set containing all those elements in Python."),
-    "intersection": ("Start with an empty set, go through the elements in set A, and only add "
-                     "them to the set if they are also in set B, then show the final set."),
-    "difference": ("Start with an empty set, go through the elements in set A, and only add "
-                   "them to the set if they are not in set B, then show the final set."),
-    "symmetric_difference": ("Start with an empty set, go through the elements in set A and "
-                             "add them if they are not in set B, then go through the elements "
-                             "in set B and add them if they are not in set A, and finally show "
-                             "the complete set."),
+    "union": (
+        "Start with an empty set, go through the elements in set A and add them, then go "
+        "through the elements in set B and add them as well, and finally show the "
+        "complete set containing all those elements in Python."
+    ),
+    "intersection": (
+        "Start with an empty set, go through the elements in set A, and only add "
+        "them to the set if they are also in set B, then show the final set."
+    ),
+    "difference": (
+        "Start with an empty set, go through the elements in set A, and only add "
+        "them to the set if they are not in set B, then show the final set."
+    ),
+    "symmetric_difference": (
+        "Start with an empty set, go through the elements in set A and "
+        "add them if they are not in set B, then go through the elements "
+        "in set B and add them if they are not in set A, and finally show "
+        "the complete set."
+    ),
 }
-TASKS = {"formal": _FORMAL, "plain": _PLAIN, "pythonic": _PYTHONIC, "functional": _FUNCTIONAL,
-         "iterative": _ITERATIVE}
+TASKS = {
+    "formal": _FORMAL,
+    "plain": _PLAIN,
+    "pythonic": _PYTHONIC,
+    "functional": _FUNCTIONAL,
+    "iterative": _ITERATIVE,
+}
 PAPER_PHRASINGS = ("formal", "plain")
 EXTRA_PHRASINGS = ("pythonic", "functional", "iterative")
 PHRASINGS = PAPER_PHRASINGS + EXTRA_PHRASINGS
@@ -85,37 +115,60 @@ PHRASINGS = PAPER_PHRASINGS + EXTRA_PHRASINGS
 STOP = "Stop after printing."
 NO_CODE = "Do not write a code or script or use any tools."
 EMPTY_ALLOWED = "The answer can be an empty set."
-THINKING = ("Explain your step-by-step reasoning process in detail within "
-            "<thinking></thinking> XML tags.")
-FINAL_ANSWER = ("At last, provide only the final answer as a mathematical set, without any code "
-                "or additional context. Do not include anything other than your final answer "
-                "in your response within <answer></answer> XML tags.")
+THINKING = (
+    "Explain your step-by-step reasoning process in detail within <thinking></thinking> XML tags."
+)
+FINAL_ANSWER = (
+    "At last, provide only the final answer as a mathematical set, without any code "
+    "or additional context. Do not include anything other than your final answer "
+    "in your response within <answer></answer> XML tags."
+)
 EXPERT = "You are an expert in performing set-operation in mathematics."
 
 # method -> (final instructions, opening after the blank line). The instructions start with
 # a newline, so after demonstrations ("</examples>\n") a blank line separates them.
 _TEMPLATES: dict[str, tuple[str, str]] = {
-    "baseline": ("\n" + " ".join(["Do not explain your reasoning.", NO_CODE, FINAL_ANSWER, STOP]), ""),
-    "baseline_allow_empty": ("\n" + " ".join(["Do not explain your reasoning.", NO_CODE,
-                                              FINAL_ANSWER, EMPTY_ALLOWED, STOP]), ""),
+    "baseline": (
+        "\n" + " ".join(["Do not explain your reasoning.", NO_CODE, FINAL_ANSWER, STOP]),
+        "",
+    ),
+    "baseline_allow_empty": (
+        "\n"
+        + " ".join(["Do not explain your reasoning.", NO_CODE, FINAL_ANSWER, EMPTY_ALLOWED, STOP]),
+        "",
+    ),
     # The authors' "composite": expertise, chain of thought, self-recitation, self-criticism.
-    "cot_self_reflection": ("\n" + " ".join([EXPERT, "Think step by step.", THINKING, FINAL_ANSWER]),
-                            "<thinking>"),
+    "cot_self_reflection": (
+        "\n" + " ".join([EXPERT, "Think step by step.", THINKING, FINAL_ANSWER]),
+        "<thinking>",
+    ),
     # Sic: the authors' allow-empty variant drops the expertise sentence.
-    "cot_self_reflection_allow_empty": ("\n" + " ".join(["Think step by step.", THINKING,
-                                                         FINAL_ANSWER, EMPTY_ALLOWED]), "<thinking>"),
-    "chain_of_thought": ("\n" + " ".join(["Think step by step.", THINKING, FINAL_ANSWER]),
-                         "<thinking>"),
+    "cot_self_reflection_allow_empty": (
+        "\n" + " ".join(["Think step by step.", THINKING, FINAL_ANSWER, EMPTY_ALLOWED]),
+        "<thinking>",
+    ),
+    "chain_of_thought": (
+        "\n" + " ".join(["Think step by step.", THINKING, FINAL_ANSWER]),
+        "<thinking>",
+    ),
     "self_recitation": ("\n" + " ".join([THINKING, FINAL_ANSWER]), "<thinking>"),
     "domain_expertise": ("\n" + " ".join([EXPERT, FINAL_ANSWER]), ""),
 }
-PAPER_METHODS = ("baseline", "baseline_allow_empty", "cot_self_reflection",
-                 "cot_self_reflection_allow_empty")
+PAPER_METHODS = (
+    "baseline",
+    "baseline_allow_empty",
+    "cot_self_reflection",
+    "cot_self_reflection_allow_empty",
+)
 EXTRA_METHODS = ("chain_of_thought", "self_recitation", "domain_expertise")
 METHODS = PAPER_METHODS + EXTRA_METHODS
 # Methods that reason before answering (they get the larger token budget).
-REASONING_METHODS = ("cot_self_reflection", "cot_self_reflection_allow_empty", "chain_of_thought",
-                     "self_recitation")
+REASONING_METHODS = (
+    "cot_self_reflection",
+    "cot_self_reflection_allow_empty",
+    "chain_of_thought",
+    "self_recitation",
+)
 # The paper's names (Table 14).
 METHOD_LABELS = {
     "baseline": "Base Prompt",
@@ -170,8 +223,11 @@ def demonstration(operation: str, a: Sequence[Member], b: Sequence[Member]) -> s
         # Sic: no closing period, and nothing after "because" when A equals B.
         only_a = [m for m in answer if m in set(a)]
         only_b = [m for m in answer if m in set(b)]
-        parts = [f"{set_text(side)} {_verb(side)} in only {name}"
-                 for side, name in ((only_a, "A"), (only_b, "B")) if side]
+        parts = [
+            f"{set_text(side)} {_verb(side)} in only {name}"
+            for side, name in ((only_a, "A"), (only_b, "B"))
+            if side
+        ]
         return f"{opening}, because " + " and ".join(parts)
     raise ValueError(f"unknown operation {operation!r}")
 
@@ -182,20 +238,31 @@ def task_text(operation: str, phrasing: str) -> str:
     return TASKS[phrasing][operation]
 
 
-def prompt_text(a: Sequence[Member], b: Sequence[Member], operation: str, method: str,
-                phrasing: str, demonstrations: Sequence[tuple[Sequence[Member], Sequence[Member]]],
-                demonstration_texts: Sequence[str] | None = None) -> str:
+def prompt_text(
+    a: Sequence[Member],
+    b: Sequence[Member],
+    operation: str,
+    method: str,
+    phrasing: str,
+    demonstrations: Sequence[tuple[Sequence[Member], Sequence[Member]]],
+    demonstration_texts: Sequence[str] | None = None,
+) -> str:
     """The whole prompt for one item. `demonstration_texts`, when given, are the already
     rendered `demonstration(operation, *pair)` lines (generation caches them)."""
     if method not in _TEMPLATES:
         raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
     ground_truth(operation, a, b)  # validates the operation name
-    parts = [f"You are given two sets. Set A is {set_text(a)}. Set B is {set_text(b)}. "
-             f"You are given the following task:\n",
-             f"<task> {task_text(operation, phrasing)} </task>"]
+    parts = [
+        f"You are given two sets. Set A is {set_text(a)}. Set B is {set_text(b)}. "
+        f"You are given the following task:\n",
+        f"<task> {task_text(operation, phrasing)} </task>",
+    ]
     if demonstrations:
-        texts = demonstration_texts if demonstration_texts is not None else [
-            demonstration(operation, da, db) for da, db in demonstrations]
+        texts = (
+            demonstration_texts
+            if demonstration_texts is not None
+            else [demonstration(operation, da, db) for da, db in demonstrations]
+        )
         if len(texts) != len(demonstrations):
             raise ValueError("demonstration_texts must match demonstrations one to one")
         parts.append(EXAMPLES_BEGIN + "".join(f"- {text}\n" for text in texts) + EXAMPLES_END)

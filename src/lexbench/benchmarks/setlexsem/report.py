@@ -44,41 +44,65 @@ class SetLexSemReporter(GenericReporter):
     def table3_configs(self, run: LoadedRun) -> list[Mapping[str, Any]]:
         from lexbench.benchmarks.setlexsem.designs import ALLOW_EMPTY, in_main_design
 
-        return [c for c in _configs(run) if in_main_design(c) and c["k"] == 0
-                and c["phrasing"] == "formal" and c["method"] in ALLOW_EMPTY]
+        return [
+            c
+            for c in _configs(run)
+            if in_main_design(c)
+            and c["k"] == 0
+            and c["phrasing"] == "formal"
+            and c["method"] in ALLOW_EMPTY
+        ]
 
     def summary_markdown(self, runs: Sequence[LoadedRun]) -> str:
         from lexbench.benchmarks.setlexsem.analysis import factor_table, spread
         from lexbench.benchmarks.setlexsem.designs import pooled_main
         from lexbench.benchmarks.setlexsem.markdown import level
 
-        lines = ["**Table 3: accuracy of each model** (per-configuration accuracy, %; the "
-                 "paper's configurations: main design, k = 0, formal phrasing, allow-empty "
-                 "methods)", "",
-                 "| LLM | Mean | Std | N (prompts) | configurations | lexbench: every configuration, "
-                 "Mean (Std), N |", "|---|---:|---:|---:|---:|---|"]
+        lines = [
+            "**Table 3: accuracy of each model** (per-configuration accuracy, %; the "
+            "paper's configurations: main design, k = 0, formal phrasing, allow-empty "
+            "methods)",
+            "",
+            "| LLM | Mean | Std | N (prompts) | configurations | lexbench: every configuration, "
+            "Mean (Std), N |",
+            "|---|---:|---:|---:|---:|---|",
+        ]
         for run in runs:
             paper = spread(self.table3_configs(run))
             every = spread(_configs(run))
-            lines.append(f"| {_label(run)} | {_pct(paper['mean'])} | {_pct(paper['sd'])} | "
-                         f"{paper['prompts']} | {paper['configurations']} | "
-                         f"{_pct(every['mean'])} ({_pct(every['sd'])}), {every['prompts']} |")
+            lines.append(
+                f"| {_label(run)} | {_pct(paper['mean'])} | {_pct(paper['sd'])} | "
+                f"{paper['prompts']} | {paper['configurations']} | "
+                f"{_pct(every['mean'])} ({_pct(every['sd'])}), {every['prompts']} |"
+            )
         operations = ("union", "intersection", "difference", "symmetric_difference")
-        lines += ["", "**Accuracy across set operations by model** (Table 4's configurations: "
-                  "main design plus the random baseline; Mean (Std), %)", "",
-                  "| LLM | " + " | ".join(level(o, "operation") for o in operations) + " |",
-                  "|---|" + "---:|" * len(operations)]
+        lines += [
+            "",
+            "**Accuracy across set operations by model** (Table 4's configurations: "
+            "main design plus the random baseline; Mean (Std), %)",
+            "",
+            "| LLM | " + " | ".join(level(o, "operation") for o in operations) + " |",
+            "|---|" + "---:|" * len(operations),
+        ]
         for run in runs:
-            rows = {r["operation"]: r for r in factor_table(pooled_main(_configs(run)), ["operation"])}
-            cells = [f"{_pct(rows[o]['mean'])} ({_pct(rows[o]['sd'])})" if o in rows else "–"
-                     for o in operations]
+            rows = {
+                r["operation"]: r for r in factor_table(pooled_main(_configs(run)), ["operation"])
+            }
+            cells = [
+                f"{_pct(rows[o]['mean'])} ({_pct(rows[o]['sd'])})" if o in rows else "–"
+                for o in operations
+            ]
             lines.append(f"| {_label(run)} | " + " | ".join(cells) + " |")
         grids = {str(run.config.get("benchmark", {}).get("dataset", {})) for run in runs}
-        note = ("\n\nMean and Std are over per-configuration accuracies, as in the paper; the "
-                "Std is its measure of robustness (lower is more robust). N counts prompts.")
+        note = (
+            "\n\nMean and Std are over per-configuration accuracies, as in the paper; the "
+            "Std is its measure of robustness (lower is more robust). N counts prompts."
+        )
         if len(grids) > 1:
-            note += (" The runs were generated with different grids, limits or selections, so "
-                     "their configurations differ (compare N).")
+            note += (
+                " The runs were generated with different grids, limits or selections, so "
+                "their configurations differ (compare N)."
+            )
         return "\n".join(lines) + note
 
     def run_markdown(self, run: LoadedRun) -> str:
@@ -95,12 +119,20 @@ class SetLexSemReporter(GenericReporter):
         groups = {label: values for label, values in groups.items() if values}
         out = []
         if groups:
-            path = violin(Path(folder) / "setlexsem-figure3-by-model.png", groups,
-                          title="SetLexSem Figure 3: accuracy by model",
-                          ylabel="accuracy per configuration")
-            out.append(Figure("Figure 3: accuracy by model", path,
-                              "One point per configuration of Table 3 (main design, k = 0, "
-                              "formal, allow-empty methods)."))
+            path = violin(
+                Path(folder) / "setlexsem-figure3-by-model.png",
+                groups,
+                title="SetLexSem Figure 3: accuracy by model",
+                ylabel="accuracy per configuration",
+            )
+            out.append(
+                Figure(
+                    "Figure 3: accuracy by model",
+                    path,
+                    "One point per configuration of Table 3 (main design, k = 0, "
+                    "formal, allow-empty methods).",
+                )
+            )
         return out + super().figures(runs, folder)
 
 

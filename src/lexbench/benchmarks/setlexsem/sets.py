@@ -33,11 +33,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from lexbench.text import edit_distance
 
-Member = Union[int, str]
+Member = int | str
 SetPair = tuple[tuple[Member, ...], tuple[Member, ...]]
 
 OPERATIONS = ("union", "intersection", "difference", "symmetric_difference")
@@ -93,7 +93,7 @@ def number_pool(token_length: int | None, number_range: int) -> range:
     """The integers a numbers sampler draws from."""
     if token_length is None:
         return range(0, number_range)
-    return range(10 ** (token_length - 1), 10 ** token_length)
+    return range(10 ** (token_length - 1), 10**token_length)
 
 
 def word_pool(token_length: int | None) -> tuple[str, ...]:
@@ -115,8 +115,10 @@ def require_pairs(pool_size: int, m: int, needed: int, what: str) -> None:
         raise InfeasibleCell(f"{what} has {pool_size} members; sets of {m} need at least {m}")
     distinct = math.comb(pool_size, m) ** 2
     if distinct < needed:
-        raise InfeasibleCell(f"{what} has {pool_size} members: only {distinct} different pairs "
-                             f"of {m}-member sets, {needed} needed")
+        raise InfeasibleCell(
+            f"{what} has {pool_size} members: only {distinct} different pairs "
+            f"of {m}-member sets, {needed} needed"
+        )
 
 
 # ------------------------------------------------------------------------------ samplers
@@ -131,7 +133,9 @@ def overlap_size(m: int, fraction: float) -> int:
     return int(m * fraction)
 
 
-def draw_overlapping(rng: random.Random, pool: Sequence[Member], m: int, fraction: float) -> SetPair:
+def draw_overlapping(
+    rng: random.Random, pool: Sequence[Member], m: int, fraction: float
+) -> SetPair:
     """A of m members; B shares exactly floor(m * fraction) of them, the rest new."""
     shared_n = overlap_size(m, fraction)
     a = rng.sample(pool, m)
@@ -150,8 +154,8 @@ def draw_overlapping(rng: random.Random, pool: Sequence[Member], m: int, fractio
 
 @dataclass(frozen=True)
 class HyponymPool:
-    hypernym: str                 # synset name, e.g. "dog.n.01" or "walk.v.01"
-    words: tuple[str, ...]        # the cleaned lemma names of its hyponyms, sorted
+    hypernym: str  # synset name, e.g. "dog.n.01" or "walk.v.01"
+    words: tuple[str, ...]  # the cleaned lemma names of its hyponyms, sorted
 
 
 @dataclass(frozen=True)
@@ -160,11 +164,12 @@ class DeceptiveDraw:
     b: tuple[str, ...]
     hypernym_a: str | None
     hypernym_b: str | None
-    swapped: int                  # members exchanged between A and B
+    swapped: int  # members exchanged between A and B
 
 
-def swap_tails(a: Sequence[str], b: Sequence[str],
-               count: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def swap_tails(
+    a: Sequence[str], b: Sequence[str], count: int
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Exchange the last `count` members of A and B (the paper's `mix_sets`)."""
     if count == 0:
         return tuple(a), tuple(b)
@@ -196,22 +201,35 @@ def check_deceptive(prepared: DeceptivePools, condition: str) -> None:
     """Raise InfeasibleCell when the pools cannot give a deceptive pair of m-member sets."""
     m = prepared.m
     if condition not in DECEPTIVE_CONDITIONS:
-        raise ValueError(f"unknown deceptive condition {condition!r}; "
-                         f"choose from {', '.join(DECEPTIVE_CONDITIONS)}")
+        raise ValueError(
+            f"unknown deceptive condition {condition!r}; "
+            f"choose from {', '.join(DECEPTIVE_CONDITIONS)}"
+        )
     if m > MAX_POOL_WORDS:
-        raise InfeasibleCell(f"deceptive sets have at most {MAX_POOL_WORDS} members (the "
-                             f"paper's cap on a hypernym's hyponyms), not {m}")
+        raise InfeasibleCell(
+            f"deceptive sets have at most {MAX_POOL_WORDS} members (the "
+            f"paper's cap on a hypernym's hyponyms), not {m}"
+        )
     if condition == "random_baseline":
         if len(prepared.vocabulary) < m:
-            raise InfeasibleCell(f"the hyponym vocabulary has {len(prepared.vocabulary)} words; "
-                                 f"sets of {m} need more")
+            raise InfeasibleCell(
+                f"the hyponym vocabulary has {len(prepared.vocabulary)} words; "
+                f"sets of {m} need more"
+            )
     elif len(prepared.eligible) < 2:
-        raise InfeasibleCell(f"deceptive sets of {m} need two hypernyms with {m} to "
-                             f"{MAX_POOL_WORDS} hyponyms; found {len(prepared.eligible)}")
+        raise InfeasibleCell(
+            f"deceptive sets of {m} need two hypernyms with {m} to "
+            f"{MAX_POOL_WORDS} hyponyms; found {len(prepared.eligible)}"
+        )
 
 
-def draw_deceptive(rng: random.Random, pools: DeceptivePools | Sequence[HyponymPool], m: int | None,
-                   condition: str, attempts: int = 500) -> DeceptiveDraw:
+def draw_deceptive(
+    rng: random.Random,
+    pools: DeceptivePools | Sequence[HyponymPool],
+    m: int | None,
+    condition: str,
+    attempts: int = 500,
+) -> DeceptiveDraw:
     """One deceptive pair (`pools` raw with `m`, or prepared with m=None). `swapped` uses the
     same random stream as `not_swapped`.
 
@@ -229,8 +247,9 @@ def draw_deceptive(rng: random.Random, pools: DeceptivePools | Sequence[HyponymP
     m = prepared.m
     if condition == "random_baseline":
         vocabulary = prepared.vocabulary
-        return DeceptiveDraw(tuple(rng.sample(vocabulary, m)), tuple(rng.sample(vocabulary, m)),
-                             None, None, 0)
+        return DeceptiveDraw(
+            tuple(rng.sample(vocabulary, m)), tuple(rng.sample(vocabulary, m)), None, None, 0
+        )
     for _ in range(attempts):
         first, second = rng.sample(prepared.eligible, 2)
         if set(first.words) & set(second.words):
@@ -242,8 +261,9 @@ def draw_deceptive(rng: random.Random, pools: DeceptivePools | Sequence[HyponymP
         count = m // 2 if condition == "swapped" else 0
         new_a, new_b = swap_tails(a[:m], b[:m], count)
         return DeceptiveDraw(new_a, new_b, first.hypernym, second.hypernym, count)
-    raise InfeasibleCell(f"deceptive sets: no two disjoint hyponym lists of {m} words "
-                         f"in {attempts} attempts")
+    raise InfeasibleCell(
+        f"deceptive sets: no two disjoint hyponym lists of {m} words in {attempts} attempts"
+    )
 
 
 # ------------------------------------------------------------------------------ hyponym pools
@@ -255,7 +275,7 @@ def clean_lemma_names(names: Iterable[str], rng: random.Random) -> list[str]:
     random, at most MAX_THINNING_STEPS times, else the synset gives nothing); keep names
     without '_' or '-'. Capitalised names and apostrophes stay ("Bahai", "o'clock")."""
     unique = sorted(set(names), key=lambda n: (len(n), n))
-    kept = [n for i, n in enumerate(unique) if not any(n in longer for longer in unique[i + 1:])]
+    kept = [n for i, n in enumerate(unique) if not any(n in longer for longer in unique[i + 1 :])]
     removals = 0
     while closest := _closest_pairs(kept):
         if removals == MAX_THINNING_STEPS:
@@ -269,7 +289,7 @@ def _closest_pairs(names: Sequence[str]) -> list[tuple[str, str]]:
     """The pairs at the smallest edit distance, if it is below MIN_EDIT_DISTANCE."""
     best, pairs = MIN_EDIT_DISTANCE, []
     for i, first in enumerate(names):
-        for second in names[i + 1:]:
+        for second in names[i + 1 :]:
             distance = edit_distance(first, second, limit=MIN_EDIT_DISTANCE - 1)
             if distance < best:
                 best, pairs = distance, [(first, second)]
@@ -278,8 +298,11 @@ def _closest_pairs(names: Sequence[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def pools_from_graph(children: Mapping[str, Sequence[str]], own_words: Mapping[str, Sequence[str]],
-                     cap: int = MAX_POOL_WORDS) -> list[HyponymPool]:
+def pools_from_graph(
+    children: Mapping[str, Sequence[str]],
+    own_words: Mapping[str, Sequence[str]],
+    cap: int = MAX_POOL_WORDS,
+) -> list[HyponymPool]:
     """For every synset, the words of all synsets below it (transitively), kept when there
     are 2..cap of them. A breadth-first walk per synset that stops past `cap` words keeps
     this fast at the top of the hierarchy and safe on the verb hierarchy's one cycle."""
@@ -320,8 +343,9 @@ def build_hyponym_pools(reader: Any, cap: int = MAX_POOL_WORDS) -> list[HyponymP
 def _pool_cache_path(fingerprint: str) -> Path:
     from lexbench.paths import cache_dir
 
-    return cache_dir("setlexsem") / (f"hyponym-pools-v{HYPONYM_POOL_FORMAT}-cap{MAX_POOL_WORDS}"
-                                     f"-{fingerprint[:16]}.json")
+    return cache_dir("setlexsem") / (
+        f"hyponym-pools-v{HYPONYM_POOL_FORMAT}-cap{MAX_POOL_WORDS}-{fingerprint[:16]}.json"
+    )
 
 
 def load_hyponym_pools(wordnet: str | None = None) -> tuple[HyponymPool, ...]:
@@ -348,8 +372,11 @@ def _hyponym_pools(directory: Path, content: str) -> tuple[HyponymPool, ...]:
         payload = json.loads(path.read_text(encoding="utf-8"))
         return tuple(HyponymPool(h, tuple(w)) for h, w in payload["pools"])
     pools = build_hyponym_pools(open_reader(directory))
-    payload = {"format": HYPONYM_POOL_FORMAT, "cap": MAX_POOL_WORDS,
-               "pools": [[p.hypernym, list(p.words)] for p in pools]}
+    payload = {
+        "format": HYPONYM_POOL_FORMAT,
+        "cap": MAX_POOL_WORDS,
+        "pools": [[p.hypernym, list(p.words)] for p in pools],
+    }
     write_atomically(path, json.dumps(payload, separators=(",", ":")))
     return tuple(pools)
 
