@@ -22,6 +22,7 @@ entry, named in one line on stderr, and never stops the others from loading.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import os
@@ -162,7 +163,8 @@ def _load_path(path: Path) -> ModuleType:
     target = path / "__init__.py" if path.is_dir() else path
     if not target.is_file():
         raise FileNotFoundError(f"no such module file: {target}")
-    name = f"lexbench_include_{abs(hash(str(target.resolve()))):x}"
+    # A name of its own per file (its dataclasses look their module up in sys.modules).
+    name = "lexbench_include_" + hashlib.sha256(str(target.resolve()).encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(
         name, target, submodule_search_locations=[str(path)] if path.is_dir() else None
     )
