@@ -276,3 +276,14 @@ def test_invite_prints_a_link_whose_secret_only_the_hash_of_is_stored(study, cap
     assert study.invitee(secret) == "dana" and study.invitee(secret + "x") is None
     with pytest.raises(SystemExit):
         main(["human", "invite", str(study.directory), "dana", "--url", "ftp://lab"])
+
+
+def test_a_port_in_use_is_reported_before_a_study_is_created(tmp_path, capsys):
+    folder = tmp_path / "study"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        status = main(["human", "serve", "scan", "--study", str(folder), "--port", port])
+    assert status == 1 and f"cannot serve on 127.0.0.1:{port}" in capsys.readouterr().err
+    assert not folder.exists()

@@ -77,6 +77,7 @@ def _serve(args: argparse.Namespace) -> int:
     sample = parse_sample(args.sample)
     for name in args.annotators or ():
         check_annotator(name)
+    check_listening(args.host, args.port)  # before a study folder exists
     study_dir = args.study or Path("studies") / args.benchmark
     study, created = open_or_create(
         study_dir,
@@ -119,6 +120,24 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         study.close()
     return 0
+
+
+def check_listening(host: str, port: int) -> None:
+    """An OSError naming the address when the server could not listen there (a port in use,
+    an address not of this machine), found before anything is created."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        family, kind, protocol, _, address = infos[0]
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+            probe.bind(address)
+    except OSError as error:
+        raise OSError(
+            f"cannot serve on {host}:{port} ({error.strerror or error}); choose another "
+            f"--port, or a --host address of this machine"
+        ) from None
 
 
 def _invite(args: argparse.Namespace) -> int:
