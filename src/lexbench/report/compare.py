@@ -176,13 +176,25 @@ def _scored(run: LoadedRun, metric: str = "accuracy") -> dict[str, Mapping[str, 
 
 
 def dataset_warnings(runs: Sequence[LoadedRun]) -> list[str]:
-    """A warning per run whose dataset hashes differ from the first run's."""
+    """A warning per run whose dataset hashes differ from the first run's: that one run
+    holds a subset of the other's items (another --limit), or that the datasets differ."""
     first = dataset_hashes(runs[0].config)
+    first_keys = {item_key(runs[0].benchmark, row) for row in runs[0].samples}
     out = []
     for run in runs[1:]:
         other = dataset_hashes(run.config)
         differing = sorted(k for k in first.keys() | other.keys() if first.get(k) != other.get(k))
-        if differing:
+        keys = {item_key(run.benchmark, row) for row in run.samples}
+        if differing and keys != first_keys and (keys <= first_keys or first_keys <= keys):
+            small, large = (run, runs[0]) if keys <= first_keys else (runs[0], run)
+            shared = len(keys & first_keys)
+            out.append(
+                f"one run holds a subset of the other's items: {small.label!r} has "
+                f"{len(small.samples)} items, all of them in {large.label!r} "
+                f"({len(large.samples)}; a smaller --limit gives this): compared on "
+                f"the {shared} shared items"
+            )
+        elif differing:
             shown = ", ".join(
                 f"{k} {str(first.get(k, '-'))[:12]} vs {str(other.get(k, '-'))[:12]}"
                 for k in differing[:2]
