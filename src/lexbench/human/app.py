@@ -167,7 +167,7 @@ def create_app(
 
     @app.get("/")
     async def start(request: Request) -> Any:
-        known = study.invitee(request.cookies.get(cookie, ""))
+        known = await run_in_threadpool(study.invitee, request.cookies.get(cookie, ""))
         if known is not None:  # an invited annotator coming back: straight to their page
             return redirect(f"/a/{known}")
         return html(start_page(benchmark_title=task.page_title, typed_names=typed_names))
@@ -183,13 +183,13 @@ def create_app(
         problem = check_name(name)
         if problem:
             return start_error(problem, 400)
-        if name in study.invited():
+        if name in await run_in_threadpool(study.invited):
             return start_error(f"{name!r} answers through their own invite link", 403)
         return redirect(f"/a/{name}")
 
     @app.get("/join/{secret}")
     async def join(secret: str) -> Any:
-        name = study.invitee(secret)
+        name = await run_in_threadpool(study.invitee, secret)
         if name is None:
             why = "this invite link is not valid (mistyped, or replaced by a newer invite)"
             return start_error(why, 403)
@@ -209,14 +209,14 @@ def create_app(
 
     @app.get("/a/{name}")
     async def next_item(name: str, request: Request, notice: str | None = None) -> Any:
-        refused = refusal(name, request)
+        refused = await run_in_threadpool(refusal, name, request)  # reads the study
         if refused is not None:
             return refused
         return html(await run_in_threadpool(render_next, name, notice))
 
     @app.post("/a/{name}/answer")
     async def answer(name: str, request: Request) -> Any:
-        refused = refusal(name, request)
+        refused = await run_in_threadpool(refusal, name, request)  # reads the study
         if refused is not None:
             return refused
         try:
