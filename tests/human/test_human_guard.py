@@ -287,3 +287,29 @@ def test_a_port_in_use_is_reported_before_a_study_is_created(tmp_path, capsys):
         status = main(["human", "serve", "scan", "--study", str(folder), "--port", port])
     assert status == 1 and f"cannot serve on 127.0.0.1:{port}" in capsys.readouterr().err
     assert not folder.exists()
+
+
+def test_binding_beyond_loopback_warns_and_turns_typed_names_off(study, monkeypatch, capsys):
+    import uvicorn
+
+    from lexbench.human.app import is_loopback, serve, served_names
+
+    assert all(is_loopback(h) for h in ("127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost"))
+    assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "10.0.0.5", "study.lab"))
+    names = served_names("0.0.0.0", ["study.lab"])
+    assert "study.lab" in names and socket.gethostname().lower() in names
+    assert served_names("127.0.0.1") == ["127.0.0.1"]
+    started = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: started.append((app, options)))
+    serve(study, host="0.0.0.0", port=8123, allow_hosts=["study.lab"])
+    err = capsys.readouterr().err
+    assert "warning: serving on 0.0.0.0" in err and "lexbench human invite" in err
+    [(app, options)] = started
+    assert options["host"] == "0.0.0.0" and options["port"] == 8123
+    client = TestClient(app, base_url="http://study.lab:8123")
+    assert client.post("/start", data={"name": "eve"}).status_code == 403
+    serve(study, port=8124)  # loopback: quiet, typed names on
+    assert "warning" not in capsys.readouterr().err
+    local = TestClient(started[1][0], base_url="http://127.0.0.1:8124")
+    headers = {"Origin": "http://127.0.0.1:8124"}
+    assert local.post("/start", data={"name": "eve"}, headers=headers).status_code == 200
