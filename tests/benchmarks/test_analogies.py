@@ -145,6 +145,27 @@ def test_bats_checks_and_errors(bats_zip, tmp_path):
         read_pair_collection(one)
 
 
+def test_a_failed_bats_download_names_the_data_option(tmp_path, monkeypatch, capsys):
+    """Offline (no network, empty cache), the error says how to give BATS by hand, as
+    E-KAR's does: the zip or folder with --data."""
+    import urllib.error
+    import urllib.request
+
+    from lexbench.cli import main
+    from lexbench.datasets.fetch import DownloadError
+
+    def offline(*args, **kwargs):
+        raise urllib.error.URLError("no network")
+
+    monkeypatch.setenv("LEXBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    with pytest.raises(DownloadError, match=r"could not download BATS.*--data PATH"):
+        locate_bats()
+    assert main(["run", "bats", "--model", "glove", "--no-cache", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "BATS_3.0.zip" in err and "--data PATH" in err
+
+
 def test_glove_on_the_bats_fixture(bats_zip, tmp_path):
     from lexbench.models.registry import load_model
 

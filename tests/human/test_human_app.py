@@ -17,6 +17,8 @@ from lexbench.human.results import study_results
 from lexbench.human.sampling import build_study
 from lexbench.human.store import Study
 
+BASE = "http://127.0.0.1:8765"  # the guard refuses TestClient's default host, "testserver"
+
 
 def token_and_stage(html: str) -> tuple[str, str]:
     token = re.search(r'name="token" value="([^"]+)"', html)
@@ -46,7 +48,7 @@ def scan_study(tmp_path):
 
 
 def test_pages_are_self_contained_and_refuse_bad_input(scan_study):
-    client = TestClient(create_app(scan_study, annotators=["ann"]))
+    client = TestClient(create_app(scan_study, annotators=["ann"]), base_url=BASE)
     page = client.get("/a/ann")
     assert page.status_code == 200
     assert page.headers["cache-control"] == "no-store"
@@ -73,7 +75,7 @@ def test_pages_are_self_contained_and_refuse_bad_input(scan_study):
 
 
 def test_scan_answers_score_as_reciprocal_rank(scan_study):
-    client = TestClient(create_app(scan_study))
+    client = TestClient(create_app(scan_study), base_url=BASE)
     items = {item_id: row for item_id, row in scan_study.items()}
     order = list(items)
     for position, item_id in enumerate(order):
@@ -93,7 +95,7 @@ def test_setlexsem_prompt_view_and_answer_tags(tmp_path):
 
     items = [i for i in generate_items("small") if i.token_type == "numbers"]
     study = build_study(tmp_path / "sls", "setlexsem", items, sample=2)
-    client = TestClient(create_app(study))
+    client = TestClient(create_app(study), base_url=BASE)
     page = client.get("/a/ann").text
     assert "You are given two sets." in page and "&lt;answer&gt;" in page
     rows = {item_id: row for item_id, row in study.items()}

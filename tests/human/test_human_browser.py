@@ -77,10 +77,18 @@ def free_port() -> int:
 class Server:
     """`lexbench human serve` in a child process, started and killed as a user would."""
 
-    def __init__(self, study: Path, benchmark: str, sample: int, port: int | None = None):
+    def __init__(
+        self,
+        study: Path,
+        benchmark: str,
+        sample: int,
+        port: int | None = None,
+        options: tuple[str, ...] = (),
+    ):
         self.study, self.benchmark, self.sample = study, benchmark, sample
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.options = options
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Server:
@@ -98,6 +106,7 @@ class Server:
                 str(self.sample),
                 "--port",
                 str(self.port),
+                *self.options,
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -456,3 +465,57 @@ def test_lambda_pages_and_traffic_reveal_neither_relation_nor_answer(
         page_text = _without_code(lowered)
         for word in every_hidden - typed:
             assert not re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", page_text), (url, word)
+
+
+# ------------------------------------------------------------------------------ invites
+
+
+def test_invited_annotator_answers_through_the_real_page(browser, tmp_path, lambda_items):
+    """An invite link opened in Chromium sets the SameSite=Strict cookie and the page's own
+    form posts (Referrer-Policy same-origin: Origin is the page's) are accepted; another
+    browser cannot open the invited annotator's page, and a form posted from an opaque
+    origin (a data: page, Origin: null) is refused. Served on 127.0.0.1 with
+    --allow-host, the flags a study across machines uses."""
+    from lexbench.cli import main
+
+    study_dir = tmp_path / "study"
+    build_study(study_dir, "lambda", lambda_items, sample=1, definitions=False).close()
+    server = Server(study_dir, "lambda", 1, options=("--allow-host", "study.lab"))
+    assert main(["human", "invite", str(study_dir), "erin", "--url", server.url]) == 0
+    study = Study(study_dir)
+    assert study.invited() == {"erin"}
+    study.close()
+    context = browser.new_context()
+    page = context.new_page()
+    with server:
+        study = Study(study_dir)
+        secret = study.invite("erin")  # a fresh link (the printed one is replaced)
+        page.goto(f"{server.url}/join/{secret}")
+        page.wait_for_url(f"{server.url}/a/erin")
+        assert progress(page) == "0 of 3 answered"
+        answer_text(page, "alpha")
+        assert progress(page) == "1 of 3 answered"
+        cookies = context.cookies()
+        assert len(cookies) == 1 and cookies[0]["httpOnly"] and cookies[0]["sameSite"] == "Strict"
+        assert secret not in page.content()
+
+        other = browser.new_context()  # another machine: no cookie
+        stranger = other.new_page()
+        response = stranger.goto(server.url + "/a/erin")
+        assert response is not None and response.status == 403
+        token = page.locator("input[name=token]").get_attribute("value")
+        stranger.goto(
+            "data:text/html,<form method=post action='"
+            + server.url
+            + "/a/erin/answer'><input name=token value='"
+            + str(token)
+            + "'><input name=stage value=answer><input name=answer value=forged></form>"
+            "<script>document.forms[0].submit()</script>"
+        )
+        stranger.wait_for_load_state()
+        assert "may not change this study" in stranger.content()
+        other.close()
+        answers = [a.typed for a in study.answers("erin")]
+        study.close()
+    context.close()
+    assert answers == ["alpha"]

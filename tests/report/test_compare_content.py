@@ -50,6 +50,24 @@ def test_partly_shared_items_are_paired_by_content_with_a_loud_warning(tmp_path,
     assert captured.err and "WARNING" in capsys.readouterr().out
 
 
+def test_a_run_of_a_subset_is_named_as_such_and_compared_on_the_shared_items(tmp_path, capsys):
+    """Two runs that differ only in --limit: not "different datasets" but a subset."""
+    items = lambda_items(10)
+    fewer = [item for item in items if int(item.id.rsplit("-", 1)[1]) < 4]  # --limit 4
+    a = scripted_lambda_run(tmp_path / "a", "model-a", items)
+    b = scripted_lambda_run(tmp_path / "b", "model-b", fewer)
+    for order in ((a, b), (b, a)):
+        assert main(["compare", *map(str, order), "--format", "json"]) == 0
+        captured = capsys.readouterr()
+        result = json.loads(captured.out)
+        (pair,) = result["comparisons"]
+        assert pair["shared"] == pair["used"] == 12 and pair["id_only"] == 0
+        (warning,) = result["warnings"]
+        assert "one run holds a subset of the other's items" in warning
+        assert "'model-b' has 12 items" in warning and "the 12 shared items" in warning
+        assert "different datasets" not in captured.err
+
+
 def test_runs_of_the_same_items_pair_as_before_without_warnings(tmp_path, capsys):
     a = scripted_lambda_run(tmp_path / "a", "model-a", lambda_items(10))
     b = scripted_lambda_run(tmp_path / "b", "model-b", lambda_items(10))

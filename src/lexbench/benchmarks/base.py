@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the layers below are imported only when a part is used
     from lexbench.report.leaderboard import Row
     from lexbench.report.registry import Reporter
     from lexbench.report.runs import LoadedRun
+    from lexbench.stats import TestResult
     from lexbench.types import Request, Response, Score
 
 #: The model a benchmark runs on when none is named (the packaged SmolLM2-135M-Instruct).
@@ -90,6 +91,21 @@ class FinetuneTables:
 
 
 @dataclass(frozen=True)
+class ComparisonTest:
+    """A test `lexbench compare` runs beside its paired ones, because the benchmark's paper
+    used it: `run(a, b, resamples=, seed=, two_sided=) -> TestResult` on the per-item values
+    (`metric` "score": the graded value; "accuracy": right/wrong as 1/0) of the items both
+    runs scored. Its p-values form a multiple-comparison family of their own (Holm), and
+    its rows carry `label` as their test, so a reader sees whose test it is."""
+
+    name: str
+    label: str
+    run: Callable[..., TestResult]
+    metric: str = "score"
+    resamples: int = 10_000
+
+
+@dataclass(frozen=True)
 class BenchmarkSpec:
     """One benchmark's entry: how to build it for a model, and the optional parts it brings.
 
@@ -113,7 +129,9 @@ class BenchmarkSpec:
       so `compare` pairs only items asked the same question (default: the prompt);
     * `build_progress`: `build` takes `progress=` (building shows a bar of its own);
     * `finetune_tables`: the tables `lexbench finetune table` makes of its fine-tuned models
-      (its `lexbench finetune NAME` commands come from `commands`).
+      (its `lexbench finetune NAME` commands come from `commands`);
+    * `comparison_tests`: tests its paper used that `compare` runs beside the paired ones
+      (default none).
     """
 
     name: str
@@ -132,6 +150,7 @@ class BenchmarkSpec:
     finetune_tables: FinetuneTables | None = None
     question_fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     build_progress: bool = False
+    comparison_tests: tuple[ComparisonTest, ...] = ()
     #: Where it was registered from, filled in by `lexbench.plugins` ("built-in", a
     #: distribution "name version", or "path FILE").
     source: str = ""

@@ -23,6 +23,17 @@ SUFFIX_FORMATS = {
 }
 
 
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative: give 0 or more")
+    return value
+
+
 def output_format(requested: str | None, output: Path | None) -> str:
     """--format, else the output file's suffix, else plain text."""
     if requested:
@@ -40,12 +51,15 @@ def output_format(requested: str | None, output: Path | None) -> str:
 
 def _compare(args: argparse.Namespace) -> int:
     from lexbench.report import compare, compare_format
+    from lexbench.report.paper_tests import paper_tests
     from lexbench.report.runs import load_runs
 
     fmt = output_format(args.format, args.output)
     runs = load_runs(args.runs)
+    benchmark = compare.check_same_benchmark(runs) if runs else ""
+    paper = paper_tests(benchmark, args.paper_resamples, args.paper_two_sided)
     result = compare.compare_runs(
-        runs, resamples=args.resamples, seed=args.seed, baseline=args.baseline
+        runs, resamples=args.resamples, seed=args.seed, baseline=args.baseline, paper=paper
     )
     for warning in result.warnings:  # loud, whatever the output format
         print(f"lexbench: WARNING: {terminal_text(warning)}", file=sys.stderr)
@@ -122,3 +136,20 @@ def register(cli: Any) -> None:
         help="permutation and bootstrap resamples (default 10000)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed for resampling (default 0)")
+    parser.add_argument(
+        "--paper-resamples",
+        type=non_negative_int,
+        default=None,
+        metavar="N",
+        help="resamples of the tests the benchmark's paper used, shown beside the paired "
+        "ones (SCAN, Google, BATS, pairs: the SCAN paper's unpaired permutation test, "
+        "default its 1000000); 0 leaves them out",
+    )
+    parser.add_argument(
+        "--paper-two-sided",
+        choices=["doubled", "absolute"],
+        default="doubled",
+        help="two-sided p of the paper's permutation test: doubled, twice the smaller "
+        "one-sided p as scipy.stats.permutation_test (the authors' call; default), or "
+        "absolute, the share of re-splits with |difference| >= the observed one",
+    )

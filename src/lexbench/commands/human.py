@@ -2,6 +2,8 @@
 
     lexbench human serve lambda --sample paper --study studies/lambda [--port 8765]
     lexbench human serve ekar --data DIR --language en --study studies/ekar-en
+    lexbench human invite studies/lambda alice [--url http://study.lab:8765]
+    lexbench human serve lambda --study studies/lambda --host 0.0.0.0   # other machines
     lexbench human results studies/lambda [--out runs]
 
 A benchmark offers a study through its `BenchmarkSpec.human_task`; its task adds the options
@@ -12,10 +14,57 @@ one benchmark has (LAMBDA's CSV sheets) are registered by that benchmark.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 from lexbench.commands.common import terminal_text
+
+DEFAULT_HOST = "127.0.0.1"
+
+
+def port_number(text: str) -> int:
+    """argparse type: a TCP port, 1-65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1-65535)") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port {value} is out of range: use 1-65535")
+    return value
+
+
+def host_address(text: str) -> str:
+    """argparse type: an address to bind, as uvicorn takes it (no scheme, port or path)."""
+    stripped = text.strip()
+    if not stripped or any(c in stripped for c in "/ @") or stripped.count(":") == 1:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an address to bind: give a host name or an IP "
+            f"(127.0.0.1, 0.0.0.0, ::), the port goes in --port"
+        )
+    return stripped
+
+
+def study_url(text: str) -> str:
+    """argparse type: the study's address, http(s)://HOST[:PORT]."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc or "@" in parts.netloc:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a study address: give http://HOST:PORT as browsers reach it"
+        )
+    return text.strip().rstrip("/")
+
+
+def host_name_option(text: str) -> str:
+    """argparse type: a host name browsers will use (--allow-host), without port."""
+    stripped = text.strip().lower()
+    if not stripped or any(c in stripped for c in "/ @:[]"):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a host name: give a name like study.lab, without scheme or port"
+        )
+    return stripped
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -28,6 +77,7 @@ def _serve(args: argparse.Namespace) -> int:
     sample = parse_sample(args.sample)
     for name in args.annotators or ():
         check_annotator(name)
+    check_listening(args.host, args.port)  # before a study folder exists
     study_dir = args.study or Path("studies") / args.benchmark
     study, created = open_or_create(
         study_dir,
@@ -44,14 +94,69 @@ def _serve(args: argparse.Namespace) -> int:
     print(f"study {study_dir} {state}: {args.benchmark}, {total} items")
     for name, progress in done.items():
         print(f"  {name}: {progress.done} of {progress.total} answered")
-    print(
-        f"open http://127.0.0.1:{args.port}/ (each annotator enters a name; Ctrl-C stops "
-        f"the server, every answer is already saved)"
-    )
+    from lexbench.human.app import is_loopback
+
+    invited = sorted(study.invited())
+    if is_loopback(args.host):
+        print(
+            f"open http://127.0.0.1:{args.port}/ (each annotator enters a name, or opens "
+            f"their invite link; Ctrl-C stops the server, every answer is already saved)"
+        )
+    else:
+        print(
+            f"serving on {args.host}:{args.port}: annotators open the links "
+            f"`lexbench human invite {study_dir} NAME --url http://HOST:{args.port}` prints "
+            f"({len(invited)} invited so far); typed names are off beyond this machine"
+        )
     try:
-        serve(study, port=args.port, wordnet=args.wordnet, annotators=args.annotators)
+        serve(
+            study,
+            host=args.host,
+            port=args.port,
+            allow_hosts=args.allow_host,
+            wordnet=args.wordnet,
+            annotators=args.annotators,
+        )
     finally:
         study.close()
+    return 0
+
+
+def check_listening(host: str, port: int) -> None:
+    """An OSError naming the address when the server could not listen there (a port in use,
+    an address not of this machine), found before anything is created."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        family, kind, protocol, _, address = infos[0]
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+            probe.bind(address)
+    except OSError as error:
+        raise OSError(
+            f"cannot serve on {host}:{port} ({error.strerror or error}); choose another "
+            f"--port, or a --host address of this machine"
+        ) from None
+
+
+def _invite(args: argparse.Namespace) -> int:
+    from lexbench.human.store import Study, check_annotator
+
+    check_annotator(args.name)
+    study = Study(args.study)
+    try:
+        again = args.name in study.invited()
+        secret = study.invite(args.name)
+    finally:
+        study.close()
+    print(f"{args.url.rstrip('/')}/join/{secret}")
+    note = " (a new link: the earlier one no longer works)" if again else ""
+    print(
+        f"the link above is {args.name}'s alone{note}; send it privately. Only its sha256 "
+        f"is stored, so it cannot be shown again: invite again for a new one.",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -88,7 +193,24 @@ def _add_serve_arguments(parser: argparse.ArgumentParser, task: Any) -> None:
         default=None,
         help="the study directory (default studies/BENCHMARK); an existing study is resumed",
     )
-    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--port", type=port_number, default=8765, help="1-65535 (default 8765)")
+    parser.add_argument(
+        "--host",
+        type=host_address,
+        default=DEFAULT_HOST,
+        help="the address to bind (default 127.0.0.1, this machine only); 0.0.0.0 or an "
+        "address of this machine serves other machines: then only invited annotators "
+        "(lexbench human invite) can answer",
+    )
+    parser.add_argument(
+        "--allow-host",
+        type=host_name_option,
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a further host name browsers use to reach the study (e.g. a proxy's); "
+        "requests naming any other host are refused (421). Repeatable",
+    )
     parser.add_argument(
         "--annotators",
         nargs="+",
@@ -117,7 +239,7 @@ def register(cli: Any) -> None:
     serve = cli.benchmark_command(
         "human",
         "serve",
-        "run a human study in the browser (127.0.0.1), answers saved at once",
+        "run a human study in the browser (127.0.0.1 unless --host), answers saved at once",
         None,
     )
     studies = serve.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
@@ -132,6 +254,22 @@ def register(cli: Any) -> None:
         )
         parser.set_defaults(handler=_serve)
         _add_serve_arguments(parser, task)
+
+    invite = cli.benchmark_command(
+        "human",
+        "invite",
+        "print an annotator's own link to a study (a secret; only its hash is stored)",
+        _invite,
+    )
+    invite.add_argument("study", type=Path, help="a study directory")
+    invite.add_argument("name", help="the annotator's name")
+    invite.add_argument(
+        "--url",
+        type=study_url,
+        default=f"http://{DEFAULT_HOST}:8765",
+        help="the study's address as the annotator's browser reaches it "
+        "(default http://127.0.0.1:8765)",
+    )
 
     results = cli.benchmark_command(
         "human",

@@ -1,7 +1,9 @@
-"""The study web app (FastAPI, served by uvicorn on 127.0.0.1).
+"""The study web app (FastAPI, served by uvicorn; 127.0.0.1 unless `--host` says otherwise).
 
-    GET  /                    name form
+    GET  /                    name form (on loopback only; beyond it, invite links alone)
     POST /start               -> /a/NAME
+    GET  /join/SECRET         an invite link: the secret becomes an HttpOnly, SameSite=Strict
+                              cookie, then -> /a/NAME
     GET  /a/NAME              the annotator's next unanswered step (or the thank-you page)
     POST /a/NAME/answer       save one answer, then -> /a/NAME (post/redirect/get)
     GET  /api/define?word=W   WordNet senses of W (when the study offers definitions)
@@ -13,11 +15,20 @@ restored from the back-forward cache reloads itself). A second answer to a step 
 second tab, a double submission, an old form -- is refused by the store's primary key and
 the annotator is sent on to the next step with a notice. Answers are committed before the
 redirect is sent, so a server killed at any moment has lost nothing it acknowledged.
+
+Who may answer as NAME: an invited name (`lexbench human invite`) only with its link's
+secret in the cookie, whatever the network; any other name only when typed names are on
+(the local case). `lexbench.human.guard` refuses foreign Host names, cross-origin writes
+and large bodies before a request gets here.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
+import math
+import socket
+import sys
 import threading
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -28,7 +39,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
 from lexbench.human.definitions import Dictionary
-from lexbench.human.page import done_page, item_page, start_page
+from lexbench.human.guard import RequestGuard
+from lexbench.human.page import done_page, item_page, start_page, welcome_page
 from lexbench.human.store import Study, StudyError, check_annotator
 from lexbench.human.tasks import task_for
 
@@ -40,19 +52,34 @@ SECURITY_HEADERS = {
         "style-src 'unsafe-inline'; connect-src 'self'; "
         "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     ),
-    "Referrer-Policy": "no-referrer",
+    # Not no-referrer: under it Chromium sends `Origin: null` with the page's own form posts,
+    # which the guard must refuse as an opaque origin.
+    "Referrer-Policy": "same-origin",
     "X-Content-Type-Options": "nosniff",
 }
 MAX_FORM_BYTES = 16_384
+COOKIE_DAYS = 30
+
+
+class FormError(ValueError):
+    """A malformed form: answered with a 400 page, nothing written."""
 
 
 def create_app(
-    study: Study, *, dictionary: Dictionary | None = None, annotators: Sequence[str] | None = None
+    study: Study,
+    *,
+    dictionary: Dictionary | None = None,
+    annotators: Sequence[str] | None = None,
+    hosts: Sequence[str] = (),
+    typed_names: bool = True,
 ) -> FastAPI:
-    """The ASGI app for one open study. `annotators`, when given, is the only names allowed."""
+    """The ASGI app for one open study. `annotators`, when given, is the only names allowed;
+    `hosts` are the host names served besides localhost and IP literals; `typed_names`
+    lets a name typed on the start page annotate (names with an invite never)."""
     task = task_for(study.benchmark)
     definitions = bool(study.spec.get("definitions")) and dictionary is not None
     allowed = set(annotators) if annotators else None
+    cookie = f"lexbench_{study.id}"  # per study: two studies on one machine keep apart
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -85,11 +112,28 @@ def create_app(
             return f"{name!r} is not one of this study's annotators"
         return None
 
+    def refusal(name: str, request: Request) -> Any:
+        """The page refusing `request` to act as `name`, or None when it may."""
+        problem = check_name(name)
+        if problem:
+            return html(start_page(error=problem, typed_names=typed_names), 404)
+        if name in study.invited():
+            if study.invitee(request.cookies.get(cookie, "")) != name:
+                why = f"{name!r} answers through their own invite link; open it again"
+                return html(start_page(error=why, typed_names=typed_names), 403)
+        elif not typed_names:  # the page itself says to open the invite link
+            return html(start_page(typed_names=False), 403)
+        return None
+
     async def form(request: Request) -> dict[str, str]:
-        body = await request.body()
-        if len(body) > MAX_FORM_BYTES:
-            raise StudyError("the form is too large")
-        fields = parse_qs(body.decode("utf-8", errors="replace"), keep_blank_values=True)
+        body = await request.body()  # the guard has bounded it
+        try:  # strict both ways: raw bytes and %-escapes must be UTF-8
+            fields = parse_qs(body.decode("utf-8"), keep_blank_values=True, errors="strict")
+        except UnicodeDecodeError:
+            raise FormError("the form is not UTF-8 text") from None
+        repeated = sorted(key for key, values in fields.items() if len(values) > 1)
+        if repeated:
+            raise FormError(f"form field {repeated[0]!r} is given more than once")
         return {key: values[0] for key, values in fields.items()}
 
     def render_next(name: str, notice: str | None) -> str:
@@ -117,33 +161,69 @@ def create_app(
             locked=locked,
         )
 
+    def start_error(problem: str, status: int) -> Any:
+        page = start_page(error=problem, benchmark_title=task.page_title, typed_names=typed_names)
+        return html(page, status)
+
     @app.get("/")
-    async def start() -> Any:
-        return html(start_page(benchmark_title=task.page_title))
+    async def start(request: Request) -> Any:
+        known = await run_in_threadpool(study.invitee, request.cookies.get(cookie, ""))
+        if known is not None:  # an invited annotator coming back: straight to their page
+            return redirect(f"/a/{known}")
+        return html(start_page(benchmark_title=task.page_title, typed_names=typed_names))
 
     @app.post("/start")
     async def begin(request: Request) -> Any:
-        name = (await form(request)).get("name", "").strip()
+        try:
+            name = (await form(request)).get("name", "").strip()
+        except FormError as error:
+            return start_error(str(error), 400)
+        if not typed_names:
+            return html(start_page(benchmark_title=task.page_title, typed_names=False), 403)
         problem = check_name(name)
         if problem:
-            return html(start_page(error=problem, benchmark_title=task.page_title), 400)
+            return start_error(problem, 400)
+        if name in await run_in_threadpool(study.invited):
+            return start_error(f"{name!r} answers through their own invite link", 403)
         return redirect(f"/a/{name}")
 
-    @app.get("/a/{name}")
-    async def next_item(name: str, notice: str | None = None) -> Any:
+    @app.get("/join/{secret}")
+    async def join(secret: str) -> Any:
+        name = await run_in_threadpool(study.invitee, secret)
+        if name is None:
+            why = "this invite link is not valid (mistyped, or replaced by a newer invite)"
+            return start_error(why, 403)
         problem = check_name(name)
         if problem:
-            return html(start_page(error=problem), 404)
+            return start_error(problem, 403)
+        response = html(welcome_page(annotator=name))
+        response.set_cookie(
+            cookie,
+            secret,
+            max_age=COOKIE_DAYS * 24 * 3600,
+            path="/",
+            httponly=True,
+            samesite="strict",
+        )
+        return response
+
+    @app.get("/a/{name}")
+    async def next_item(name: str, request: Request, notice: str | None = None) -> Any:
+        refused = await run_in_threadpool(refusal, name, request)  # reads the study
+        if refused is not None:
+            return refused
         return html(await run_in_threadpool(render_next, name, notice))
 
     @app.post("/a/{name}/answer")
     async def answer(name: str, request: Request) -> Any:
-        problem = check_name(name)
-        if problem:
-            return html(start_page(error=problem), 404)
+        refused = await run_in_threadpool(refusal, name, request)  # reads the study
+        if refused is not None:
+            return refused
         try:
             fields = await form(request)
             token, stage = fields.get("token", ""), fields.get("stage", "")
+            if not token or not stage:
+                raise FormError("the form lacks its item token or step")
             output = task.output(stage, fields.get("answer", ""))
             client_ms = _milliseconds(fields.get("client_ms", ""))
             saved = await run_in_threadpool(
@@ -155,6 +235,8 @@ def create_app(
                 output,
                 client_ms,
             )
+        except FormError as error:
+            return start_error(str(error), 400)
         except StudyError:
             return redirect(f"/a/{name}?notice=invalid")
         return redirect(f"/a/{name}" if saved else f"/a/{name}?notice=duplicate")
@@ -175,29 +257,73 @@ def create_app(
     async def health() -> Any:
         return JSONResponse({"ok": True}, headers=SECURITY_HEADERS)
 
+    app.add_middleware(RequestGuard, allowed_hosts=hosts, max_body=MAX_FORM_BYTES)
     return app
 
 
 def _milliseconds(text: str) -> int | None:
-    """The page's own timer (ms since the page was shown), or None when absent or absurd."""
-    try:
-        value = int(float(text))
-    except ValueError:
+    """The page's own timer (ms since the page was shown): None when absent or out of any
+    sensible range (a clock gone wrong); a FormError when it is not a finite number."""
+    if not text.strip():
         return None
+    try:
+        number = float(text)
+    except ValueError:
+        raise FormError(f"client_ms {text[:40]!r} is not a number") from None
+    if not math.isfinite(number):
+        raise FormError(f"client_ms {text[:40]!r} is not a finite number")
+    value = int(number)
     return value if 0 <= value < 7 * 24 * 3600 * 1000 else None
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding `host` keeps the server to this machine."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def served_names(host: str, extra: Sequence[str] = ()) -> list[str]:
+    """Host names the guard accepts: the bound name, `extra` (`--allow-host`), and beyond
+    loopback this machine's own names (IP literals and localhost are always accepted)."""
+    names = [host.strip("[]"), *extra]
+    if not is_loopback(host):
+        names += [socket.gethostname(), socket.getfqdn()]
+    return sorted({n.lower() for n in names if n})
 
 
 def serve(
     study: Study,
     *,
+    host: str = "127.0.0.1",
     port: int = 8765,
+    allow_hosts: Sequence[str] = (),
     wordnet: str | None = None,
     annotators: Sequence[str] | None = None,
     log_level: str = "warning",
 ) -> None:
-    """Serve the study on 127.0.0.1:port until interrupted."""
+    """Serve the study on host:port until interrupted. Beyond loopback, only invited
+    annotators (their link's secret) may answer."""
     import uvicorn
 
     dictionary = Dictionary(wordnet) if study.spec.get("definitions") else None
-    app = create_app(study, dictionary=dictionary, annotators=annotators)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level=log_level)
+    local = is_loopback(host)
+    app = create_app(
+        study,
+        dictionary=dictionary,
+        annotators=annotators,
+        hosts=served_names(host, allow_hosts),
+        typed_names=local,
+    )
+    if not local:
+        print(
+            f"warning: serving on {host}, beyond this machine: anyone who can reach port "
+            f"{port} sees the start page; only invited annotators (lexbench human invite "
+            f"{study.directory} NAME) can answer, and plain HTTP is not encrypted: use a "
+            f"network you trust, or an HTTPS proxy (--allow-host its name)",
+            file=sys.stderr,
+        )
+    uvicorn.run(app, host=host, port=port, log_level=log_level)

@@ -381,15 +381,38 @@ def done_page(*, annotator: str, done: int, total: int, notice: str | None = Non
     return _document("lexbench study: done", _header(annotator, done, total), body, "single")
 
 
-def start_page(*, error: str | None = None, benchmark_title: str = "") -> str:
+def start_page(
+    *, error: str | None = None, benchmark_title: str = "", typed_names: bool = True
+) -> str:
+    """The name form; in an invitation-only study, a line saying to use the invite link."""
+    form = (
+        '<form method="post" action="/start" id="start-form"><p><label for="name">'
+        "Your name (letters, digits, '.', '_' or '-'):</label></p>"
+        '<p><input type="text" id="name" name="name" autofocus autocomplete="off"></p>'
+        '<p><button type="submit">Start or resume</button></p></form>'
+        '<p class="hint">Use the same name to come back to where you stopped.</p>'
+        if typed_names
+        else '<p id="invite-only">This study is by invitation: open the link you were '
+        "given (it also brings you back to where you stopped).</p>"
+    )
     body = (
         "<section><h1>lexbench study</h1>"
         + (f"<p>{escape(benchmark_title)}</p>" if benchmark_title else "")
         + (f'<p class="notice" role="alert">{escape(error)}</p>' if error else "")
-        + '<form method="post" action="/start" id="start-form"><p><label for="name">'
-        "Your name (letters, digits, '.', '_' or '-'):</label></p>"
-        '<p><input type="text" id="name" name="name" autofocus autocomplete="off"></p>'
-        '<p><button type="submit">Start or resume</button></p></form>'
-        '<p class="hint">Use the same name to come back to where you stopped.</p></section>'
+        + form
+        + "</section>"
     )
     return _document("lexbench study", "", body, "single")
+
+
+def welcome_page(*, annotator: str) -> str:
+    """After an invite link: the cookie is set; go on to the annotator's page. A page of our
+    own, not a redirect, so the next request is same-site and carries the SameSite=Strict
+    cookie even when the link was opened from a mail or chat page."""
+    target = f"/a/{escape(annotator)}"
+    body = (
+        f"<section><h1>Welcome, {escape(annotator)}.</h1>"
+        f'<p><a id="begin" href="{target}">Begin or resume</a></p></section>'
+    )
+    page = _document("lexbench study", "", body, "single")
+    return page.replace("<head>", f'<head><meta http-equiv="refresh" content="0;url={target}">', 1)

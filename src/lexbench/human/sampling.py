@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lexbench.human.store import NewItem, StageSpec, Study, create_study
+from lexbench.human.creation import create_study
+from lexbench.human.store import NewItem, StageSpec, Study
 from lexbench.human.tasks import task_for
 
 

@@ -10,6 +10,7 @@ shown, and every answer, saved the moment it is given.
       answers  one row per (annotator, item, step): typed text, what the scorer reads,
                client-measured and server-measured time; the primary key makes a second
                answer to the same step impossible, whatever the browser does
+      invites  per invited annotator the sha256 of their link's secret (never the secret)
 
 Tokens are random (`secrets`), stored only here: nothing an annotator sees can be turned
 back into an item id, a relation or an answer. Every write is one `BEGIN IMMEDIATE`
@@ -25,7 +26,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ ANNOTATOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 # Names the results step uses for its own runs.
 RESERVED_NAMES = frozenset({"crowd"})
 
-_SCHEMA = """
+SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS items (
     position INTEGER PRIMARY KEY, token TEXT NOT NULL UNIQUE, item_id TEXT NOT NULL UNIQUE,
@@ -57,7 +58,11 @@ CREATE TABLE IF NOT EXISTS answers (
     typed TEXT NOT NULL, output TEXT NOT NULL, client_ms INTEGER,
     first_shown REAL NOT NULL, answered_at REAL NOT NULL,
     PRIMARY KEY (annotator, token, stage));
+CREATE TABLE IF NOT EXISTS invites (
+    name TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL UNIQUE, created REAL NOT NULL);
 """
+# Added after the first studies were made: opening an older study adds it.
+_INVITES = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS invites") :]
 
 
 class StudyError(ValueError):
@@ -141,9 +146,10 @@ class Study:
                 f"{self.directory}`"
             )
         self._lock = threading.Lock()
-        self._db = _connect(path)
+        self._db = connect_database(path)
         self.spec: dict[str, Any] = json.loads(self._meta("spec"))
         self.id: str = self._meta("study_id")
+        self._db.execute(_INVITES)
 
     # ------------------------------------------------------------------ reading
 
@@ -319,12 +325,46 @@ class Study:
                 raise
         return cursor.rowcount == 1
 
+    # ------------------------------------------------------------------ invitations
+
+    def invite(self, annotator: str) -> str:
+        """A new secret for this annotator's link; only its sha256 is stored. Inviting a
+        name again replaces the secret, so an older link stops working."""
+        check_annotator(annotator)
+        secret = secrets.token_urlsafe(32)
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT INTO invites (name, secret_sha256, created) VALUES (?, ?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET secret_sha256 = excluded.secret_sha256, "
+                "created = excluded.created",
+                (annotator, secret_digest(secret), time.time()),
+            )
+        return secret
+
+    def invited(self) -> set[str]:
+        with self._lock:
+            return {r[0] for r in self._db.execute("SELECT name FROM invites").fetchall()}
+
+    def invitee(self, secret: str) -> str | None:
+        """The annotator whose link carries this secret, None for any other string."""
+        if not secret or len(secret) > 200:
+            return None
+        with self._lock:
+            row = self._db.execute(
+                "SELECT name FROM invites WHERE secret_sha256 = ?", (secret_digest(secret),)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def secret_digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def connect_database(path: Path) -> sqlite3.Connection:
     # isolation_level=None: we write BEGIN/COMMIT ourselves; check_same_thread=False: the
     # web server's worker threads share the connection under Study._lock.
     db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
@@ -332,79 +372,3 @@ def _connect(path: Path) -> sqlite3.Connection:
     db.execute("PRAGMA synchronous=FULL")
     db.execute("PRAGMA foreign_keys=ON")
     return db
-
-
-def create_study(directory: str | Path, spec: Mapping[str, Any], items: Sequence[NewItem]) -> Study:
-    """Write a new study; refuses a directory that already holds one."""
-    directory = Path(directory)
-    path = directory / DATABASE
-    if path.exists():
-        raise FileExistsError(
-            f"{directory} already holds a study; serve it again to resume, "
-            f"or choose another --study directory"
-        )
-    if not items:
-        raise ValueError("a study needs at least one item")
-    repeated = _repeated([i.item_id for i in items])
-    if repeated:
-        raise ValueError(f"item ids repeat in the study sample: {repeated[:5]}")
-    for stage in {s.stage for i in items for s in i.stages}:
-        keys = [s.prompt_key for i in items for s in i.stages if s.stage == stage]
-        same = _repeated(keys)
-        if same:
-            raise ValueError(
-                f"{len(same)} items of the sample ask the same question in step "
-                f"{stage!r}; a human answer could not be told apart"
-            )
-    directory.mkdir(parents=True, exist_ok=True)
-    temporary = directory / (DATABASE + ".partial")
-    temporary.unlink(missing_ok=True)
-    db = _connect(temporary)
-    try:
-        db.executescript(_SCHEMA)
-        db.execute("BEGIN IMMEDIATE")
-        db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        study_id = secrets.token_hex(8)
-        db.execute("INSERT INTO meta VALUES ('study_id', ?)", (study_id,))
-        db.execute(
-            "INSERT INTO meta VALUES ('spec', ?)",
-            (json.dumps({**dict(spec), "study_id": study_id}, sort_keys=True, ensure_ascii=False),),
-        )
-        tokens: set[str] = set()
-        for position, item in enumerate(items):
-            token = secrets.token_urlsafe(12)
-            while token in tokens:  # 96 random bits: never in practice, but never twice
-                token = secrets.token_urlsafe(12)
-            tokens.add(token)
-            db.execute(
-                "INSERT INTO items VALUES (?, ?, ?, ?)",
-                (
-                    position,
-                    token,
-                    item.item_id,
-                    json.dumps(dict(item.item), sort_keys=True, ensure_ascii=False),
-                ),
-            )
-            for step, stage_spec in enumerate(item.stages):
-                db.execute(
-                    "INSERT INTO stages VALUES (?, ?, ?, ?, ?)",
-                    (token, stage_spec.stage, step, stage_spec.prompt, stage_spec.prompt_key),
-                )
-        db.execute("COMMIT")
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        db.close()
-    for suffix in ("-wal", "-shm"):
-        Path(str(temporary) + suffix).unlink(missing_ok=True)
-    temporary.replace(path)  # a study appears whole or not at all
-    return Study(directory)
-
-
-def _repeated(values: Sequence[str]) -> list[str]:
-    seen: set[str] = set()
-    out = []
-    for value in values:
-        if value in seen:
-            out.append(value)
-        seen.add(value)
-    return out

@@ -12,7 +12,10 @@ printed on stderr by `lexbench compare` and shown above the tables).
   permutation test (random sign flips of the per-item differences);
 * each difference comes with a paired bootstrap 95% interval (items resampled as pairs);
 * with several comparisons, Holm's step-down adjustment per metric controls the
-  family-wise error rate (`p_holm`).
+  family-wise error rate (`p_holm`);
+* a benchmark may declare the tests its paper used (`BenchmarkSpec.comparison_tests`, e.g.
+  SCAN's unpaired permutation test with 10^6 resamples): they run on the same shared
+  items, beside the paired tests, labelled as the paper's, each its own Holm family.
 
 The leaderboard ranks every run by its own items: accuracy with a Wilson interval, and the
 mean score with a bootstrap interval when the score is graded.
@@ -29,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from lexbench.report.paper_tests import PaperTest, paper_tests
 from lexbench.report.runs import LoadedRun, dataset_hashes, item_key
 from lexbench.stats import Interval, mcnemar_exact, paired_permutation_test, wilson_interval
 
@@ -136,6 +140,7 @@ class PairedComparison:
     only_a: int | None = None  # McNemar's discordant counts
     only_b: int | None = None
     id_only: int = 0  # ids in both runs whose questions differ (not paired)
+    family: str = "lexbench"  # whose test: lexbench's paired ones, or a paper's (by name)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -152,6 +157,7 @@ class Comparison:
     resamples: int
     seed: int
     warnings: tuple[str, ...] = ()
+    paper_tests: tuple[str, ...] = ()  # "label: N resamples, two-sided ..." per paper test
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -159,6 +165,7 @@ class Comparison:
             "metrics": list(self.metrics),
             "resamples": self.resamples,
             "seed": self.seed,
+            "paper_tests": list(self.paper_tests),
             "warnings": list(self.warnings),
             "leaderboard": [s.to_dict() for s in self.leaderboard],
             "comparisons": [p.to_dict() for p in self.pairs],
@@ -176,13 +183,25 @@ def _scored(run: LoadedRun, metric: str = "accuracy") -> dict[str, Mapping[str, 
 
 
 def dataset_warnings(runs: Sequence[LoadedRun]) -> list[str]:
-    """A warning per run whose dataset hashes differ from the first run's."""
+    """A warning per run whose dataset hashes differ from the first run's: that one run
+    holds a subset of the other's items (another --limit), or that the datasets differ."""
     first = dataset_hashes(runs[0].config)
+    first_keys = {item_key(runs[0].benchmark, row) for row in runs[0].samples}
     out = []
     for run in runs[1:]:
         other = dataset_hashes(run.config)
         differing = sorted(k for k in first.keys() | other.keys() if first.get(k) != other.get(k))
-        if differing:
+        keys = {item_key(run.benchmark, row) for row in run.samples}
+        if differing and keys != first_keys and (keys <= first_keys or first_keys <= keys):
+            small, large = (run, runs[0]) if keys <= first_keys else (runs[0], run)
+            shared = len(keys & first_keys)
+            out.append(
+                f"one run holds a subset of the other's items: {small.label!r} has "
+                f"{len(small.samples)} items, all of them in {large.label!r} "
+                f"({len(large.samples)}; a smaller --limit gives this): compared on "
+                f"the {shared} shared items"
+            )
+        elif differing:
             shown = ", ".join(
                 f"{k} {str(first.get(k, '-'))[:12]} vs {str(other.get(k, '-'))[:12]}"
                 for k in differing[:2]
@@ -224,9 +243,15 @@ def leaderboard(
 
 
 def compare_pair(
-    a: LoadedRun, b: LoadedRun, metric: str, resamples: int = 10_000, seed: int = 0
+    a: LoadedRun,
+    b: LoadedRun,
+    metric: str,
+    resamples: int = 10_000,
+    seed: int = 0,
+    paper: PaperTest | None = None,
 ) -> PairedComparison:
-    """One paired comparison; `metric` is "accuracy" (McNemar) or "score" (permutation)."""
+    """One paired comparison; `metric` is "accuracy" (McNemar) or "score" (permutation).
+    With `paper`, the p-value is that test's on the same items' values instead."""
     scored_a, scored_b = _scored(a, metric), _scored(b, metric)
     shared = {item_key(a.benchmark, r) for r in a.samples} & {
         item_key(b.benchmark, r) for r in b.samples
@@ -265,12 +290,22 @@ def compare_pair(
         only_a = only_b = None
     else:
         raise ValueError(f"unknown metric {metric!r}; choose accuracy or score")
+    family = "lexbench"
+    if paper is not None:
+        test = paper.test.run(
+            va.tolist(),
+            vb.tolist(),
+            resamples=paper.resamples,
+            seed=seed,
+            two_sided=paper.two_sided,
+        )
+        family = paper.test.name
     difference = paired_bootstrap_mean(va - vb, resamples, seed)
     return PairedComparison(
         a=a.label,
         b=b.label,
         metric=metric,
-        test=test.method,
+        test=paper.test.label if paper is not None else test.method,
         shared=len(shared),
         used=len(ids),
         mean_a=float(va.mean()),
@@ -282,6 +317,7 @@ def compare_pair(
         only_a=only_a,
         only_b=only_b,
         id_only=id_only,
+        family=family,
     )
 
 
@@ -291,10 +327,13 @@ def compare_runs(
     resamples: int = 10_000,
     seed: int = 0,
     baseline: str | None = None,
+    paper: Sequence[PaperTest] | None = None,
 ) -> Comparison:
     """Leaderboard and paired comparisons: every pair, or each run against `baseline`.
 
-    `baseline` is a run label or path (as given on the command line).
+    `baseline` is a run label or path (as given on the command line). `paper`: the paper
+    tests to run beside the paired ones (default: those the benchmark declares, at their
+    own resample counts; [] for none).
     """
     if len(runs) < 2:
         raise ValueError(f"compare needs at least two runs, got {len(runs)}")
@@ -320,6 +359,12 @@ def compare_runs(
         family = [compare_pair(a, b, metric, resamples, seed) for a, b in pairs]
         adjusted = holm([c.p_value for c in family])
         results.extend(replace(c, p_holm=p) for c, p in zip(family, adjusted))
+    chosen_paper = paper_tests(benchmark) if paper is None else list(paper)
+    for extra in chosen_paper:  # on its metric's values; right/wrong when nothing is graded
+        metric = extra.test.metric if extra.test.metric in metrics else "accuracy"
+        family = [compare_pair(a, b, metric, resamples, seed, extra) for a, b in pairs]
+        adjusted = holm([c.p_value for c in family])
+        results.extend(replace(c, p_holm=p) for c, p in zip(family, adjusted))
     warnings = dataset_warnings(runs)
     warnings += [
         f"{c.id_only} item ids of {c.a!r} and {c.b!r} ask different questions and "
@@ -335,6 +380,7 @@ def compare_runs(
         resamples,
         seed,
         tuple(warnings),
+        tuple(extra.describe() for extra in chosen_paper),
     )
 
 

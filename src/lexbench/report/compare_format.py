@@ -105,6 +105,8 @@ def to_markdown(comparison: Comparison, heading_level: int = 2) -> str:
         if "score" in comparison.metrics
         else "accuracy: exact McNemar"
     )
+    if comparison.paper_tests:
+        metric_note += "; beside them, the paper's: " + "; ".join(comparison.paper_tests)
     warned = [f"**Warning:** {w}." for w in comparison.warnings]
     return "\n".join(
         [
@@ -118,7 +120,8 @@ def to_markdown(comparison: Comparison, heading_level: int = 2) -> str:
             "",
             f"On the items both runs scored (matched by id and question). Tests: {metric_note}; differences "
             f"with paired bootstrap 95% intervals ({comparison.resamples} resamples, seed "
-            f"{comparison.seed}); accuracy in percentage points; Holm-adjusted p per metric.",
+            f"{comparison.seed}); accuracy in percentage points; Holm-adjusted p per metric "
+            "and per test family (lexbench's paired tests; each paper's own).",
             "",
             markdown_table(comparison_rows(comparison)),
             "",
@@ -187,7 +190,9 @@ def to_latex(comparison: Comparison) -> str:
                     comparison_rows(comparison),
                     "Paired comparisons on shared items: exact McNemar for accuracy, paired "
                     "permutation test for graded scores; paired bootstrap 95% intervals of "
-                    "the difference; Holm-adjusted p.",
+                    "the difference; Holm-adjusted p per metric and test family"
+                    + "".join(f"; the paper's {t}" for t in comparison.paper_tests)
+                    + ".",
                 ),
             ]
         )
@@ -222,6 +227,7 @@ def comparisons_csv(comparison: Comparison) -> str:
             "only_a": "" if c.only_a is None else c.only_a,
             "only_b": "" if c.only_b is None else c.only_b,
             "test": c.test,
+            "family": c.family,
             "statistic": c.statistic,
             "p_value": c.p_value,
             "p_holm": c.p_holm,
@@ -266,9 +272,12 @@ def to_text(comparison: Comparison) -> str:
         return "\n".join(lines)
 
     warned = "".join(f"WARNING: {w}.\n" for w in comparison.warnings)
+    papers = "".join(
+        f"Paper's test: {t}; Holm within its own family.\n" for t in comparison.paper_tests
+    )
     return (
         f"{warned}{chr(10) if warned else ''}"
         f"Leaderboard ({comparison.benchmark})\n{table(leaderboard_rows(comparison))}\n\n"
         f"Paired comparisons (shared items; accuracy in percentage points)\n"
-        f"{table(comparison_rows(comparison))}\n"
+        f"{papers}{table(comparison_rows(comparison))}\n"
     )

@@ -93,8 +93,11 @@ def rescore_run(path: str | Path, *, write: bool = False) -> Rescored:
         lines.append(sample_line(benchmark, item, requests, responses, score))
         changed += score.correct != row.get("correct") or score.value != row.get("value")
     results = benchmark.summarize(items, scores)
-    results["run"] = old_results.get("run", {})
-    report = benchmark.report(results)
+    # The report's "Requests: N (... sent ...)" line describes a model being asked; a
+    # re-score asks nothing, so its report says so (results.json keeps the run's counts).
+    report = benchmark.report(results).rstrip("\n") + "\n\n" + rescored_line(len(items))
+    results["run"] = old_results.get("run", {})  # the requests of the run that was scored
+    results["rescored"] = {"requests_sent": 0, "items": len(items), "changed": changed}
     if write:
         make_figures = getattr(benchmark, "figures", None)
         write_run(
@@ -106,3 +109,8 @@ def rescore_run(path: str | Path, *, write: bool = False) -> Rescored:
             extra=None if make_figures is None else lambda p: make_figures(results, p),
         )
     return Rescored(results, report, changed, len(items))
+
+
+def rescored_line(items: int) -> str:
+    """The report's last line after a re-score, in place of the run's request counts."""
+    return f"Re-scored from the recorded responses of {items} items: nothing sent\n"

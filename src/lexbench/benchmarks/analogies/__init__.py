@@ -15,9 +15,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lexbench.benchmarks.base import DEFAULT_VECTORS, BenchmarkSpec, SuiteEntry
+from lexbench.benchmarks.base import DEFAULT_VECTORS, BenchmarkSpec, ComparisonTest, SuiteEntry
 
 RANK_QUESTION = ("a", "b", "c", "d")
+
+
+def _scan_paper_test(a: Any, b: Any, *, resamples: int, seed: int, two_sided: str) -> Any:
+    from lexbench.stats import permutation_test
+
+    return permutation_test(a, b, resamples=resamples, seed=seed, two_sided=two_sided)
+
+
+#: The SCAN paper's significance test (Tables 2-4: "two-sided permutation test; p < 0.05;
+#: #resamples=10e5"), unpaired on per-item reciprocal ranks, with scipy's two-sided p as
+#: the authors computed it. `compare` runs it on SCAN and on the ranking sets it used.
+SCAN_PAPER_TEST = ComparisonTest(
+    name="SCAN paper",
+    label="unpaired permutation (SCAN paper)",
+    run=_scan_paper_test,
+    metric="score",
+    resamples=1_000_000,
+)
 
 
 def _classic(name: str) -> Callable[..., Any]:
@@ -75,6 +93,7 @@ def _ranking_set(name: str, description: str, suite: SuiteEntry | None) -> Bench
         reporters=_reporters(name),
         headline=_headline,
         question_fields={name: RANK_QUESTION},
+        comparison_tests=(SCAN_PAPER_TEST,),
     )
 
 

@@ -345,16 +345,23 @@ def locate_bats(path: str | Path | None = None) -> Path:
         if not located.exists():
             raise FileNotFoundError(f"no BATS zip or folder at {located}")
         return located
-    from lexbench.datasets.fetch import cached_path, fetch
+    from lexbench.datasets.fetch import DownloadError, cached_path, fetch
 
+    by_hand = (
+        f" -- or download BATS_3.0.zip from {BATS_URL} elsewhere and pass the zip or "
+        "its unpacked folder with --data PATH"
+    )
     # No sha256 of the archive is published; each member's SHA-1 is, and is checked below
     # (a failed check removes the cached file, so a bad download is never reused).
-    archive = fetch(BATS_URL, sha256=None, name="bats/BATS_3.0.zip")
+    try:
+        archive = fetch(BATS_URL, sha256=None, name="bats/BATS_3.0.zip")
+    except DownloadError as error:
+        raise DownloadError(f"could not download BATS: {error}{by_hand}") from None
     try:
         verify_bats(archive)
-    except ValueError:
+    except ValueError as error:
         cached_path("bats/BATS_3.0.zip").unlink(missing_ok=True)
-        raise
+        raise ValueError(f"{error}{by_hand}") from None
     return archive
 
 

@@ -214,7 +214,8 @@ def paired_mrr_test(
     """Permutation tests of the MRR difference between two runs, overall and per type.
 
     `p_unpaired` is the SCAN paper's test: two-sided, unpaired (the two runs' reciprocal
-    ranks pooled and re-split at random), 10^6 resamples. Beside it, labelled as lexbench's:
+    ranks pooled and re-split at random), 10^6 resamples, scipy's two-sided p. Beside it,
+    labelled as lexbench's:
     `p_items` flips the sign of each item's paired difference; `p_mappings`
     flips whole mappings at once (the analogies of one mapping are not independent), via the
     per-mapping sums of differences, whose mean is proportional to the MRR difference."""
@@ -273,7 +274,8 @@ def comparison_markdown(
         f"# {title}",
         "",
         "Estimate ± standard error clustered by concept mapping. p (paper): the SCAN "
-        "paper's two-sided unpaired permutation test on per-item reciprocal ranks; "
+        "paper's two-sided unpaired permutation test on per-item reciprocal ranks "
+        "(scipy's p, as the authors': twice the smaller one-sided p); "
         "p (paired items) and p (paired mappings): lexbench's paired sign-flip tests "
         "over items and over whole concept mappings.",
         "",

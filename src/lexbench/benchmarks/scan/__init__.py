@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lexbench.benchmarks.analogies import SCAN_PAPER_TEST
 from lexbench.benchmarks.base import BenchmarkSpec, FinetuneTables, SuiteEntry
 
 
@@ -70,4 +71,5 @@ SPEC = BenchmarkSpec(
     human_task=_human_task,
     finetune_tables=FinetuneTables(("scan-bats",), _add_table_arguments, _table),
     question_fields={"scan": ("a", "b", "c", "d")},
+    comparison_tests=(SCAN_PAPER_TEST,),
 )

@@ -158,7 +158,7 @@ def table_markdown(
         "",
         (
             "Bold: significant against the model before fine-tuning (the paper's "
-            "two-sided unpaired permutation test, p < 0.05)."
+            "two-sided unpaired permutation test, scipy's two-sided p, p < 0.05)."
         ),
         "",
         "| column | n | before | after | after − before | p (paper, unpaired) | "
