@@ -17,7 +17,6 @@ torch and transformers are imported inside this module's functions only.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.models.base import Model
+from lexbench.models.weights_identity import folder_sha256
 from lexbench.types import Request, Response
 
 
@@ -32,17 +32,6 @@ from lexbench.types import Request, Response
 class ClassifierOptions:
     device: str = "auto"
     batch_size: int = 16
-
-
-def _weights_sha256(folder: Path) -> str:
-    """sha256 over the classifier's weight and config files (names and bytes), so two
-    fine-tunes written to the same folder never share cached answers."""
-    digest = hashlib.sha256()
-    for path in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.json")):
-        if path.name.startswith("."):
-            continue
-        digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
 
 
 class EkarClassifier(Model):
@@ -65,7 +54,9 @@ class EkarClassifier(Model):
         self.device = device
         self.network, self.tokenizer = load_choice_model(self.folder, device)
         self.name = self.folder.name
-        self._weights = _weights_sha256(self.folder)
+        # Every weight, config and tokenizer file's content, so two fine-tunes written to
+        # the same folder never share cached answers (remembered: no rehash next time).
+        self._weights = folder_sha256(self.folder)
 
     def fingerprint(self) -> dict[str, Any]:
         return {
