@@ -5,8 +5,9 @@ The runner is the only place that talks to both the cache and the model:
 1. look every request up in the cache (cached ones are never sent again);
 2. send the rest in chunks (the backend batches inside a chunk); identical requests in
    one run (same cache key, different ids) are sent once and the answer shared;
-3. commit answers to the cache as they arrive: one by one for a backend that declares it
-   streams them (`streams_answers()`, the HTTP backend), else chunk by chunk;
+3. commit answers to the cache as they arrive: as the backend reports them when it
+   declares it streams them (`streams_answers()`: the HTTP backend per answer, the
+   transformers backends per decoded batch), else chunk by chunk;
 4. return responses in request order, and counts for results.json.
 
 Ctrl-C, a crash or SIGKILL loses at most the requests in flight (streaming backends) or the
