@@ -38,6 +38,7 @@ from typing import Any
 
 from lexbench.paths import cache_dir
 from lexbench.run.cache_rows import BadRow, parse_stored_response
+from lexbench.run.send_claims import Owner, owner_alive
 from lexbench.types import Failure, Request, Response, canonical_json
 
 SCHEMA = """
@@ -47,6 +48,14 @@ CREATE TABLE IF NOT EXISTS responses (
     request TEXT NOT NULL,
     response TEXT NOT NULL,
     created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sending (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started TEXT NOT NULL,
+    since REAL NOT NULL
 );
 """
 COLUMNS = ("key", "model", "request", "response", "created")
@@ -162,21 +171,24 @@ class ResponseCache:
         """The stored answers of `keys`. A row that is not a valid answer (damaged, or of
         a shape this version cannot read) is a miss, asked again and replaced; a warning
         says how many there were, once per call."""
+        with self._lock, self._errors():
+            return self._stored(keys)
+
+    def _stored(self, keys: Sequence[str], warn: bool = True) -> dict[str, Response]:
         found: dict[str, Response] = {}
         bad: list[str] = []
-        with self._lock, self._errors():
-            for start in range(0, len(keys), 500):
-                chunk = list(keys[start : start + 500])
-                marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(
-                    f"SELECT key, response FROM responses WHERE key IN ({marks})", chunk
-                )
-                for key, text in rows:
-                    try:
-                        found[key] = parse_stored_response(text)
-                    except BadRow as why:
-                        bad.append(f"{str(key)[:12]}…: {why}")
-        if bad:
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                f"SELECT key, response FROM responses WHERE key IN ({marks})", chunk
+            )
+            for key, text in rows:
+                try:
+                    found[key] = parse_stored_response(text)
+                except BadRow as why:
+                    bad.append(f"{str(key)[:12]}…: {why}")
+        if bad and warn:
             print(
                 f"lexbench: warning: {len(bad)} cached answer(s) in {self.path} are not valid "
                 f"answers (first: {bad[0]}); they are asked again. `lexbench cache check "
@@ -186,10 +198,76 @@ class ResponseCache:
             )
         return found
 
+    # ------------------------------------------------------------ send coordination
+
+    def claim_for_sending(
+        self, keys: Sequence[str], owner: Owner
+    ) -> tuple[dict[str, Response], list[str], dict[str, str]]:
+        """Claim `keys` for `owner` to send, in one transaction: (answers stored since they
+        were looked up, keys now claimed by `owner`, {key: who} for keys another live
+        process is sending). Claims of dead owners are taken over (see `send_claims`)."""
+        now = time.time()
+        with self._lock, self._errors():
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                answered = self._stored(keys, warn=False)  # said once, by get_many
+                held: dict[str, tuple[Any, ...]] = {}
+                for start in range(0, len(keys), 500):
+                    chunk = list(keys[start : start + 500])
+                    marks = ",".join("?" * len(chunk))
+                    for row in self._db.execute(
+                        "SELECT key, owner, host, pid, started, since FROM sending "
+                        f"WHERE key IN ({marks})",
+                        chunk,
+                    ):
+                        held[row[0]] = row[1:]
+                mine: list[str] = []
+                others: dict[str, str] = {}
+                for key in keys:
+                    if key in answered:
+                        continue
+                    holder = held.get(key)
+                    if (
+                        holder is not None
+                        and holder[0] != owner.id
+                        and owner_alive(holder[1], holder[2], holder[3], holder[4], now)
+                    ):
+                        others[key] = f"pid {holder[2]} on {holder[1]}"
+                    else:
+                        mine.append(key)
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO sending (key, owner, host, pid, started, since) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    [(k, owner.id, owner.host, owner.pid, owner.started, now) for k in mine],
+                )
+                self._db.commit()
+            except BaseException:
+                self._db.rollback()
+                raise
+        return answered, mine, others
+
+    def refresh_claims(self, owner: Owner) -> None:
+        """Tell waiters on other machines that `owner` is still sending (see send_claims)."""
+        with self._lock, self._errors():
+            self._db.execute(
+                "UPDATE sending SET since = ? WHERE owner = ?", (time.time(), owner.id)
+            )
+            self._db.commit()
+
+    def release_claims(self, owner: Owner) -> None:
+        """End every claim of `owner` (its run is over, finished or not)."""
+        with self._lock, self._errors():
+            self._db.execute("DELETE FROM sending WHERE owner = ?", (owner.id,))
+            self._db.commit()
+
     def put_many(self, entries: Iterable[tuple[str, Mapping[str, Any], Request, Response]]) -> int:
+        """Store the answers (failed requests excepted) in one transaction, which also ends
+        the send claims of every key given: answered, or failed and free to be sent again."""
         rows = []
+        ended: list[tuple[str]] = []
         now = time.time()
         for key, fingerprint, request, response in entries:
+            ended.append((key,))
             if response.failure == Failure.REQUEST_FAILED:
                 continue  # asked again on a rerun; a model's own answer (OOV) is kept
             rows.append(
@@ -201,7 +279,7 @@ class ResponseCache:
                     now,
                 )
             )
-        if not rows:
+        if not ended:
             return 0
         with self._lock, self._errors():
             try:
@@ -210,6 +288,7 @@ class ResponseCache:
                     "VALUES (?, ?, ?, ?, ?)",
                     rows,
                 )
+                self._db.executemany("DELETE FROM sending WHERE key = ?", ended)
                 self._db.commit()
             except sqlite3.Error:
                 self._db.rollback()

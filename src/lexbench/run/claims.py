@@ -76,6 +76,8 @@ def _same_file(handle: Any, path: Path) -> bool:
         return os.fstat(handle.fileno()).st_ino == os.stat(path).st_ino
     except FileNotFoundError:
         return False
+    except ValueError:  # already closed (collected at exit): its lock is gone, not ours to remove
+        return False
 
 
 def _remove_and_unlock(path: Path, handle: Any) -> None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from lexbench.models.base import Model, PermanentModelError
 from lexbench.run.cache import ResponseCache, request_keys
+from lexbench.run.send_claims import REFRESH_S, Owner
 from lexbench.types import Failure, Request, Response
 
 
@@ -146,15 +147,21 @@ def execute(
         )
     shown: tuple[int, int] = (0, 0)  # (retries, failed) on the bar
 
-    def record(index: int, answer: Response, cache_it: bool) -> None:
+    owner = Owner.current() if cache is not None else None
+    refreshed = [time.monotonic()]
+
+    def record(index: int, answer: Response, cache_it: bool, sent: bool = True) -> None:
         """Store one arrived answer (and share it with requests asking the same thing)."""
         nonlocal shown
         if responses[index] is not None:
             raise RuntimeError(
                 f"{type(model).__name__} answered request {requests[index].id} twice"
             )
-        if cache_it and cache is not None:
+        if cache_it and cache is not None and owner is not None:
             cache.put_many([(keys[index], fingerprint, requests[index], answer)])
+            if time.monotonic() - refreshed[0] > REFRESH_S:
+                cache.refresh_claims(owner)
+                refreshed[0] = time.monotonic()
         group = [index, *followers.get(index, ())]
         for member in group:
             final = answer if member == index else replace(answer, request_id=requests[member].id)
@@ -163,7 +170,10 @@ def execute(
             stats.failed += answer.failure == Failure.REQUEST_FAILED
             if on_response is not None:
                 on_response(member, final)
-        stats.sent += 1
+        if sent:
+            stats.sent += 1
+        else:  # answered by another process sending it at the same time
+            stats.cached += len(group)
         if bar is not None:
             bar.update(len(group))
             now = (model.retry_counts().total - retries_before.total, stats.failed)
@@ -171,30 +181,68 @@ def execute(
                 shown = now
                 bar.set_postfix(retries=now[0], failed=now[1])
 
-    try:
-        for start in range(0, len(to_send), size):
-            chunk = to_send[start : start + size]
-            batch = [requests[i] for i in chunk]
-            if streaming:
+    told: list[bool] = []
 
-                def arrived(position: int, answer: Response, chunk: list[int] = chunk) -> None:
-                    record(chunk[position], answer, cache_it=True)
+    def claimed(indices: list[int]) -> tuple[list[int], list[int]]:
+        """(requests this run may send now, requests another process is sending): those
+        another process answered meanwhile are recorded at once (never sent twice)."""
+        if cache is None or owner is None or not indices:
+            return indices, []
+        answered, mine, others = cache.claim_for_sending([keys[i] for i in indices], owner)
+        for i in indices:
+            if keys[i] in answered:
+                hit = answered[keys[i]]
+                record(i, replace(hit, request_id=requests[i].id), cache_it=False, sent=False)
+        if others and not told:
+            told.append(True)
+            print(
+                f"\nlexbench: {len(others)} request(s) are being sent by another process "
+                f"using {cache.path} ({next(iter(others.values()))}); waiting for its "
+                "answers instead of sending them twice",
+                file=sys.stderr,
+                flush=True,
+            )
+        mine_keys, waiting = set(mine), [i for i in indices if keys[i] in others]
+        return [i for i in indices if keys[i] in mine_keys], waiting
 
-                answers = model.answer_each(batch, arrived)
-            else:
-                answers = model.answer(batch)
-                if cache is not None:
-                    cache.put_many(
-                        (keys[i], fingerprint, requests[i], a) for i, a in zip(chunk, answers)
-                    )
-            if len(answers) != len(chunk):
-                raise RuntimeError(
-                    f"{type(model).__name__} returned {len(answers)} responses "
-                    f"for {len(chunk)} requests"
+    def send(chunk: list[int]) -> None:
+        if not chunk:
+            return
+        batch = [requests[i] for i in chunk]
+        if streaming:
+
+            def arrived(position: int, answer: Response, chunk: list[int] = chunk) -> None:
+                record(chunk[position], answer, cache_it=True)
+
+            answers = model.answer_each(batch, arrived)
+        else:
+            answers = model.answer(batch)
+            if cache is not None:
+                cache.put_many(
+                    (keys[i], fingerprint, requests[i], a) for i, a in zip(chunk, answers)
                 )
-            for i, answer in zip(chunk, answers):
-                if responses[i] is None:  # not already recorded as it arrived
-                    record(i, answer, cache_it=streaming)
+        if len(answers) != len(chunk):
+            raise RuntimeError(
+                f"{type(model).__name__} returned {len(answers)} responses "
+                f"for {len(chunk)} requests"
+            )
+        for i, answer in zip(chunk, answers):
+            if responses[i] is None:  # not already recorded as it arrived
+                record(i, answer, cache_it=streaming)
+
+    try:
+        waiting: list[int] = []
+        for start in range(0, len(to_send), size):
+            mine, others = claimed(to_send[start : start + size])
+            waiting += others
+            send(mine)
+        pause = 0.05
+        while waiting:  # requests other processes were sending when this one reached them
+            time.sleep(pause)
+            pause = min(1.0, pause * 1.5)
+            mine, waiting = claimed(waiting)
+            for start in range(0, len(mine), size):
+                send(mine[start : start + size])
     except KeyboardInterrupt:
         done = sum(r is not None for r in responses)
         kept = "; they are cached. Run the same command again to resume" if cache else ""
@@ -215,6 +263,8 @@ def execute(
     finally:
         if bar is not None:
             bar.close()
+        if cache is not None and owner is not None:
+            cache.release_claims(owner)
     retries_after = model.retry_counts()
     stats.retries = retries_after.total - retries_before.total
     stats.retry_reasons = {

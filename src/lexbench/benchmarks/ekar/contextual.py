@@ -160,6 +160,11 @@ class ContextualTupleModel(Model):
                 out[term] = vector.astype(np.float64)
         return out
 
+    def chunk_size(self) -> int:
+        # Small hand-overs, so the runner caches every few seconds of encoding (a killed
+        # run keeps them); terms are still shared within a chunk.
+        return max(16, 2 * self.batch_size)
+
     def analogy(self, requests: Sequence[Request]) -> list[Response]:
         queries = []
         for request in requests:
