@@ -10,11 +10,13 @@ The runner is the only place that talks to both the cache and the model:
    transformers backends per decoded batch), else chunk by chunk;
 4. return responses in request order, and counts for results.json.
 
-Ctrl-C, a crash or SIGKILL loses at most the requests in flight (streaming backends) or the
-chunk in flight (batch backends); rerunning the same command resumes, sending no request
-whose answer is cached. Failed responses (`error` set) are returned and recorded in the
-samples but never cached, so a rerun asks them again; a typed answer that is not a failure
-of the request (`Failure.OUT_OF_VOCABULARY`) is cached like any answer.
+Ctrl-C or a crash loses at most the requests in flight (streaming backends) or the chunk
+in flight (batch backends); SIGKILL also the answers of the last quarter second, not yet
+committed (streamed answers are committed in groups: `cache_writer`). Rerunning the same
+command resumes, sending no request whose answer is cached. Failed responses (`error` set)
+are returned and recorded in the samples but never cached, so a rerun asks them again; a
+typed answer that is not a failure of the request (`Failure.OUT_OF_VOCABULARY`) is cached
+like any answer.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 
 from lexbench.models.base import Model, PermanentModelError
 from lexbench.run.cache import ResponseCache, request_keys
+from lexbench.run.cache_writer import GroupedWriter
 from lexbench.run.send_claims import REFRESH_S, Owner
 from lexbench.types import Failure, Request, Response
 
@@ -149,6 +152,8 @@ def execute(
 
     owner = Owner.current() if cache is not None else None
     refreshed = [time.monotonic()]
+    # Streamed answers are committed in small groups (see cache_writer), batches whole.
+    writer = GroupedWriter(cache) if cache is not None and streaming else None
 
     def record(index: int, answer: Response, cache_it: bool, sent: bool = True) -> None:
         """Store one arrived answer (and share it with requests asking the same thing)."""
@@ -157,8 +162,8 @@ def execute(
             raise RuntimeError(
                 f"{type(model).__name__} answered request {requests[index].id} twice"
             )
-        if cache_it and cache is not None and owner is not None:
-            cache.put_many([(keys[index], fingerprint, requests[index], answer)])
+        if cache_it and writer is not None and cache is not None and owner is not None:
+            writer.add((keys[index], fingerprint, requests[index], answer))
             if time.monotonic() - refreshed[0] > REFRESH_S:
                 cache.refresh_claims(owner)
                 refreshed[0] = time.monotonic()
@@ -263,8 +268,12 @@ def execute(
     finally:
         if bar is not None:
             bar.close()
-        if cache is not None and owner is not None:
-            cache.release_claims(owner)
+        try:
+            if writer is not None:
+                writer.close()  # commits what is left, however the run ends
+        finally:
+            if cache is not None and owner is not None:
+                cache.release_claims(owner)
     retries_after = model.retry_counts()
     stats.retries = retries_after.total - retries_before.total
     stats.retry_reasons = {
