@@ -104,3 +104,18 @@ def test_one_attempt_is_said_in_the_singular(tmp_path):
             model, [Request(id="a", kind="generate", prompt="q")], progress=False
         )
     assert "failed after 1 attempt;" in str(response.error)
+
+
+def test_lambdas_length_figure_with_a_nan_accuracy_is_drawn(tmp_path):
+    from types import SimpleNamespace
+
+    from lexbench.benchmarks.lambda_.report import LambdaReporter
+
+    run = SimpleNamespace(benchmark="lambda", label="m")
+    block = {
+        # The shortest length first: max() of [nan, 0.5] is nan, which made the y limits NaN.
+        "table": {"4": {"accuracy": float("nan"), "n": 0}, "5": {"accuracy": 0.5, "n": 4}},
+        "spearman_all_lengths": {"rho": float("nan"), "p": float("nan"), "n": 2},
+    }
+    figure = LambdaReporter()._length_figure(run, 1, block, tmp_path)
+    assert figure.path.stat().st_size > 0
