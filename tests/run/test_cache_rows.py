@@ -138,6 +138,12 @@ def test_an_intact_read_only_cache_checks_ok_through_a_copy(tmp_path, capsys, mo
         out = capsys.readouterr().out
         assert "ok, 6 responses" in out and "read-only" in out and "corrupt" not in out
         assert sorted(p.name for p in folder.iterdir()) == ["c.sqlite"]
+        assert main(["cache", "repair", "--cache", str(path)]) == 0  # nothing to repair
+        assert "nothing to repair" in capsys.readouterr().out
+        assert main(["cache", "repair", "--cache", str(path), "--force"]) == 1
+        err = capsys.readouterr().err
+        assert "read-only" in err and "Copy it to a writable place" in err
+        assert sorted(p.name for p in folder.iterdir()) == ["c.sqlite"]
     finally:
         folder.chmod(0o755)
 

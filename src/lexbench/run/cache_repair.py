@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lexbench.run.cache import COLUMNS, ResponseCache
+from lexbench.run.cache import COLUMNS, CacheError, ResponseCache
 from lexbench.run.cache_rows import BadRow, parse_stored_response
 
 
@@ -215,6 +215,12 @@ def repair_cache(path: Path) -> Repair:
     """Move a damaged cache (with its WAL files) aside to PATH.damaged-<time> and build a
     new one at `path` from the rows that can still be read and are valid answers."""
     refuse_a_folder(path)
+    if path.exists() and not _writable(path):
+        raise CacheError(
+            f"response cache {path} cannot be repaired where it is: it or its folder is "
+            f"read-only. Copy it to a writable place and repair the copy "
+            f"(lexbench cache repair --cache COPY), or run with --cache ANOTHER_FILE"
+        )
     stamp = time.strftime("%Y%m%d-%H%M%S")
     aside = path.with_name(f"{path.name}.damaged-{stamp}")
     salvage = salvage_rows(path) if path.is_file() else Salvage([], 0)
