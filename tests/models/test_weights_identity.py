@@ -62,6 +62,8 @@ def test_the_folder_identity_covers_weights_config_and_tokenizer_only(memo_root)
     for name in ("model.safetensors", "config.json", "vocab.txt", "1_Pooling/config.json"):
         (folder / name).write_text(name)
     (folder / "README.md").write_text("card")
+    (folder / "optimizer.pt").write_text("a trainer's state, not the model")
+    (folder / "rng_state.pth").write_text("a trainer's state, not the model")
     (folder / ".partial.safetensors").write_text("a writer's temporary file")
     (folder / "checkpoint-500" / "model.safetensors").write_text("not loaded with the folder")
     assert [p.relative_to(folder).as_posix() for p in identity_files(folder)] == [

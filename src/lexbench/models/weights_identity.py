@@ -51,6 +51,11 @@ IDENTITY_SUFFIXES = frozenset(
         ".vocab",
     }
 )
+# A trainer's own state beside the weights: never read when the model is loaded, and the
+# optimizer's is twice the weights' size.
+TRAINER_FILES = frozenset(
+    {"optimizer.pt", "scheduler.pt", "training_args.bin", "trainer_state.json", "scaler.pt"}
+)
 MEMO_FILE = "sha256-memo.json"
 MEMO_LIMIT = 4096  # remembered files; the oldest are forgotten first
 
@@ -103,8 +108,8 @@ def remembered_sha256(path: str | Path) -> str:
 def identity_files(folder: Path) -> Iterator[Path]:
     """The files of a model folder that decide its answers, in a stable order: the folder's
     own and those of its sub-folders (sentence-transformers modules such as 1_Pooling/),
-    skipping hidden entries and trainer checkpoints (checkpoint-N/), which loading the
-    folder does not read."""
+    skipping hidden entries, trainer checkpoints (checkpoint-N/) and a trainer's state
+    (optimizer.pt, rng_state*.pth ...), which loading the folder does not read."""
     for root, folders, files in os.walk(folder):
         folders[:] = sorted(
             name
@@ -112,7 +117,11 @@ def identity_files(folder: Path) -> Iterator[Path]:
             if not name.startswith((".", "checkpoint-")) and name != "__pycache__"
         )
         for name in sorted(files):
-            if not name.startswith(".") and Path(name).suffix.lower() in IDENTITY_SUFFIXES:
+            if (
+                not name.startswith((".", "rng_state"))
+                and name not in TRAINER_FILES
+                and Path(name).suffix.lower() in IDENTITY_SUFFIXES
+            ):
                 yield Path(root) / name
 
 
