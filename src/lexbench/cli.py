@@ -179,6 +179,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        from lexbench.commands.inputs import check_text_inputs
+
+        check_text_inputs(args)
         return int(handler(args) or 0)
     except KeyboardInterrupt:
         return 130

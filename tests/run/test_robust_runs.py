@@ -116,11 +116,11 @@ def test_a_writer_killed_between_files_leaves_the_old_folder_whole(tmp_path):
     _config, samples, results = read_run(folder.path)
     assert len(samples) == results["overall"]["n"] == 300
     # The next write replaces the folder whole (figures written inside the unit) and
-    # clears what the dead writer left.
+    # clears what the dead writer left, its lock file included.
     write_version(folder, 3, items=5, figures=True)
     assert json.loads((folder.path / "results.json").read_text())["version"] == 3
     assert (folder.path / "figures").is_dir()
-    assert sorted(p.name for p in folder.path.parent.iterdir()) == [".abc123.lock", "abc123"]
+    assert sorted(p.name for p in folder.path.parent.iterdir()) == ["abc123"]
 
 
 def test_a_rewritten_folder_keeps_no_file_of_the_old_run(tmp_path):

@@ -19,38 +19,49 @@ def _path(args: argparse.Namespace) -> Path:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from lexbench.run.cache import check_cache
+    from lexbench.run.cache_repair import check_cache
 
     path = _path(args)
-    healthy, line = check_cache(path)
-    print(line)
-    if not healthy:
+    checked = check_cache(path)
+    print(checked.line)
+    if not checked.healthy:
         print(f"repair it with: lexbench cache repair --cache {path}  (or run with --no-cache)")
         return 1
     return 0
 
 
 def _repair(args: argparse.Namespace) -> int:
-    from lexbench.run.cache import check_cache, repair_cache
+    from lexbench.run.cache_repair import check_cache, repair_cache
 
     path = _path(args)
-    healthy, line = check_cache(path)
-    if healthy and not args.force:
-        print(f"{line}; nothing to repair (--force rebuilds it anyway)")
+    checked = check_cache(path)
+    if checked.healthy and not args.force:
+        print(f"{checked.line}; nothing to repair (--force rebuilds it anyway)")
         return 0
-    aside, kept = repair_cache(path)
-    print(
-        f"moved the damaged cache to {aside} and rebuilt {path} with the {kept} responses "
-        f"that could be read; the rest are asked again on the next run "
-        f"(delete {aside} once you no longer need it)"
+    repair = repair_cache(path)
+    dropped = (
+        f"; dropped {repair.dropped} stored answer(s) that were not valid answers"
+        if repair.dropped
+        else ""
     )
+    print(
+        f"moved the damaged cache to {repair.aside} and rebuilt {path} with the "
+        f"{repair.kept} responses that could be read{dropped}; the rest are asked again on "
+        f"the next run (delete {repair.aside} once you no longer need it)"
+    )
+    if repair.leftovers:
+        print(
+            f"its write-ahead log could not be folded into it (damaged) and stays beside it: "
+            f"{', '.join(str(p) for p in repair.leftovers)}"
+        )
     return 0
 
 
 def _clear(args: argparse.Namespace) -> int:
-    from lexbench.run.cache import sidecar_files
+    from lexbench.run.cache_repair import refuse_a_folder, sidecar_files
 
     path = _path(args)
+    refuse_a_folder(path)
     if not args.yes:
         raise ValueError(f"this deletes every cached response in {path}; add --yes to confirm")
     removed = [p for p in sidecar_files(path) if p.exists()]

@@ -61,6 +61,13 @@ class SentenceSimilarity:
     def name(self) -> str:
         return "all-MiniLM-L6-v2" if self.packaged else self.model_path.name
 
+    def weights_sha256(self) -> str:
+        """The content of the model folder's weight, config and tokenizer files (remembered
+        by `lexbench.models.weights_identity`, so computed once per file)."""
+        from lexbench.models.weights_identity import folder_sha256
+
+        return folder_sha256(self.model_path)
+
     @property
     def languages(self) -> frozenset[str] | None:
         """The languages the model card (README.md front matter) declares; None if none."""

@@ -15,7 +15,9 @@ Required:
 Optional capabilities, with their defaults:
   `chunk_size()`        how many requests the runner hands over at once (256)
   `streams_answers()`   whether `answer_each` reports answers as they arrive (False), so
-                        the runner caches each at once rather than chunk by chunk
+                        the runner caches each at once rather than chunk by chunk: the
+                        HTTP backend per answer, the transformers backends per decoded
+                        batch (`answer_by_kind` helps a backend report per kind)
   `answer_each(requests, on_response)`  answer a mixed list, calling on_response(i, r)
   `retry_counts()`      retries so far, by reason (none)
   `has_chat_template()` whether prompts can be wrapped in a chat format (False)
@@ -30,13 +32,15 @@ registered by an entry point in the `lexbench.models` group (see `lexbench.plugi
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from lexbench.types import REQUEST_KINDS, Request, RequestKind, Response
 
 OnResponse = Callable[[int, Response], None]
+# A backend's method for one request kind that reports each answer as it is made.
+KindMethod = Callable[[Sequence[Request], "OnResponse | None"], list[Response]]
 
 
 class UnsupportedRequest(RuntimeError):
@@ -99,20 +103,9 @@ class Model(ABC):
             "loglikelihood": self.loglikelihood,
             "analogy": self.analogy,
         }
-        out: list[Response | None] = [None] * len(requests)
-        for kind in REQUEST_KINDS:
-            positions = [i for i, r in enumerate(requests) if r.kind == kind]
-            if not positions:
-                continue
-            responses = methods[kind]([requests[i] for i in positions])
-            if len(responses) != len(positions):
-                raise RuntimeError(
-                    f"{type(self).__name__}.{kind} returned {len(responses)} responses "
-                    f"for {len(positions)} requests"
-                )
-            for i, response in zip(positions, responses):
-                out[i] = response
-        return [r for r in out if r is not None]
+        return answer_by_kind(
+            self, requests, {kind: _quiet(method) for kind, method in methods.items()}, None
+        )
 
     # ------------------------------------------------------------ optional capabilities
 
@@ -160,3 +153,46 @@ class Model(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _shifted(on_response: OnResponse, positions: list[int]) -> OnResponse:
+    """`on_response` for a sub-list: its position i is `positions[i]` in the whole list."""
+    return lambda position, response: on_response(positions[position], response)
+
+
+def _quiet(method: Callable[[Sequence[Request]], list[Response]]) -> KindMethod:
+    return lambda requests, on_response: method(requests)
+
+
+def answer_by_kind(
+    model: Model,
+    requests: Sequence[Request],
+    methods: Mapping[str, KindMethod],
+    on_response: OnResponse | None,
+) -> list[Response]:
+    """Answer a mixed list with one method per kind, keeping the input order. Each method
+    may report answers as it makes them (`report(position in its own list, response)`);
+    they reach `on_response` at their position in `requests`. A backend that decodes in
+    batches streams its answers with this (`answer_each`), so each batch is cached at once.
+    """
+    out: list[Response | None] = [None] * len(requests)
+    for kind in REQUEST_KINDS:
+        positions = [i for i, r in enumerate(requests) if r.kind == kind]
+        if not positions:
+            continue
+        method = methods.get(kind)
+        if method is None:
+            raise model._unsupported(kind, f"answer {kind} requests")
+        report: OnResponse | None = None
+        if on_response is not None:
+            report = _shifted(on_response, positions)
+
+        responses = method([requests[i] for i in positions], report)
+        if len(responses) != len(positions):
+            raise RuntimeError(
+                f"{type(model).__name__}.{kind} returned {len(responses)} responses "
+                f"for {len(positions)} requests"
+            )
+        for i, response in zip(positions, responses):
+            out[i] = response
+    return [r for r in out if r is not None]

@@ -13,18 +13,16 @@ torch and transformers are imported inside this module only, never at package im
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from lexbench.hashing import sha256_file  # noqa: F401 - re-exported for callers
-from lexbench.models.base import Model
+from lexbench.models.base import Model, OnResponse, answer_by_kind
 from lexbench.models.hf_decode import (
     cache_tensors,
-    choose_next_tokens,
-    first_word_complete,
+    decode_batch,
     nonempty_context,
     score_tails,
     shared_prefix_length,
@@ -41,7 +39,6 @@ from lexbench.models.hf_files import (  # noqa: F401 - re-exported: callers impo
     packaged_smollm2_gguf,
 )
 from lexbench.models.targets import FirstTokenIds
-from lexbench.text import cut_at_stop
 from lexbench.types import RankedToken, Request, Response
 
 
@@ -94,6 +91,16 @@ class HFCausalLM(Model):
         self._first_ids = FirstTokenIds(self.tokenizer)
 
     kinds = frozenset({"generate", "rank", "loglikelihood"})
+
+    def streams_answers(self) -> bool:
+        return True  # each decoded batch is reported, so the runner caches it at once
+
+    def answer_each(
+        self, requests: Sequence[Request], on_response: OnResponse | None = None
+    ) -> list[Response]:
+        methods = {"generate": self.generate, "rank": self.rank}
+        methods["loglikelihood"] = self.loglikelihood
+        return answer_by_kind(self, requests, methods, on_response)
 
     def has_chat_template(self) -> bool:
         return bool(getattr(self.tokenizer, "chat_template", None))
@@ -204,8 +211,11 @@ class HFCausalLM(Model):
 
     # ---------------------------------------------------------------- generate
 
-    def generate(self, requests: Sequence[Request]) -> list[Response]:
-        """Decode each prompt, batched, with our own loop over the KV cache.
+    def generate(
+        self, requests: Sequence[Request], on_response: OnResponse | None = None
+    ) -> list[Response]:
+        """Decode each prompt, batched, with our own loop over the KV cache; each batch's
+        answers go to `on_response(position, response)` as soon as it is decoded.
 
         Why not `model.generate`: the loop lets every batch reuse one KV cache of the token
         prefix that all prompts share (a fixed instruction, a chat template's system turn,
@@ -224,13 +234,14 @@ class HFCausalLM(Model):
             prefix_cache = self._prefix_cache(prompts[0][:shared]) if shared else None
             for batch in self._batches([len(p) - shared for p in prompts]):
                 rows = [members[b] for b in batch]
-                decoded = self._decode_batch(
-                    [encoded[i][shared:] for i in rows], prefix_cache, shared, decoding
+                decoded = decode_batch(
+                    self, [encoded[i][shared:] for i in rows], prefix_cache, shared, decoding
                 )
                 for row, (text, count) in zip(rows, decoded):
                     out[row] = Response(
                         request_id=requests[row].id, text=text, generated_tokens=count
                     )
+                _report(out, rows, on_response)
         return [r for r in out if r is not None]
 
     def _prefix_cache(self, prefix: Sequence[int]) -> Any:
@@ -240,79 +251,13 @@ class HFCausalLM(Model):
         with torch.inference_mode():
             return self.model(input_ids=ids, use_cache=True, logits_to_keep=1).past_key_values
 
-    def _decode_batch(
-        self,
-        suffixes: Sequence[Sequence[int]],
-        prefix_cache: Any,
-        prefix_length: int,
-        decoding: Any,
-    ) -> list[tuple[str, int]]:
-        """Decode one batch of (suffix) prompts; returns (text, new-token count) per row."""
-        torch = self._torch
-        ids, mask = self._left_pad(suffixes)
-        rows = ids.shape[0]
-        cache = None
-        if prefix_cache is not None:
-            cache = copy.deepcopy(prefix_cache)
-            cache.batch_repeat_interleave(rows)
-            mask = torch.cat(
-                [torch.ones((rows, prefix_length), dtype=mask.dtype, device=mask.device), mask],
-                dim=1,
-            )
-        # Positions count real tokens only, so left padding does not shift them.
-        positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, prefix_length:]
-        generator = None
-        if not decoding.greedy:
-            generator = torch.Generator(device=self.device)
-            generator.manual_seed(decoding.seed if decoding.seed is not None else 0)
-        eos = self.tokenizer.eos_token_id
-        tokens: list[list[int]] = [[] for _ in range(rows)]
-        texts = [""] * rows
-        finished = [False] * rows
-        watch_text = decoding.stop_at_word_end or bool(decoding.stop)
-        step_ids = ids
-        with torch.inference_mode():
-            for _ in range(decoding.max_new_tokens):
-                output = self.model(
-                    input_ids=step_ids,
-                    attention_mask=mask,
-                    position_ids=positions,
-                    past_key_values=cache,
-                    use_cache=True,
-                    logits_to_keep=1,
-                )
-                cache = output.past_key_values
-                chosen = choose_next_tokens(output.logits[:, -1, :], decoding, generator)
-                for row, token in enumerate(chosen.tolist()):
-                    if finished[row]:
-                        continue
-                    if token == eos:
-                        finished[row] = True
-                        continue
-                    tokens[row].append(token)
-                    if watch_text:
-                        texts[row] = self.tokenizer.decode(tokens[row], skip_special_tokens=True)
-                        finished[row] = (
-                            decoding.stop_at_word_end and first_word_complete(texts[row])
-                        ) or any(marker in texts[row] for marker in decoding.stop)
-                if all(finished):
-                    break
-                step_ids = chosen.unsqueeze(1)
-                mask = torch.cat(
-                    [mask, torch.ones((rows, 1), dtype=mask.dtype, device=mask.device)], dim=1
-                )
-                positions = positions[:, -1:] + 1
-        results = []
-        for row in range(rows):
-            text = self.tokenizer.decode(tokens[row], skip_special_tokens=True)
-            results.append((cut_at_stop(text, decoding.stop), len(tokens[row])))
-        return results
-
     # ---------------------------------------------------------------- rank
 
-    def rank(self, requests: Sequence[Request]) -> list[Response]:
+    def rank(
+        self, requests: Sequence[Request], on_response: OnResponse | None = None
+    ) -> list[Response]:
         """Top-k next tokens after each prompt: one forward pass, last position only; each
-        target word is found by the first token id of " " + word."""
+        target word is found by the first token id of " " + word. Reported per batch."""
         torch = self._torch
         encoded = self._encode([self._prompt_text(r) for r in requests])
         out: list[Response | None] = [None] * len(requests)
@@ -338,6 +283,7 @@ class HFCausalLM(Model):
                     ranked=ranked,
                     target_ranks=self._first_ids.ranks(token_ids, requests[index].targets),
                 )
+            _report(out, batch, on_response)
         return [r for r in out if r is not None]
 
     # ---------------------------------------------------------------- loglikelihood
@@ -356,8 +302,11 @@ class HFCausalLM(Model):
             return head, tail
         return head, whole[len(head) :]
 
-    def loglikelihood(self, requests: Sequence[Request]) -> list[Response]:
-        """log P(continuation | prompt), summed over continuation tokens, per continuation.
+    def loglikelihood(
+        self, requests: Sequence[Request], on_response: OnResponse | None = None
+    ) -> list[Response]:
+        """log P(continuation | prompt), summed over continuation tokens, per continuation;
+        reported per context batch.
 
         Each request's context runs through the model once; its continuations are then
         scored against that context's KV cache (copied once per continuation row), so N
@@ -384,6 +333,16 @@ class HFCausalLM(Model):
             contexts.append(nonempty_context(self.tokenizer, head))
             tails.append(request_tails)
         scores: dict[tuple[int, int], float] = {}
+        out: list[Response | None] = [None] * len(requests)
+
+        def answered(r_index: int) -> Response:
+            count = len(requests[r_index].continuations)
+            return Response(
+                request_id=requests[r_index].id,
+                loglikelihoods=tuple(scores[(r_index, c)] for c in range(count)),
+                continuation_tokens=tuple(len(t) for t in tails[r_index]),
+            )
+
         for batch in self._batches([len(c) for c in contexts]):
             batch = [i for i in batch if tails[i]]
             if not batch:
@@ -410,17 +369,21 @@ class HFCausalLM(Model):
                 scores.update(
                     score_tails(self, chunk, tails, layers, mask, lengths, first_logprobs)
                 )
-        out = []
-        for r_index, request in enumerate(requests):
-            count = len(request.continuations)
-            out.append(
-                Response(
-                    request_id=request.id,
-                    loglikelihoods=tuple(scores[(r_index, c)] for c in range(count)),
-                    continuation_tokens=tuple(len(t) for t in tails[r_index]),
-                )
-            )
-        return out
+            for r_index in batch:
+                out[r_index] = answered(r_index)
+            _report(out, batch, on_response)
+        return [r if r is not None else answered(i) for i, r in enumerate(out)]
+
+
+def _report(
+    out: Sequence[Response | None], rows: Sequence[int], on_response: OnResponse | None
+) -> None:
+    """Hand a finished batch's answers to `on_response` (the runner caches them at once)."""
+    if on_response is not None:
+        for row in rows:
+            answer = out[row]
+            if answer is not None:
+                on_response(row, answer)
 
 
 def load(name: str, options: dict[str, Any]) -> HFCausalLM:

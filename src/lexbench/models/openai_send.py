@@ -147,7 +147,10 @@ class Sender:
             if call.attempts > self.options.max_retries:
                 deliver(
                     call,
-                    RequestFailed(f"failed after {call.attempts} attempts; last: {retry.reason}"),
+                    RequestFailed(
+                        f"failed after {call.attempts} "
+                        f"attempt{'' if call.attempts == 1 else 's'}; last: {retry.reason}"
+                    ),
                 )
             elif retry.retry_after is not None and retry.retry_after > limit:
                 deliver(

@@ -150,7 +150,14 @@ def build_report(
         reporter = reporter_for(benchmark)
         heading = getattr(reporter, "title", "") or benchmark
         summary = reporter.summary_markdown(group)
-        figures = reporter.figures(group, figure_dir)
+        try:
+            figures = reporter.figures(group, figure_dir)
+        except Exception as error:  # re-raised, naming the results the figures came from
+            sources = ", ".join(str(run.path / "results.json") for run in group)
+            raise ValueError(
+                f"the {benchmark} figures cannot be drawn from {sources}: "
+                f"{type(error).__name__}: {error}"
+            ) from error
         all_figures += [f.path for f in figures]
         comparison_md, notes = "", []
         if len(group) > 1:

@@ -24,6 +24,16 @@ def _pyplot() -> Any:
     return plt
 
 
+def _finite_limits(limits: tuple[float, float] | None) -> tuple[float, float] | None:
+    """`limits`, or None (matplotlib's own) when either end is NaN or infinite: limits
+    computed from a NaN score must not fail the figure."""
+    import math
+
+    if limits is None or not all(math.isfinite(float(v)) for v in limits):
+        return None
+    return limits
+
+
 def _save(fig: Any, path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -87,10 +97,10 @@ def bar_with_intervals(
     )
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    if ylim == "auto":
-        ylim = _auto_ylim(highs)
-    if ylim is not None:
-        ax.set_ylim(*ylim)
+    fixed = None if isinstance(ylim, str) else ylim
+    limits = _auto_ylim(highs) if ylim == "auto" else _finite_limits(fixed)
+    if limits is not None:
+        ax.set_ylim(*limits)
     if series:
         ax.legend(frameon=False, fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)
@@ -122,6 +132,7 @@ def scatter_with_trend(
     """Points (sized by `sizes`, e.g. items per bin) with a least-squares trend line.
 
     `ylim` fixes the y axis (e.g. headroom above the points for a multi-line annotation).
+    A point with a NaN or infinite coordinate (a bin with no scored item) is not drawn.
     """
     if len(x) != len(y):
         raise ValueError(f"scatter_with_trend: {len(x)} x values but {len(y)} y values")
@@ -131,10 +142,12 @@ def scatter_with_trend(
     fig, ax = plt.subplots(figsize=(4.8, 3.2))
     xs = np.asarray(x, dtype=float)
     ys = np.asarray(y, dtype=float)
+    drawn = np.isfinite(xs) & np.isfinite(ys)
+    xs, ys = xs[drawn], ys[drawn]
     scaled = None
     if sizes is not None:
-        s = np.asarray(sizes, dtype=float)
-        scaled = 15 + 120 * s / max(1.0, float(s.max()))
+        s = np.asarray(sizes, dtype=float)[drawn]
+        scaled = 15 + 120 * s / max(1.0, float(s.max(initial=0.0)))
     ax.scatter(xs, ys, s=scaled, color=PALETTE[0], alpha=0.8, edgecolor="black", linewidth=0.4)
     if xs.size >= 2 and np.ptp(xs) > 0:
         slope, intercept = np.polyfit(xs, ys, 1)
@@ -145,8 +158,9 @@ def scatter_with_trend(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    if ylim is not None:
-        ax.set_ylim(*ylim)
+    limits = _finite_limits(ylim)
+    if limits is not None:
+        ax.set_ylim(*limits)
     ax.spines[["top", "right"]].set_visible(False)
     return _save(fig, path)
 
@@ -159,8 +173,12 @@ def violin(
     ylabel: str,
     ylim: tuple[float, float] | None = (0.0, 1.0),
 ) -> Path:
-    """One violin per group (e.g. per-configuration accuracies by operation), with points."""
-    named = {k: list(v) for k, v in groups.items() if len(v)}
+    """One violin per group (e.g. per-configuration accuracies by operation), with points;
+    NaN and infinite values are not drawn."""
+    import math
+
+    finite = {k: [x for x in v if math.isfinite(x)] for k, v in groups.items()}
+    named = {k: v for k, v in finite.items() if len(v)}
     if not named:
         raise ValueError("violin needs at least one non-empty group")
     plt = _pyplot()
@@ -199,7 +217,8 @@ def violin(
     )
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    if ylim is not None:
-        ax.set_ylim(*ylim)
+    limits = _finite_limits(ylim)
+    if limits is not None:
+        ax.set_ylim(*limits)
     ax.spines[["top", "right"]].set_visible(False)
     return _save(fig, path)

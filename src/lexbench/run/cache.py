@@ -19,17 +19,16 @@ as its `\\udcff` escape, so it reads back unchanged.
 A cache that cannot be used (corrupt, truncated, read-only, on a full disk) raises
 `CacheError`, naming the file, the problem and the ways out: `--no-cache`, another `--cache`,
 or `lexbench cache repair` (moves the damaged file aside and rebuilds it from what can be
-read; see lexbench.commands.cache).
+read; see lexbench.run.cache_repair). Every stored answer is checked against its schema
+when read (`cache_rows`): a row of the wrong shape is a miss, with a warning, never a crash.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
-import os
-import shutil
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -38,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.paths import cache_dir
+from lexbench.run.cache_rows import BadRow, parse_stored_response
+from lexbench.run.send_claims import Owner, owner_alive
 from lexbench.types import Failure, Request, Response, canonical_json
 
 SCHEMA = """
@@ -47,6 +48,14 @@ CREATE TABLE IF NOT EXISTS responses (
     request TEXT NOT NULL,
     response TEXT NOT NULL,
     created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sending (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started TEXT NOT NULL,
+    since REAL NOT NULL
 );
 """
 COLUMNS = ("key", "model", "request", "response", "created")
@@ -130,6 +139,11 @@ class ResponseCache:
         self.path = Path(path) if path else default_cache_path()
         self._lock = threading.Lock()
         self._models: dict[int, tuple[Mapping[str, Any], str]] = {}
+        if self.path.is_dir():
+            raise CacheError(
+                f"response cache {self.path} is a folder, not a cache file: give the file "
+                f"itself, e.g. --cache {self.path / 'responses.sqlite'}"
+            )
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -154,26 +168,106 @@ class ResponseCache:
             raise CacheError(describe_problem(self.path, error)) from None
 
     def get_many(self, keys: Sequence[str]) -> dict[str, Response]:
-        found: dict[str, Response] = {}
+        """The stored answers of `keys`. A row that is not a valid answer (damaged, or of
+        a shape this version cannot read) is a miss, asked again and replaced; a warning
+        says how many there were, once per call."""
         with self._lock, self._errors():
-            for start in range(0, len(keys), 500):
-                chunk = list(keys[start : start + 500])
-                marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(
-                    f"SELECT key, response FROM responses WHERE key IN ({marks})", chunk
-                )
-                for key, text in rows:
-                    try:
-                        found[key] = Response.from_dict(json.loads(text))
-                    except (ValueError, TypeError, KeyError):
-                        # An entry this version cannot read is asked again, and replaced.
-                        continue
+            return self._stored(keys)
+
+    def _stored(self, keys: Sequence[str], warn: bool = True) -> dict[str, Response]:
+        found: dict[str, Response] = {}
+        bad: list[str] = []
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                f"SELECT key, response FROM responses WHERE key IN ({marks})", chunk
+            )
+            for key, text in rows:
+                try:
+                    found[key] = parse_stored_response(text)
+                except BadRow as why:
+                    bad.append(f"{str(key)[:12]}…: {why}")
+        if bad and warn:
+            print(
+                f"lexbench: warning: {len(bad)} cached answer(s) in {self.path} are not valid "
+                f"answers (first: {bad[0]}); they are asked again. `lexbench cache check "
+                f"--cache {self.path}` lists the damage",
+                file=sys.stderr,
+                flush=True,
+            )
         return found
 
+    # ------------------------------------------------------------ send coordination
+
+    def claim_for_sending(
+        self, keys: Sequence[str], owner: Owner
+    ) -> tuple[dict[str, Response], list[str], dict[str, str]]:
+        """Claim `keys` for `owner` to send, in one transaction: (answers stored since they
+        were looked up, keys now claimed by `owner`, {key: who} for keys another live
+        process is sending). Claims of dead owners are taken over (see `send_claims`)."""
+        now = time.time()
+        with self._lock, self._errors():
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                answered = self._stored(keys, warn=False)  # said once, by get_many
+                held: dict[str, tuple[Any, ...]] = {}
+                for start in range(0, len(keys), 500):
+                    chunk = list(keys[start : start + 500])
+                    marks = ",".join("?" * len(chunk))
+                    for row in self._db.execute(
+                        "SELECT key, owner, host, pid, started, since FROM sending "
+                        f"WHERE key IN ({marks})",
+                        chunk,
+                    ):
+                        held[row[0]] = row[1:]
+                mine: list[str] = []
+                others: dict[str, str] = {}
+                for key in keys:
+                    if key in answered:
+                        continue
+                    holder = held.get(key)
+                    if (
+                        holder is not None
+                        and holder[0] != owner.id
+                        and owner_alive(holder[1], holder[2], holder[3], holder[4], now)
+                    ):
+                        others[key] = f"pid {holder[2]} on {holder[1]}"
+                    else:
+                        mine.append(key)
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO sending (key, owner, host, pid, started, since) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    [(k, owner.id, owner.host, owner.pid, owner.started, now) for k in mine],
+                )
+                self._db.commit()
+            except BaseException:
+                self._db.rollback()
+                raise
+        return answered, mine, others
+
+    def refresh_claims(self, owner: Owner) -> None:
+        """Tell waiters on other machines that `owner` is still sending (see send_claims)."""
+        with self._lock, self._errors():
+            self._db.execute(
+                "UPDATE sending SET since = ? WHERE owner = ?", (time.time(), owner.id)
+            )
+            self._db.commit()
+
+    def release_claims(self, owner: Owner) -> None:
+        """End every claim of `owner` (its run is over, finished or not)."""
+        with self._lock, self._errors():
+            self._db.execute("DELETE FROM sending WHERE owner = ?", (owner.id,))
+            self._db.commit()
+
     def put_many(self, entries: Iterable[tuple[str, Mapping[str, Any], Request, Response]]) -> int:
+        """Store the answers (failed requests excepted) in one transaction, which also ends
+        the send claims of every key given: answered, or failed and free to be sent again."""
         rows = []
+        ended: list[tuple[str]] = []
         now = time.time()
         for key, fingerprint, request, response in entries:
+            ended.append((key,))
             if response.failure == Failure.REQUEST_FAILED:
                 continue  # asked again on a rerun; a model's own answer (OOV) is kept
             rows.append(
@@ -185,7 +279,7 @@ class ResponseCache:
                     now,
                 )
             )
-        if not rows:
+        if not ended:
             return 0
         with self._lock, self._errors():
             try:
@@ -194,6 +288,7 @@ class ResponseCache:
                     "VALUES (?, ?, ?, ?, ?)",
                     rows,
                 )
+                self._db.executemany("DELETE FROM sending WHERE key = ?", ended)
                 self._db.commit()
             except sqlite3.Error:
                 self._db.rollback()
@@ -212,6 +307,15 @@ class ResponseCache:
                 storable(canonical_json(dict(fingerprint))),
             )
         return kept[1]
+
+    def insert_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Store rows read from another cache file (`COLUMNS` order) as they are."""
+        with self._lock, self._errors():
+            self._db.executemany(
+                f"INSERT OR REPLACE INTO responses ({', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
+            self._db.commit()
 
     def count(self) -> int:
         with self._lock, self._errors():
@@ -246,128 +350,3 @@ def response_cache(
             yield opened
         finally:
             opened.close()
-
-
-# ------------------------------------------------------------------------------ maintenance
-
-
-def sidecar_files(path: Path) -> list[Path]:
-    """The database file and SQLite's WAL and shared-memory files beside it."""
-    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
-
-
-def check_cache(path: Path) -> tuple[bool, str]:
-    """(healthy, one line): SQLite's integrity check plus a parse of every stored answer."""
-    if not path.is_file():
-        return True, f"{path}: no cache yet (it is created by the first run)"
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
-        try:
-            verdict = db.execute("PRAGMA integrity_check").fetchone()[0]
-            if verdict != "ok":
-                return False, f"{path}: corrupt ({verdict})"
-            bad = total = 0
-            for (text,) in db.execute("SELECT response FROM responses"):
-                total += 1
-                try:
-                    Response.from_dict(json.loads(text))
-                except (ValueError, TypeError, KeyError):
-                    bad += 1
-        finally:
-            db.close()
-    except sqlite3.Error as error:
-        return False, f"{path}: corrupt or unreadable ({error})"
-    size = sum(p.stat().st_size for p in sidecar_files(path) if p.is_file())
-    if bad:
-        return False, f"{path}: {bad} of {total} stored answers cannot be read"
-    return True, f"{path}: ok, {total} responses, {size / 1e6:.1f} MB"
-
-
-def salvage_rows(path: Path, skip: int = 500, give_up_after: int = 40) -> list[tuple[Any, ...]]:
-    """Every row that can still be read from a damaged cache file (possibly none): rows are
-    read in rowid order until a damaged page stops the scan, which then resumes `skip`
-    rowids further on, until `give_up_after` jumps in a row find nothing."""
-    copy = _readable_copy(path)
-    try:
-        return _salvage_from(copy, skip, give_up_after)
-    finally:
-        for part in sidecar_files(copy):
-            part.unlink(missing_ok=True)
-
-
-def _readable_copy(path: Path) -> Path:
-    """A copy of `path` whose header counts the pages the file really has: SQLite refuses a
-    truncated file outright (header size > file size), though its first pages are intact."""
-    copy = path.with_name(f"{path.name}.salvage-{os.getpid()}")
-    shutil.copyfile(path, copy)
-    with open(copy, "r+b") as handle:
-        header = handle.read(100)
-        if len(header) == 100 and header.startswith(b"SQLite format 3\x00"):
-            page_size = int.from_bytes(header[16:18], "big")
-            page_size = 65536 if page_size == 1 else page_size
-            pages = copy.stat().st_size // page_size if page_size else 0
-            if pages and int.from_bytes(header[28:32], "big") > pages:
-                handle.truncate(pages * page_size)
-                handle.seek(28)
-                handle.write(pages.to_bytes(4, "big"))
-    return copy
-
-
-def _salvage_from(path: Path, skip: int, give_up_after: int) -> list[tuple[Any, ...]]:
-    try:
-        db = sqlite3.connect(str(path), timeout=10)
-    except sqlite3.Error:
-        return []
-    rows: list[tuple[Any, ...]] = []
-    query = f"SELECT rowid, {', '.join(COLUMNS)} FROM responses WHERE rowid > ? ORDER BY rowid"
-    last, misses = 0, 0
-    try:
-        while misses < give_up_after:
-            try:
-                cursor = db.execute(query, (last,))
-                while True:
-                    row = cursor.fetchone()
-                    if row is None:
-                        return _readable(rows)
-                    rows.append(row[1:])
-                    last, misses = row[0], 0
-            except sqlite3.Error:
-                last += skip
-                misses += 1
-    finally:
-        db.close()
-    return _readable(rows)
-
-
-def _readable(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    good = []
-    for row in rows:
-        try:
-            Response.from_dict(json.loads(row[3]))
-            good.append(row)
-        except (ValueError, TypeError, KeyError, IndexError):
-            continue
-    return good
-
-
-def repair_cache(path: Path) -> tuple[Path, int]:
-    """Move a damaged cache (with its WAL files) aside to PATH.damaged-<time> and build a
-    new one at `path` from the rows that can still be read. Returns (where the old one went,
-    rows kept)."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    aside = path.with_name(f"{path.name}.damaged-{stamp}")
-    rows = salvage_rows(path) if path.is_file() else []
-    for part in sidecar_files(path):
-        if part.exists():
-            part.rename(part.with_name(aside.name + part.name[len(path.name) :]))
-    fresh = ResponseCache(path)
-    try:
-        with fresh._lock, fresh._errors():
-            fresh._db.executemany(
-                f"INSERT OR REPLACE INTO responses ({', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
-                rows,
-            )
-            fresh._db.commit()
-    finally:
-        fresh.close()
-    return aside, len(rows)

@@ -2,7 +2,12 @@
 
 The first claims the folder (an advisory lock on `.<hash>.lock` beside it, released by the
 system if the process dies); the second waits with a message, then finds every answer in
-the response cache."""
+the response cache.
+
+The lock file is removed when its claim is released, so none stays beside the run folders.
+Removing a lock file others may be waiting on is safe because a process that obtains the
+lock checks that the file it locked is still the one at that path (same inode); if it was
+removed or replaced meanwhile, it opens the path again and waits on the new file."""
 
 from __future__ import annotations
 
@@ -16,6 +21,12 @@ from pathlib import Path
 from typing import Any
 
 _claims_lock = threading.Lock()
+try:
+    import fcntl  # noqa: F401 - only whether it exists
+
+    _LOCKS_FILES = True
+except ImportError:
+    _LOCKS_FILES = False
 
 
 # Weak: a claim nobody holds any more (a run that raised) is collected, and its lock freed.
@@ -46,7 +57,7 @@ class RunClaim:
                 del _claims[self.folder]
             handle, self._handle = self._handle, None
         if handle is not None:
-            handle.close()  # closing the file releases the flock
+            _remove_and_unlock(_lock_path(self.folder), handle)
 
     def release_all(self) -> None:
         with _claims_lock:
@@ -56,7 +67,27 @@ class RunClaim:
     def __del__(self) -> None:
         handle, self._handle = self._handle, None
         if handle is not None:
-            handle.close()
+            _remove_and_unlock(_lock_path(self.folder), handle)
+
+
+def _same_file(handle: Any, path: Path) -> bool:
+    """Whether the open `handle` is still the file at `path` (not removed or replaced)."""
+    try:
+        return os.fstat(handle.fileno()).st_ino == os.stat(path).st_ino
+    except FileNotFoundError:
+        return False
+    except ValueError:  # already closed (collected at exit): its lock is gone, not ours to remove
+        return False
+
+
+def _remove_and_unlock(path: Path, handle: Any) -> None:
+    """Remove the lock file while still holding its lock (only if it is ours: a process
+    that locked it later finds it gone and locks the new one), then release the lock."""
+    try:
+        if _LOCKS_FILES and _same_file(handle, path):
+            path.unlink(missing_ok=True)
+    finally:
+        handle.close()  # closing the file releases the flock
 
 
 def _acquire(folder: Path, notify: Callable[[str], None] | None) -> RunClaim:
@@ -67,23 +98,30 @@ def _acquire(folder: Path, notify: Callable[[str], None] | None) -> RunClaim:
             held.depth += 1
             return held
     folder.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(_lock_path(folder), "a+", encoding="utf-8")  # noqa: SIM115 - held by the claim
-    try:
-        import fcntl
-    except ImportError:  # no flock (Windows): runs of one configuration are not serialised
-        return _register(key, handle)
-    try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read().strip() or "?"
-        if notify is not None:
-            notify(
-                f"lexbench: another process (pid {holder}) is running this same "
-                f"configuration into {folder}; waiting for it to finish, then its answers "
-                f"are taken from the response cache (Ctrl-C to stop)"
-            )
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    lock = _lock_path(folder)
+    if not _LOCKS_FILES:  # no flock (Windows): runs of one configuration are not serialised
+        return _register(key, open(lock, "a+", encoding="utf-8"))
+    import fcntl
+
+    told = False
+    while True:
+        handle = open(lock, "a+", encoding="utf-8")  # noqa: SIM115 - held by the claim
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "?"
+            if notify is not None and not told:
+                notify(
+                    f"lexbench: another process (pid {holder}) is running this same "
+                    f"configuration into {folder}; waiting for it to finish, then its answers "
+                    f"are taken from the response cache (Ctrl-C to stop)"
+                )
+                told = True
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        if _same_file(handle, lock):
+            break
+        handle.close()  # its holder removed it on release: lock the file now at the path
     handle.seek(0)
     handle.truncate()
     handle.write(str(os.getpid()))

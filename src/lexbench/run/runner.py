@@ -5,15 +5,18 @@ The runner is the only place that talks to both the cache and the model:
 1. look every request up in the cache (cached ones are never sent again);
 2. send the rest in chunks (the backend batches inside a chunk); identical requests in
    one run (same cache key, different ids) are sent once and the answer shared;
-3. commit answers to the cache as they arrive: one by one for a backend that declares it
-   streams them (`streams_answers()`, the HTTP backend), else chunk by chunk;
+3. commit answers to the cache as they arrive: as the backend reports them when it
+   declares it streams them (`streams_answers()`: the HTTP backend per answer, the
+   transformers backends per decoded batch), else chunk by chunk;
 4. return responses in request order, and counts for results.json.
 
-Ctrl-C, a crash or SIGKILL loses at most the requests in flight (streaming backends) or the
-chunk in flight (batch backends); rerunning the same command resumes, sending no request
-whose answer is cached. Failed responses (`error` set) are returned and recorded in the
-samples but never cached, so a rerun asks them again; a typed answer that is not a failure
-of the request (`Failure.OUT_OF_VOCABULARY`) is cached like any answer.
+Ctrl-C or a crash loses at most the requests in flight (streaming backends) or the chunk
+in flight (batch backends); SIGKILL also the answers of the last quarter second, not yet
+committed (streamed answers are committed in groups: `cache_writer`). Rerunning the same
+command resumes, sending no request whose answer is cached. Failed responses (`error` set)
+are returned and recorded in the samples but never cached, so a rerun asks them again; a
+typed answer that is not a failure of the request (`Failure.OUT_OF_VOCABULARY`) is cached
+like any answer.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from typing import Any
 
 from lexbench.models.base import Model, PermanentModelError
 from lexbench.run.cache import ResponseCache, request_keys
+from lexbench.run.cache_writer import GroupedWriter
+from lexbench.run.send_claims import REFRESH_S, Owner
 from lexbench.types import Failure, Request, Response
 
 
@@ -145,15 +150,23 @@ def execute(
         )
     shown: tuple[int, int] = (0, 0)  # (retries, failed) on the bar
 
-    def record(index: int, answer: Response, cache_it: bool) -> None:
+    owner = Owner.current() if cache is not None else None
+    refreshed = [time.monotonic()]
+    # Streamed answers are committed in small groups (see cache_writer), batches whole.
+    writer = GroupedWriter(cache) if cache is not None and streaming else None
+
+    def record(index: int, answer: Response, cache_it: bool, sent: bool = True) -> None:
         """Store one arrived answer (and share it with requests asking the same thing)."""
         nonlocal shown
         if responses[index] is not None:
             raise RuntimeError(
                 f"{type(model).__name__} answered request {requests[index].id} twice"
             )
-        if cache_it and cache is not None:
-            cache.put_many([(keys[index], fingerprint, requests[index], answer)])
+        if cache_it and writer is not None and cache is not None and owner is not None:
+            writer.add((keys[index], fingerprint, requests[index], answer))
+            if time.monotonic() - refreshed[0] > REFRESH_S:
+                cache.refresh_claims(owner)
+                refreshed[0] = time.monotonic()
         group = [index, *followers.get(index, ())]
         for member in group:
             final = answer if member == index else replace(answer, request_id=requests[member].id)
@@ -162,7 +175,10 @@ def execute(
             stats.failed += answer.failure == Failure.REQUEST_FAILED
             if on_response is not None:
                 on_response(member, final)
-        stats.sent += 1
+        if sent:
+            stats.sent += 1
+        else:  # answered by another process sending it at the same time
+            stats.cached += len(group)
         if bar is not None:
             bar.update(len(group))
             now = (model.retry_counts().total - retries_before.total, stats.failed)
@@ -170,30 +186,68 @@ def execute(
                 shown = now
                 bar.set_postfix(retries=now[0], failed=now[1])
 
-    try:
-        for start in range(0, len(to_send), size):
-            chunk = to_send[start : start + size]
-            batch = [requests[i] for i in chunk]
-            if streaming:
+    told: list[bool] = []
 
-                def arrived(position: int, answer: Response, chunk: list[int] = chunk) -> None:
-                    record(chunk[position], answer, cache_it=True)
+    def claimed(indices: list[int]) -> tuple[list[int], list[int]]:
+        """(requests this run may send now, requests another process is sending): those
+        another process answered meanwhile are recorded at once (never sent twice)."""
+        if cache is None or owner is None or not indices:
+            return indices, []
+        answered, mine, others = cache.claim_for_sending([keys[i] for i in indices], owner)
+        for i in indices:
+            if keys[i] in answered:
+                hit = answered[keys[i]]
+                record(i, replace(hit, request_id=requests[i].id), cache_it=False, sent=False)
+        if others and not told:
+            told.append(True)
+            print(
+                f"\nlexbench: {len(others)} request(s) are being sent by another process "
+                f"using {cache.path} ({next(iter(others.values()))}); waiting for its "
+                "answers instead of sending them twice",
+                file=sys.stderr,
+                flush=True,
+            )
+        mine_keys, waiting = set(mine), [i for i in indices if keys[i] in others]
+        return [i for i in indices if keys[i] in mine_keys], waiting
 
-                answers = model.answer_each(batch, arrived)
-            else:
-                answers = model.answer(batch)
-                if cache is not None:
-                    cache.put_many(
-                        (keys[i], fingerprint, requests[i], a) for i, a in zip(chunk, answers)
-                    )
-            if len(answers) != len(chunk):
-                raise RuntimeError(
-                    f"{type(model).__name__} returned {len(answers)} responses "
-                    f"for {len(chunk)} requests"
+    def send(chunk: list[int]) -> None:
+        if not chunk:
+            return
+        batch = [requests[i] for i in chunk]
+        if streaming:
+
+            def arrived(position: int, answer: Response, chunk: list[int] = chunk) -> None:
+                record(chunk[position], answer, cache_it=True)
+
+            answers = model.answer_each(batch, arrived)
+        else:
+            answers = model.answer(batch)
+            if cache is not None:
+                cache.put_many(
+                    (keys[i], fingerprint, requests[i], a) for i, a in zip(chunk, answers)
                 )
-            for i, answer in zip(chunk, answers):
-                if responses[i] is None:  # not already recorded as it arrived
-                    record(i, answer, cache_it=streaming)
+        if len(answers) != len(chunk):
+            raise RuntimeError(
+                f"{type(model).__name__} returned {len(answers)} responses "
+                f"for {len(chunk)} requests"
+            )
+        for i, answer in zip(chunk, answers):
+            if responses[i] is None:  # not already recorded as it arrived
+                record(i, answer, cache_it=streaming)
+
+    try:
+        waiting: list[int] = []
+        for start in range(0, len(to_send), size):
+            mine, others = claimed(to_send[start : start + size])
+            waiting += others
+            send(mine)
+        pause = 0.05
+        while waiting:  # requests other processes were sending when this one reached them
+            time.sleep(pause)
+            pause = min(1.0, pause * 1.5)
+            mine, waiting = claimed(waiting)
+            for start in range(0, len(mine), size):
+                send(mine[start : start + size])
     except KeyboardInterrupt:
         done = sum(r is not None for r in responses)
         kept = "; they are cached. Run the same command again to resume" if cache else ""
@@ -214,6 +268,12 @@ def execute(
     finally:
         if bar is not None:
             bar.close()
+        try:
+            if writer is not None:
+                writer.close()  # commits what is left, however the run ends
+        finally:
+            if cache is not None and owner is not None:
+                cache.release_claims(owner)
     retries_after = model.retry_counts()
     stats.retries = retries_after.total - retries_before.total
     stats.retry_reasons = {

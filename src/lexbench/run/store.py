@@ -227,14 +227,18 @@ def read_json_file(path: str | Path, what: str = "the file") -> Any:
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     rows = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{number}: not valid JSON ({error.msg})") from None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError as error:
+                    raise ValueError(f"{path}:{number}: not valid JSON ({error.msg})") from None
+    except UnicodeDecodeError as error:
+        # Decoded in blocks, so the line is unknown; the block's byte offset is not useful.
+        raise ValueError(f"{path}: not UTF-8 text ({error.reason})") from None
     return rows
 
 

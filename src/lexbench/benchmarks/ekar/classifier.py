@@ -17,14 +17,14 @@ torch and transformers are imported inside this module's functions only.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lexbench.models.base import Model
+from lexbench.models.base import Model, OnResponse, answer_by_kind
+from lexbench.models.weights_identity import folder_sha256
 from lexbench.types import Request, Response
 
 
@@ -32,17 +32,6 @@ from lexbench.types import Request, Response
 class ClassifierOptions:
     device: str = "auto"
     batch_size: int = 16
-
-
-def _weights_sha256(folder: Path) -> str:
-    """sha256 over the classifier's weight and config files (names and bytes), so two
-    fine-tunes written to the same folder never share cached answers."""
-    digest = hashlib.sha256()
-    for path in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.json")):
-        if path.name.startswith("."):
-            continue
-        digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
 
 
 class EkarClassifier(Model):
@@ -65,7 +54,9 @@ class EkarClassifier(Model):
         self.device = device
         self.network, self.tokenizer = load_choice_model(self.folder, device)
         self.name = self.folder.name
-        self._weights = _weights_sha256(self.folder)
+        # Every weight, config and tokenizer file's content, so two fine-tunes written to
+        # the same folder never share cached answers (remembered: no rehash next time).
+        self._weights = folder_sha256(self.folder)
 
     def fingerprint(self) -> dict[str, Any]:
         return {
@@ -88,7 +79,17 @@ class EkarClassifier(Model):
         lineage = describe_lineage(self.folder)
         return {**described, "lineage": lineage} if lineage else described
 
-    def loglikelihood(self, requests: Sequence[Request]) -> list[Response]:
+    def streams_answers(self) -> bool:
+        return True  # each batch is reported, so the runner caches it at once
+
+    def answer_each(
+        self, requests: Sequence[Request], on_response: OnResponse | None = None
+    ) -> list[Response]:
+        return answer_by_kind(self, requests, {"loglikelihood": self.loglikelihood}, on_response)
+
+    def loglikelihood(
+        self, requests: Sequence[Request], on_response: OnResponse | None = None
+    ) -> list[Response]:
         from lexbench.finetune.choice_model import score_choices
 
         for request in requests:
@@ -97,14 +98,23 @@ class EkarClassifier(Model):
                     f"request {request.id}: a classifier chooses among two or more "
                     f"continuations, got {len(request.continuations)}"
                 )
-        groups = [([r.prompt] * len(r.continuations), list(r.continuations)) for r in requests]
-        scores = score_choices(
-            self.network, self.tokenizer, groups, batch_size=max(1, self.options.batch_size)
-        )
-        return [
-            Response(request_id=r.id, loglikelihoods=tuple(s), continuation_tokens=(1,) * len(s))
-            for r, s in zip(requests, scores)
-        ]
+        size = max(1, self.options.batch_size)
+        out: list[Response] = []
+        # One batch of requests at a time, each reported once scored (and so cached).
+        for start in range(0, len(requests), size):
+            batch = requests[start : start + size]
+            groups = [([r.prompt] * len(r.continuations), list(r.continuations)) for r in batch]
+            scores = score_choices(self.network, self.tokenizer, groups, batch_size=size)
+            for request, score in zip(batch, scores):
+                answer = Response(
+                    request_id=request.id,
+                    loglikelihoods=tuple(score),
+                    continuation_tokens=(1,) * len(score),
+                )
+                if on_response is not None:
+                    on_response(len(out), answer)
+                out.append(answer)
+        return out
 
     def close(self) -> None:
         self.network = None  # type: ignore[assignment]

@@ -22,7 +22,6 @@ when a model is built, never at package import.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Sequence
@@ -32,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from lexbench.models.base import Model
+from lexbench.models.weights_identity import folder_sha256
 from lexbench.types import Request, Response, TupleChoiceQuery
 
 POOLING = "mean of the term's own token states (special tokens excluded), each term encoded alone"
@@ -52,21 +52,10 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _content_hash(folder: Path) -> str:
-    """sha256 over config.json and the weight files' bytes: two encoders with the same
-    shapes but different weights (two random tiny BERTs) never share cached answers."""
-    digest = hashlib.sha256()
-    files = [
-        folder / "config.json",
-        *sorted(folder.glob("*.safetensors")),
-        *sorted(folder.glob("*.bin")),
-    ]
-    for path in files:
-        if path.is_file():
-            digest.update(path.name.encode())
-            with path.open("rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(block)
-    return digest.hexdigest()[:16]
+    """The content of the encoder's weight, config and tokenizer files: two encoders with
+    the same shapes but different weights (two random tiny BERTs) never share cached
+    answers (see `lexbench.models.weights_identity`)."""
+    return folder_sha256(folder)[:16]
 
 
 class ContextualTupleModel(Model):
@@ -170,6 +159,11 @@ class ContextualTupleModel(Model):
             for term, vector in zip(batch, means.float().cpu().numpy()):
                 out[term] = vector.astype(np.float64)
         return out
+
+    def chunk_size(self) -> int:
+        # Small hand-overs, so the runner caches every few seconds of encoding (a killed
+        # run keeps them); terms are still shared within a chunk.
+        return max(16, 2 * self.batch_size)
 
     def analogy(self, requests: Sequence[Request]) -> list[Response]:
         queries = []

@@ -107,6 +107,10 @@ class ExplanationBenchmark:
             "decoding": self.decoding.to_dict(),
             "prompt_format": self.prompt_format,
             "similarity_model": self.similarity.name if self.similarity is not None else None,
+            # The encoder's content: new weights in the same folder make a new run folder.
+            "similarity_weights_sha256": (
+                self.similarity.weights_sha256() if self.similarity is not None else None
+            ),
             "bertscore_model": self.bertscore_model,
             "bleurt": self.bleurt.to_dict(),
             "moverscore": self.moverscore.to_dict(),

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,7 +185,8 @@ class LambdaReporter(GenericReporter):
                 f"{_rho_text(rho_kept)}"
             )
         # Headroom above the highest point keeps the two-line annotation off the data.
-        top = max(y) if y else 1.0
+        # (over the points drawn: a length with no scored item has a NaN accuracy)
+        top = max((v for v in y if math.isfinite(v)), default=1.0)
         path = plots.scatter_with_trend(
             folder / figure_name(run, position, "accuracy-by-query-length"),
             x,
