@@ -25,6 +25,8 @@ SHELL_SEPARATOR = re.compile(r"\s(?:&&|\|\||;|\|)\s")
 #: A comment, or a redirection, to the line's end.
 SHELL_END = re.compile(r"\s(?:#|>|2>)(?:\s.*)?$")
 INLINE_CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+#: Pages the site generates at build time (docs/hooks/lexbench_site.py): links to them work.
+GENERATED_PAGES = ("docs/index.md", "docs/reference/commands.md")
 #: A path under one of the repository's top-level folders, as prose or a command cites it.
 PATH_CITED = re.compile(r"(?<![\w/.~-])((?:src|tests|docs|examples|benchmarks|\.ci)/[\w./-]*[\w/])")
 MAKE_TARGET = re.compile(r"\bmake ([a-z][\w-]*)")
@@ -126,7 +128,8 @@ def repository_paths() -> list[tuple[Path, int, str]]:
     cited = []
     for file in doc_files():
         for number, line in _prose_and_commands(file.read_text(encoding="utf-8")):
-            for path in PATH_CITED.findall(line):
+            # Link targets are relative to the page; they are resolved below.
+            for path in PATH_CITED.findall(re.sub(r"\]\([^)]*\)", "]", line)):
                 if not any(c in path for c in "*<>{}"):
                     cited.append((file, number, path.rstrip(".")))
             for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", line):
