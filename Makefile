@@ -52,8 +52,8 @@ demo: setup
 
 # ruff (lint and format) and mypy on src/, as CI runs them; the import-graph check is a test.
 lint: setup-test
-	$(BIN)/ruff check src tests benchmarks examples
-	$(BIN)/ruff format --check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples docs/hooks
+	$(BIN)/ruff format --check src tests benchmarks examples docs/hooks
 	$(BIN)/mypy
 
 # The documentation site, warnings as errors: a broken link, a missing page or a docstring
