@@ -22,8 +22,8 @@ COMMAND_START = re.compile(
 )
 #: Between two commands on one line.
 SHELL_SEPARATOR = re.compile(r"\s(?:&&|\|\||;|\|)\s")
-#: A comment, or a redirection, to the line's end.
-SHELL_END = re.compile(r"\s(?:#|>|2>)(?:\s.*)?$")
+#: A comment or a redirection, to the line's end, or a trailing `&` (run in the background).
+SHELL_END = re.compile(r"\s(?:#|>|2>)(?:\s.*)?$|\s&\s*$")
 INLINE_CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 #: Pages the site generates at build time (docs/hooks/lexbench_site.py): links to them work.
 GENERATED_PAGES = ("docs/index.md", "docs/reference/commands.md")
