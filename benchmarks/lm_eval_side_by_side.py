@@ -57,20 +57,12 @@ def main() -> None:
 
     from lexbench import api
     from lexbench.benchmarks.lambda_.export import LM_EVAL_TASK, write_lm_eval_lambda_task
-    from lexbench.benchmarks.lambda_.items import (
-        LambdaConfig,
-        dumps_items,
-        generate_items,
-        manifest,
-    )
     from lexbench.lexicon.wordnet import load_index
     from lexbench.models.hf import HFOptions, dequantised_cache, packaged_smollm2_gguf
     from lexbench.run.store import read_run
     from lexbench.text import first_word
 
-    index = load_index(progress=False)
-    config = LambdaConfig(per_relation=args.per_relation)
-    items = generate_items(index, config)
+    load_index(progress=False)  # built once, before either side is timed
     weights, _ = dequantised_cache(packaged_smollm2_gguf(), "float32")
     batch = (
         int(args.harness_batch_size)
@@ -81,16 +73,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as work:
         task = write_lm_eval_lambda_task(
             f"{work}/task",
-            items,
-            manifest(items, config, index, dumps_items(items)),
-            prompt_style=args.prompt_style,
+            {"per_relation": args.per_relation, "prompt_style": args.prompt_style},
         )
         started = time.perf_counter()
         harness = lm_eval.simple_evaluate(
             model="hf",
             model_args=f"pretrained={weights},dtype=float32",
             tasks=[LM_EVAL_TASK],
-            task_manager=TaskManager(include_path=str(task)),
+            task_manager=TaskManager(include_path=str(task), include_defaults=False),
             batch_size=batch,
             device=args.device,
             log_samples=True,

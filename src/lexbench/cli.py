@@ -66,7 +66,9 @@ class CommandLine:
             self._verbs[verb] = verb_parser.add_subparsers(
                 dest="benchmark", metavar="BENCHMARK", required=True
             )
-        parser = self._verbs[verb].add_parser(benchmark, help=help, description=help)
+        parser = self._verbs[verb].add_parser(
+            benchmark, help=help, description=help.replace("%%", "%")
+        )
         parser.set_defaults(handler=handler)
         return parser
 
@@ -74,7 +76,8 @@ class CommandLine:
         self, name: str, help: str, handler: Callable[[argparse.Namespace], int]
     ) -> argparse.ArgumentParser:
         """A flat `lexbench NAME ...` command."""
-        parser = self._top.add_parser(name, help=help, description=help)
+        # argparse %-formats a help string but not a description: "95%%" would show doubled.
+        parser = self._top.add_parser(name, help=help, description=help.replace("%%", "%"))
         parser.set_defaults(handler=handler)
         return parser
 

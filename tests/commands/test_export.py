@@ -42,31 +42,26 @@ def test_hf_dataset_loads_with_datasets(exported_items, tmp_path):
     )
 
 
-def test_lm_eval_task_files(exported_items, tmp_path):
-    items, meta = exported_items
-    out = write_lm_eval_lambda_task(tmp_path / "task", items, meta)
+def test_lm_eval_task_files(wordnet_index, tmp_path):
+    """The task runs LAMBDA as lexbench does (greedy, 2 new tokens, the same prompt), its YAML
+    holds no path, and its utils.py scores through lexbench's scorer (membership in R(E))."""
+    import importlib.util
+
+    import pyarrow.parquet as pq
+
+    out = write_lm_eval_lambda_task(tmp_path / "task", {"per_relation": 4})
     yaml = (out / "lexbench_lambda.yaml").read_text()
     assert "max_gen_toks: 2" in yaml and "output_type: generate_until" in yaml
-    assert str(out / "data" / "test.parquet") in yaml
-    namespace = {}
-    exec((out / "utils.py").read_text(), namespace)
-    row = {
-        "id": "x",
-        "relation": "antonym",
-        "a": "happy",
-        "b": "sad",
-        "c": "early",
-        "d": "late",
-        "query": "large",
-        "gold": "small",
-        "candidates": ["little", "small"],
-        "query_pos": "adj",
-        "query_length": 5,
-    }
-    assert namespace["process_results"](row, [" Small."]) == {"acc": 1.0}
-    assert namespace["process_results"](row, [" large"]) == {"acc": 0.0}
-    with pytest.raises(ValueError, match="protocol"):
-        write_lm_eval_lambda_task(tmp_path / "word", items, meta, protocol="word")
+    assert str(tmp_path) not in yaml
+    spec = importlib.util.spec_from_file_location("lexbench_lambda_utils", out / "utils.py")
+    utils = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(utils)
+    row = pq.read_table(out / "data" / "test.parquet").to_pylist()[0]
+    item = json.loads(row["item"])
+    assert utils.process_results(row, [" " + item["gold"].capitalize() + "."]) == {"acc": 1.0}
+    assert utils.process_results(row, [" " + item["query"]]) == {"acc": 0.0}
+    with pytest.raises(ValueError, match="stop-at-first-whole-word"):
+        write_lm_eval_lambda_task(tmp_path / "word", {"per_relation": 1, "protocol": "word"})
 
 
 @pytest.mark.slow
@@ -81,14 +76,16 @@ def test_exported_task_runs_in_lm_eval_with_lexbench_accuracy(
     from lexbench.run.evaluate import evaluate
     from lexbench.run.store import read_run
 
-    items, meta = exported_items
-    out = write_lm_eval_lambda_task(tmp_path / "task", items, meta, prompt_style="completion")
+    items, _ = exported_items
+    out = write_lm_eval_lambda_task(
+        tmp_path / "task", {"per_relation": 4, "prompt_style": "completion"}
+    )
     folder, _ = dequantised_cache(packaged_smollm2_gguf(), "float32")
     harness = lm_eval.simple_evaluate(
         model="hf",
         model_args=f"pretrained={folder},dtype=float32",
         tasks=["lexbench_lambda"],
-        task_manager=TaskManager(include_path=str(out)),
+        task_manager=TaskManager(include_path=str(out), include_defaults=False),
         batch_size=16,
         device="cpu",
         log_samples=True,

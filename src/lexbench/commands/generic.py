@@ -4,6 +4,7 @@
 
     lexbench run hypernyms --model smollm2-135m --limit 20 --option seed=1
     lexbench export hypernyms --format lm-eval -o hypernyms-task
+    lexbench export hypernyms --format inspect -o hypernyms-inspect
     lexbench list
 
 The generic `run` takes the model and run options every benchmark takes, `--limit N` (the
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -110,24 +110,10 @@ def _add_benchmark_options(parser: argparse.ArgumentParser, spec: Any) -> None:
 
 def _generic_export(args: argparse.Namespace) -> int:
     from lexbench import plugins
-    from lexbench.export.lm_eval import task_name, write_lm_eval_task
-    from lexbench.export.rows import export_set, write_hf
+    from lexbench.export.command import export
 
     spec = plugins.benchmark(args.benchmark)
-    exported = export_set(spec.name, _benchmark_options(args, spec))
-    if args.format == "hf":
-        out = write_hf(args.output, exported)
-        print(
-            f"wrote {len(exported.rows)} rows to {out} (load it with "
-            f"datasets.load_dataset({str(out)!r}), split 'test')"
-        )
-    else:
-        out = write_lm_eval_task(args.output, exported)
-        print(
-            f"wrote an lm-eval task for {len(exported.rows)} items to {out}; run it with\n"
-            f"  lm_eval --include_path {shlex.quote(str(out))} --tasks "
-            f"{shlex.quote(task_name(spec.name))} --model hf --model_args pretrained=MODEL"
-        )
+    print(export(spec.name, _benchmark_options(args, spec), args.format, args.output))
     return 0
 
 
@@ -136,13 +122,9 @@ def register_generic_export(cli: Any, spec: Any) -> None:
     parser = cli.benchmark_command(
         "export", spec.name, f"export {spec.description} to other tools' formats", _generic_export
     )
-    parser.add_argument(
-        "--format",
-        choices=["hf", "lm-eval"],
-        required=True,
-        help="hf: a Hugging Face dataset (parquet + card); lm-eval: an "
-        "lm-evaluation-harness task scored by lexbench's own scorer",
-    )
+    from lexbench.export.command import FORMAT_HELP, FORMATS
+
+    parser.add_argument("--format", choices=FORMATS, required=True, help=FORMAT_HELP)
     parser.add_argument("-o", "--output", required=True, type=Path, help="output folder")
     _add_benchmark_options(parser, spec)
 

@@ -1,76 +1,111 @@
 """Any registered benchmark as an lm-evaluation-harness task whose scorer is the benchmark's
-own: `process_results` rebuilds the benchmark from the exported manifest (as `lexbench
-rescore` does), turns lm-eval's output into lexbench `Response`s and calls its `score`, so
-lm-eval and lexbench give the same verdicts on the same outputs.
+own (`lexbench.export.scorer`): lm-eval sends the requests, lexbench gives the verdicts, so
+the two agree on the same outputs.
 
-lm-eval has two request types that match lexbench's: `generate_until` (one `generate`
-request per item, greedy, a fixed token budget and stop strings) and `multiple_choice` (one
-`loglikelihood` request per item; lm-eval gives the summed log-probability of each
-continuation, so lexbench's scorer sees no token counts). A benchmark whose items need
-other requests (ranking the next word, several requests per item) cannot be an lm-eval
-task; the error says so and points to the Hugging Face export.
+lm-eval's request types and what each lexbench request becomes:
 
-The task's YAML is written through PyYAML (quoting is its job, not ours); the parquet path
-in it is absolute, because lm-eval resolves data files against the working directory, so
-re-export after moving the folder.
+* `generate` -> `generate_until`: the same prompt, greedy, the same token budget and stop
+  strings; lm-eval has one generation setting per task, so items that decode differently
+  become one task per setting under a group; it has no sampling seed per request and no
+  stop-at-first-whole-word criterion (a protocol that needs them is refused in one line);
+* `loglikelihood` -> `multiple_choice`: lm-eval gives the summed log-probability of each
+  continuation (no token counts, so a length normalisation by tokens cannot be rebuilt;
+  by characters, as E-KAR's default, it can);
+* `rank` (SCAN, Google, BATS) -> `generate_until` of one greedy token: lm-eval has no top-k
+  request, so only the first answer is known. Its `acc` is lexbench's acc@1 (the target's
+  first token is the model's most likely next token, matched by the strict prefix rule of
+  `lexbench.export.scorer`); MRR@10 and recall@k cannot be expressed in lm-eval.
+
+The YAML is written through PyYAML and holds no paths: `utils.py` reads the rows from
+`data/test.parquet` beside it (lm-eval's `custom_dataset`), so the folder works wherever it
+is moved, whatever characters its path has.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from lexbench.export.rows import ExportedSet
+from lexbench.export.scorer import MANIFEST
+from lexbench.types import Decoding
 
-UTILS = '''"""lexbench's own scorer for this task (see lexbench.export.lm_eval)."""
+UTILS = '''"""lexbench's dataset loader and scorer for this task (see lexbench.export.lm_eval)."""
 
 from pathlib import Path
 
-from lexbench.export.lm_eval import ExportScorer
+from lexbench.export.scorer import ExportScorer
 
-_SCORER = ExportScorer(Path(__file__).with_name("lexbench-manifest.json"))
+HERE = Path(__file__).resolve().parent
+_SCORER = ExportScorer(HERE / "lexbench-manifest.json")
+
+
+def load_dataset(lexbench_part=None, **_metadata):
+    """The exported rows, read from beside this file (lm-eval's custom_dataset, called with
+    the task's metadata): those of one decoding setting when the task is one part."""
+    import datasets
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(HERE / "data" / "test.parquet").to_pylist()
+    if lexbench_part is not None:
+        rows = [row for row in rows if row["lexbench_part"] == lexbench_part]
+    return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
 
 def process_results(doc, results):
     return _SCORER.process(doc, results)
 '''
 
+#: lexbench's request kind -> lm-eval's output type.
+OUTPUT_TYPES = {
+    "generate": "generate_until",
+    "rank": "generate_until",
+    "loglikelihood": "multiple_choice",
+}
+
 
 def task_name(benchmark: str) -> str:
     return "lexbench_" + "".join(c if c.isalnum() else "_" for c in benchmark)
 
 
-def _single_kind(exported: ExportedSet) -> str:
+class _Function(str):
+    """A `!function module.name` value in lm-eval's YAML."""
+
+
+def task_yaml(config: dict[str, Any]) -> str:
+    """The YAML text of `config`, written by PyYAML (quoting is its job), `_Function`
+    values as lm-eval's `!function` tag."""
+    import yaml
+
+    class TaskDumper(yaml.SafeDumper):
+        pass
+
+    TaskDumper.add_representer(
+        _Function, lambda dumper, value: dumper.represent_scalar("!function", str(value))
+    )
+    return yaml.dump(config, Dumper=TaskDumper, sort_keys=False, allow_unicode=True)
+
+
+def single_kind(exported: ExportedSet, tool: str = "lm-eval") -> str:
+    """The one request kind every item asks, or a one-line refusal."""
     shapes = {tuple(r.kind for r in asked) for asked in exported.requests}
-    if shapes == {("generate",)}:
-        return "generate"
-    if shapes == {("loglikelihood",)}:
-        return "loglikelihood"
+    if len(shapes) == 1:
+        (shape,) = shapes
+        if len(shape) == 1 and shape[0] in OUTPUT_TYPES:
+            return shape[0]
     found = ", ".join("+".join(shape) or "none" for shape in sorted(shapes))
     raise ValueError(
-        f"{exported.benchmark}: lm-eval takes one generate or one log-likelihood "
-        f"request per item; this benchmark asks {found} per item. Export it "
-        f"with --format hf instead"
+        f"{exported.benchmark}: {tool} takes one generate, rank or log-likelihood request "
+        f"per item; this benchmark asks {found} per item. Export it with --format hf instead"
     )
 
 
-def _generation_kwargs(exported: ExportedSet) -> dict[str, Any]:
-    decodings = {
-        json.dumps(asked[0].decoding.to_dict(), sort_keys=True) for asked in exported.requests
-    }
-    if len(decodings) != 1:
-        raise ValueError(
-            f"{exported.benchmark}: its items decode differently; an lm-eval "
-            f"task has one generation setting"
-        )
-    decoding = exported.requests[0][0].decoding
+def _generation_kwargs(benchmark: str, decoding: Decoding) -> dict[str, Any]:
     if not decoding.greedy or decoding.stop_at_word_end:
         raise ValueError(
-            f"{exported.benchmark}: lm-eval has no sampled decoding with a seed "
-            f"per request and no stop-at-first-whole-word criterion; export the "
-            f"greedy, fixed-budget protocol"
+            f"{benchmark}: lm-eval has no sampled decoding with a seed per request and no "
+            f"stop-at-first-whole-word criterion; export the greedy, fixed-budget protocol"
         )
     return {
         "until": list(decoding.stop),
@@ -80,92 +115,81 @@ def _generation_kwargs(exported: ExportedSet) -> dict[str, Any]:
     }
 
 
-def write_lm_eval_task(out_dir: str | Path, exported: ExportedSet) -> Path:
-    """Write `<name>.yaml`, `utils.py`, `data/test.parquet` and the manifest; returns the folder."""
-    import yaml
+#: A rank request asks for the most likely next token, nothing more.
+RANK_GENERATION = {"until": [], "max_gen_toks": 1, "do_sample": False, "temperature": 0.0}
 
-    from lexbench.export.files import write_parquet
 
-    kind = _single_kind(exported)
-    out = Path(out_dir).resolve()
+def lm_eval_configs(exported: ExportedSet) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The task YAML bodies and the rows. An lm-eval task has one generation setting, so a
+    benchmark whose items decode in several ways (SetLexSem's methods) becomes one task per
+    setting (`<name>_part1`, ...; each reads its rows by `lexbench_part`) and a group named
+    after the benchmark whose accuracy pools them, weighted by size (the item mean)."""
+    kind = single_kind(exported)
     name = task_name(exported.benchmark)
     rows = [dict(row) for row in exported.rows]
-    config: dict[str, Any] = {
-        "task": name,
-        "dataset_path": "parquet",
-        "dataset_kwargs": {"data_files": {"test": str(out / "data" / "test.parquet")}},
+    base: dict[str, Any] = {
+        "custom_dataset": _Function("utils.load_dataset"),
         "test_split": "test",
+        "output_type": OUTPUT_TYPES[kind],
         "doc_to_text": "prompt",
-        "process_results": "!function utils.process_results",
+        "process_results": _Function("utils.process_results"),
         "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}],
-        "metadata": {
-            "version": 1.0,
-            "lexbench_content_sha256": exported.manifest["content_sha256"],
-        },
     }
-    if kind == "generate":
-        config.update(
-            {
-                "output_type": "generate_until",
-                "doc_to_target": "id",
-                "generation_kwargs": _generation_kwargs(exported),
-            }
-        )
-    else:
+    metadata = {
+        "version": 1.0,
+        "lexbench_benchmark": exported.benchmark,
+        "lexbench_request_kind": kind,
+        "lexbench_content_sha256": exported.manifest["content_sha256"],
+    }
+    if kind == "loglikelihood":
         for row, asked in zip(rows, exported.requests):
             row["choices"] = list(asked[0].continuations)
-        config.update(
-            {"output_type": "multiple_choice", "doc_to_choice": "choices", "doc_to_target": 0}
-        )
+        # The continuations carry their own leading space; lm-eval would add another.
+        base.update({"doc_to_choice": "choices", "doc_to_target": 0, "target_delimiter": ""})
+        return [{"task": name, **base, "metadata": metadata}], rows
+    base["doc_to_target"] = "id"
+    if kind == "rank":
+        return [
+            {"task": name, **base, "generation_kwargs": RANK_GENERATION, "metadata": metadata}
+        ], rows
+    parts: dict[Decoding, int] = {}
+    for row, asked in zip(rows, exported.requests):
+        row["lexbench_part"] = parts.setdefault(asked[0].decoding, len(parts) + 1)
+    if len(parts) == 1:
+        (decoding,) = parts
+        generation = _generation_kwargs(exported.benchmark, decoding)
+        return [{"task": name, **base, "generation_kwargs": generation, "metadata": metadata}], rows
+    configs = [
+        {
+            "task": f"{name}_part{part}",
+            **base,
+            "generation_kwargs": _generation_kwargs(exported.benchmark, decoding),
+            "metadata": {**metadata, "lexbench_part": part},
+        }
+        for decoding, part in parts.items()
+    ]
+    group = {
+        "group": name,
+        "task": [config["task"] for config in configs],
+        "aggregate_metric_list": [{"metric": "acc", "aggregation": "mean", "weight_by_size": True}],
+        "metadata": {"version": 1.0},
+    }
+    return [group, *configs], rows
+
+
+def write_lm_eval_task(out_dir: str | Path, exported: ExportedSet) -> Path:
+    """Write the task YAML(s), `utils.py`, `data/test.parquet` and the manifest; returns the
+    folder. `lm_eval --include_path DIR --tasks lexbench_NAME` runs it."""
+    from lexbench.export.files import write_parquet
+
+    configs, rows = lm_eval_configs(exported)
+    out = Path(out_dir)
     write_parquet(rows, out / "data" / "test.parquet")
-    text = yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
-    # lm-eval reads `!function` as a tag; PyYAML quotes the string, so unquote that one value.
-    text = text.replace("'!function utils.process_results'", "!function utils.process_results")
-    (out / f"{name}.yaml").write_text(text, encoding="utf-8")
+    for config in configs:
+        name = config.get("group") or config["task"]
+        (out / f"{name}.yaml").write_text(task_yaml(config), encoding="utf-8")
     (out / "utils.py").write_text(UTILS, encoding="utf-8")
-    (out / "lexbench-manifest.json").write_text(
+    (out / MANIFEST).write_text(
         json.dumps(exported.manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
     return out
-
-
-class ExportScorer:
-    """Scores lm-eval's outputs with the exported benchmark's own scorer."""
-
-    def __init__(self, manifest_path: str | Path):
-        self.manifest_path = Path(manifest_path)
-        self._items: dict[str, Any] | None = None
-        self._benchmark: Any = None
-        self._requests: dict[str, Sequence[Any]] = {}
-
-    def _load(self) -> None:
-        from lexbench import plugins
-        from lexbench.export.rows import EXPORT_MODEL_NAME, LANGUAGE_MODEL_KINDS
-        from lexbench.run.rescore import RecordedModel
-
-        manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        source = str(manifest.get("benchmark_source") or "")
-        if source.startswith("path "):
-            plugins.include([source[len("path ") :]])
-        spec = plugins.benchmark(manifest["benchmark"])
-        model = RecordedModel({"name": EXPORT_MODEL_NAME, "kinds": list(LANGUAGE_MODEL_KINDS)})
-        self._benchmark = spec.build(model, **manifest.get("options", {}))
-        self._items = {str(item.id): item for item in self._benchmark.items()}
-        self._requests = {key: self._benchmark.requests(item) for key, item in self._items.items()}
-
-    def process(self, doc: Mapping[str, Any], results: Sequence[Any]) -> dict[str, float]:
-        from lexbench.types import Response
-
-        if self._items is None:
-            self._load()
-        assert self._items is not None
-        key = str(doc["id"])
-        item, asked = self._items[key], self._requests[key]
-        if asked[0].kind == "generate":
-            response = Response(request_id=asked[0].id, text=str(results[0]))
-        else:  # multiple_choice: one (log-likelihood, is_greedy) pair per continuation
-            response = Response(
-                request_id=asked[0].id, loglikelihoods=tuple(float(r[0]) for r in results)
-            )
-        score = self._benchmark.score(item, [response])
-        return {"acc": 1.0 if score.correct else 0.0}

@@ -17,6 +17,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from lexbench.types import Request, canonical_json
@@ -34,6 +35,16 @@ class ExportedSet:
     requests: list[list[Request]]
     rows: list[dict[str, Any]]
     manifest: dict[str, Any]
+
+
+def _absolute(value: Any) -> Any:
+    """A file or folder option as an absolute path, so the exported task's scorer finds it
+    from any working directory; other values as they are."""
+    if isinstance(value, Path):
+        return str(value.resolve())
+    if isinstance(value, str) and ("/" in value or "." in value) and Path(value).exists():
+        return str(Path(value).resolve())
+    return value
 
 
 def item_json(item: Any) -> dict[str, Any]:
@@ -63,7 +74,7 @@ def export_set(
     from lexbench.run.rescore import RecordedModel
 
     spec = plugins.benchmark(benchmark)
-    options = {k: v for k, v in dict(options or {}).items() if v is not None}
+    options = {k: _absolute(v) for k, v in dict(options or {}).items() if v is not None}
     built = spec.build(RecordedModel({"name": EXPORT_MODEL_NAME, "kinds": list(kinds)}), **options)
     items = list(built.items())
     if not items:
@@ -88,6 +99,8 @@ def export_set(
         "items": len(items),
         "content_sha256": digest.hexdigest(),
         "benchmark_source": spec.source,
+        # What the stand-in model answered: the scorer rebuilds the same requests from it.
+        "export_kinds": list(kinds),
         "lexbench_version": __version__,
     }
     return ExportedSet(benchmark, options, items, requests, rows, manifest)

@@ -148,26 +148,19 @@ def _items_and_manifest(args: argparse.Namespace) -> tuple[list[Any], dict[str, 
 
 
 def _export(args: argparse.Namespace) -> int:
-    from lexbench.benchmarks.lambda_.export import (
-        write_lambda_hf_dataset,
-        write_lm_eval_lambda_task,
-    )
+    from lexbench.benchmarks.lambda_.export import export_options, write_lambda_hf_dataset
 
+    if args.format != "hf":  # lm-eval, inspect: the shared exporters, lexbench's scorer
+        from lexbench.export.command import export
+
+        print(export("lambda", export_options(args), args.format, args.output))
+        return 0
     items, meta = _items_and_manifest(args)
-    if args.format == "hf":
-        out = write_lambda_hf_dataset(args.output, items, meta, args.prompt_style)
-        print(
-            f"wrote {len(items)} rows to {out}/data/test.parquet and the dataset card "
-            f"{out}/README.md; load with datasets.load_dataset('parquet', "
-            f"data_files='{out}/data/test.parquet')"
-        )
-    else:
-        out = write_lm_eval_lambda_task(args.output, items, meta, args.prompt_style)
-        print(
-            f"wrote the lm-evaluation-harness task to {out}; run it with\n  lm_eval "
-            f"--include_path {out} --tasks lexbench_lambda --model hf --model_args "
-            f"pretrained=MODEL"
-        )
+    out = write_lambda_hf_dataset(args.output, items, meta, args.prompt_style)
+    print(
+        f"wrote {len(items)} rows to {out} (split 'test'); load them with\n"
+        f"  datasets.load_dataset({str(out)!r}, split='test')"
+    )
     return 0
 
 
@@ -305,7 +298,10 @@ def register(cli: Any) -> None:
     add_run_arguments(run)
 
     export = cli.benchmark_command(
-        "export", "lambda", "export LAMBDA as a Hugging Face dataset or an lm-eval task", _export
+        "export",
+        "lambda",
+        "export LAMBDA as a Hugging Face dataset, an lm-eval task or an inspect_ai task",
+        _export,
     )
     _add_dataset_arguments(export, per_relation_default=1000)
     export.add_argument(
@@ -314,7 +310,9 @@ def register(cli: Any) -> None:
         default=None,
         help="a JSONL file from `lexbench generate lambda` (default: generate now)",
     )
-    export.add_argument("--format", choices=["hf", "lm-eval"], required=True)
+    from lexbench.export.command import FORMAT_HELP, FORMATS
+
+    export.add_argument("--format", choices=FORMATS, required=True, help=FORMAT_HELP)
     export.add_argument("--prompt-style", choices=["paper", "completion"], default="paper")
     export.add_argument("-o", "--output", required=True, type=Path, help="output folder")
     register_sheets(cli)

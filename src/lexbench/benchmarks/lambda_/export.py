@@ -1,16 +1,15 @@
-"""LAMBDA in other tools: a Hugging Face dataset (parquet + card) and an lm-evaluation-harness
-task (YAML + `utils.py`) that runs LAMBDA as lexbench does (greedy, 2 new tokens, the same
-prompt) and scores it the same way: membership of the answer in the whole candidate set
-R(E), through lexbench's own scorer, so the two can never drift apart."""
+"""LAMBDA in other tools: a Hugging Face dataset of flat rows (parquet + card), and the
+options that the shared lm-eval and inspect_ai exporters (`lexbench.export`) build it with:
+the same prompt, greedy, 2 new tokens, scored by lexbench's own scorer (membership of the
+answer in the whole candidate set R(E)), so the tools can never drift apart."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lexbench.export.files import write_hf_dataset, write_parquet
+from lexbench.export.files import write_hf_dataset
 
 LM_EVAL_TASK = "lexbench_lambda"
 
@@ -58,72 +57,28 @@ def write_lambda_hf_dataset(
     )
 
 
-_UTILS = '''"""Helpers for the lexbench_lambda task: score exactly as lexbench does."""
-
-from lexbench.benchmarks.lambda_.benchmark import LambdaItem, parse_and_score
-
-
-def _item(doc):
-    return LambdaItem(id=doc["id"], relation=doc["relation"],
-                      support=((doc["a"], doc["b"]), (doc["c"], doc["d"])), query=doc["query"],
-                      gold=doc["gold"], candidates=tuple(doc["candidates"]),
-                      query_pos=doc["query_pos"], query_length=int(doc["query_length"]))
-
-
-def process_results(doc, results):
-    """results[0] is the generated text; right when its answer is in R(E)."""
-    verdict = parse_and_score(results[0], _item(doc), None)
-    return {"acc": float(verdict.correct)}
-'''
+def export_options(args: Any) -> dict[str, Any]:
+    """The builder options (`build_lambda`) of `lexbench export lambda`'s arguments, for the
+    shared lm-eval and inspect_ai exporters (`lexbench.export.command`)."""
+    options: dict[str, Any] = {"prompt_style": args.prompt_style, "progress": False}
+    if args.items is not None:
+        return {**options, "items": args.items}
+    return {
+        **options,
+        "profile": args.profile,
+        "seed": args.seed,
+        "per_relation": args.per_relation,
+        "relations": list(args.relations),
+        "wordnet": args.wordnet,
+    }
 
 
-def write_lm_eval_lambda_task(
-    out_dir: str | Path,
-    items: Sequence[Any],
-    manifest: Mapping[str, Any],
-    prompt_style: str = "paper",
-    protocol: str = "paper",
-) -> Path:
-    """An lm-evaluation-harness task folder; run it with
+def write_lm_eval_lambda_task(out_dir: str | Path, options: Mapping[str, Any]) -> Path:
+    """LAMBDA as an lm-evaluation-harness task (`lexbench.export.lm_eval`): the same prompt,
+    greedy, 2 new tokens, scored by lexbench's scorer (membership in R(E)); run it with
     `lm_eval --include_path DIR --tasks lexbench_lambda --model hf --model_args pretrained=...`.
+    `options` are `build_lambda`'s (per_relation, prompt_style, items, ...)."""
+    from lexbench.export.lm_eval import write_lm_eval_task
+    from lexbench.export.rows import export_set
 
-    The parquet path in the YAML is absolute (lm_eval resolves data files against the
-    working directory), so re-export after moving the folder.
-    """
-    from lexbench.benchmarks.lambda_.prompts import decoding_for
-
-    out = Path(out_dir).resolve()
-    data = out / "data" / "test.parquet"
-    write_parquet(lambda_rows(items, prompt_style), data)
-    decoding = decoding_for(protocol)
-    if decoding.stop_at_word_end:
-        raise ValueError(
-            "the lm-eval export supports protocol 'paper' (a fixed token budget); "
-            "lm_eval has no stop-at-first-whole-word criterion"
-        )
-    yaml = (
-        f"task: {LM_EVAL_TASK}\n"
-        f"dataset_path: parquet\n"
-        f"dataset_kwargs:\n  data_files:\n    test: {data}\n"
-        f"test_split: test\n"
-        f"output_type: generate_until\n"
-        f"doc_to_text: prompt\n"
-        f"doc_to_target: gold\n"
-        # No stop strings: lm_eval adds the model's EOS, which is where lexbench stops too.
-        f"generation_kwargs:\n  until: []\n  max_gen_toks: {decoding.max_new_tokens}\n"
-        f"  do_sample: false\n  temperature: 0.0\n"
-        f"process_results: !function utils.process_results\n"
-        f"metric_list:\n  - metric: acc\n    aggregation: mean\n    higher_is_better: true\n"
-        f"metadata:\n  version: 1.0\n  lexbench_content_sha256: {manifest.get('content_sha256', '')}\n"
-    )
-    (out / f"{LM_EVAL_TASK}.yaml").write_text(yaml, encoding="utf-8")
-    (out / "utils.py").write_text(_UTILS, encoding="utf-8")
-    (out / "lexbench-manifest.json").write_text(
-        json.dumps(
-            {**manifest, "prompt_style": prompt_style, "protocol": protocol},
-            indent=2,
-            sort_keys=True,
-        )
-        + "\n"
-    )
-    return out
+    return write_lm_eval_task(out_dir, export_set("lambda", {"progress": False, **options}))

@@ -160,6 +160,13 @@ def _export(args: argparse.Namespace) -> int:
     from lexbench.benchmarks.setlexsem.export import write_setlexsem_hf_dataset
     from lexbench.run.store import read_manifest
 
+    if args.format != "hf":  # lm-eval, inspect: the shared exporters, lexbench's scorer
+        from lexbench.export.command import export
+
+        options = {"items": args.items} if args.items is not None else {"grid": args.grid}
+        options.update(wordnet=args.wordnet, select=args.select or None)
+        print(export("setlexsem", options, args.format, args.output))
+        return 0
     if args.items is not None:
         items = read_items(args.items)
         meta = read_manifest(args.items, "lexbench generate setlexsem")
@@ -169,7 +176,8 @@ def _export(args: argparse.Namespace) -> int:
             items = read_items(f"{work}/items.jsonl")
     out = write_setlexsem_hf_dataset(args.output, items, meta)
     print(
-        f"wrote {len(items)} rows to {out}/data/test.parquet and the dataset card {out}/README.md"
+        f"wrote {len(items)} rows to {out} (split 'test'); load them with\n"
+        f"  datasets.load_dataset({str(out)!r}, split='test')"
     )
     return 0
 
@@ -186,7 +194,10 @@ def register(cli: Any) -> None:
     generate.add_argument("-o", "--output", required=True, type=Path, help="output JSONL file")
 
     export = cli.benchmark_command(
-        "export", "setlexsem", "export SetLexSem prompts as a Hugging Face dataset", _export
+        "export",
+        "setlexsem",
+        "export SetLexSem prompts as a Hugging Face dataset, an lm-eval or an inspect_ai task",
+        _export,
     )
     _add_grid_argument(export, default="small")
     export.add_argument(
@@ -195,7 +206,10 @@ def register(cli: Any) -> None:
         default=None,
         help="a JSONL file from `lexbench generate setlexsem` (default: --grid)",
     )
-    export.add_argument("--format", choices=["hf"], default="hf")
+    from lexbench.export.command import FORMAT_HELP, FORMATS
+
+    export.add_argument("--format", choices=FORMATS, default="hf", help=FORMAT_HELP)
+    _add_select_argument(export)  # lm-eval and inspect exports
     export.add_argument("-o", "--output", required=True, type=Path, help="output folder")
 
     run = cli.benchmark_command("run", "setlexsem", "evaluate a model on SetLexSem", _run)
