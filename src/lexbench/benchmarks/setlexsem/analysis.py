@@ -310,6 +310,17 @@ def lexbench_tables(configs: Sequence[Config]) -> dict[str, dict[str, Any]]:
             ["decile_scope", "decile", "token_length"],
             factor_table(decile_length, ["decile_scope", "decile", "token_length"]),
         ),
+        "deciles_equal_count_difference": _table(
+            "lexbench: length-5 minus length-3 accuracy (points), equal-count deciles of the "
+            "whole vocabulary",
+            ["decile"],
+            decile_differences(
+                configs,
+                lambda c: c["token_type"] == "deciles"
+                and c["decile_scope"] == "global_equal_count",
+                deciles=(),
+            ),
+        ),
         "deciles_within_length_difference": _table(
             "lexbench: length-5 minus length-3 accuracy (points), deciles ranked within length",
             ["decile"],

@@ -101,7 +101,7 @@ def vocabulary_lengths(path: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
     for box in parts["boxes"]:
         box.set_facecolor(PALETTE[5])
     ax.set_xticks(range(1, len(rows) + 1), [str(r["decile"]) for r in rows])
-    ax.set_xlabel("decile of rank frequency (1 = rarest; wordfreq)")
+    ax.set_xlabel("frequency decile (1 = rarest; wordfreq, the authors' log bins)")
     ax.set_ylabel("token length")
     ax.set_title("Token length across deciles of the vocabulary")
     ax.spines[["top", "right"]].set_visible(False)
