@@ -164,7 +164,11 @@ def training_rows(
 
 
 def generate_explanations(
-    generator: Generator, prompts: Sequence[str], *, max_new_tokens: int = EXPLANATION_MAX_NEW_TOKENS, batch_size: int = 8
+    generator: Generator,
+    prompts: Sequence[str],
+    *,
+    max_new_tokens: int = EXPLANATION_MAX_NEW_TOKENS,
+    batch_size: int = 8,
 ) -> list[str]:
     """Greedy explanations, first non-empty line of each output (as the benchmark keeps)."""
     import torch

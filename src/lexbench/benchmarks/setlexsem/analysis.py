@@ -316,8 +316,9 @@ def lexbench_tables(configs: Sequence[Config]) -> dict[str, dict[str, Any]]:
             ["decile"],
             decile_differences(
                 configs,
-                lambda c: c["token_type"] == "deciles"
-                and c["decile_scope"] == "global_equal_count",
+                lambda c: (
+                    c["token_type"] == "deciles" and c["decile_scope"] == "global_equal_count"
+                ),
                 deciles=(),
             ),
         ),

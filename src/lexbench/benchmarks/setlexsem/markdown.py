@@ -177,14 +177,25 @@ def report_markdown(results: Mapping[str, Any], title: str = "SetLexSem") -> str
     ]
     if results.get("failed_requests"):
         parts += [f"Failed requests (not scored): {results['failed_requests']}", ""]
+    readings = results.get("readings")
+    if readings and readings.get("items"):
+        chosen = readings["parser"]
+        parts += [
+            f"Answers read two ways: the authors' reading (`--parser paper`) and lexbench's "
+            f"lenient one (`--parser lexbench`) judge {readings['disagree']} of "
+            f"{readings['items']} answers differently (right only for the paper reading: "
+            f"{readings['paper_only_correct']}; right only for lexbench's: "
+            f"{readings['lexbench_only_correct']}); accuracy {pct(readings['paper_accuracy'], 1)}% "
+            f"and {pct(readings['lexbench_accuracy'], 1)}%. The tables use the {chosen} reading.",
+            "",
+        ]
     lenient = results.get("lenient")
     if lenient:
         lw = lenient["wilson"]
         parts += [
             f"Lenient reading (lexbench, secondary: the first {{...}} in the output when "
             f"the answer tag is missing): {pct(lenient['accuracy'], 1)}% "
-            f"[{pct(lw['low'], 1)}, {pct(lw['high'], 1)}]. Every table uses the strict "
-            f"protocol.",
+            f"[{pct(lw['low'], 1)}, {pct(lw['high'], 1)}]; never used in a table.",
             "",
         ]
     paper = results.get("paper_tables") or {}
