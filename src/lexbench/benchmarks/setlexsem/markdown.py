@@ -128,13 +128,17 @@ ERROR_ROWS = (
 def error_table(table: Mapping[str, Any]) -> str:
     """The paper's transposed layout: one column per group, one row per measure."""
     rows, keys = table["rows"], table["keys"]
+    labels, headers = table.get("labels", {}), table.get("headers", {})
     lines = [
         "| | " + " | ".join(str(i) for i in range(len(rows))) + " |",
         "|---|" + "---:|" * len(rows),
     ]
     for key in keys:
-        levels = " | ".join(level(r[key], key) for r in rows)
-        lines.append(f"| {HEADERS.get(key, key)} | {levels} |")
+        named = labels.get(key, {})
+        levels = " | ".join(named.get(r[key]) or level(r[key], key) for r in rows)
+        lines.append(f"| {headers.get(key, HEADERS.get(key, key))} | {levels} |")
+    if table.get("max_value_row"):
+        lines.append("| Max Value | " + " | ".join(str(r["max_value"]) for r in rows) + " |")
     for label, key, kind in ERROR_ROWS:
         cells = [num(r[key]) if kind == "pct" else str(r[key]) for r in rows]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
@@ -242,10 +246,13 @@ def report_markdown(results: Mapping[str, Any], title: str = "SetLexSem") -> str
         ]
         parts.append("")
     extra = results.get("lexbench_tables") or {}
-    if extra:
+    extra_errors = results.get("lexbench_error_tables") or {}
+    if extra or extra_errors:
         parts += ["## lexbench's tables (outside the paper)", ""]
         for table in extra.values():
             parts += _section(table)
+        for table in extra_errors.values():
+            parts += [f"### {table['title']}", "", error_table(table), ""]
     classes = ", ".join(f"{k} {v}" for k, v in results["error_classes"].items())
     parts += [f"Error classes: {classes}", ""]
     run = results.get("run")
