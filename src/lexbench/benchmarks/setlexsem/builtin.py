@@ -1,7 +1,7 @@
 """The built-in SetLexSem grids: `paper`, `lexbench` and `small`.
 
 `paper` is the paper's design, study by study, as its tables' N fix it (configurations x 50
-prompts; the authors' configuration files agree):
+prompts; the authors' run configurations and analysis file agree):
 
 * `main`: numbers and words of token length 1-4, operand sizes 2-16, the four operations,
   k in {0, 1, 3, 5}, the four prompting methods of Table 14, formal and plain phrasing:
@@ -13,8 +13,9 @@ prompts; the authors' configuration files agree):
   the two allow-empty methods, formal phrasing, every k: at most 128 length-5/length-3
   pairs per decile (Table 7); cells the vocabulary cannot fill are left out and listed.
 * `deceptive`: WordNet hyponym sets not swapped, swapped, and the random baseline, the two
-  allow-empty methods, formal phrasing, every k: 128 configurations per condition (Table 8),
-  32 per condition and operation (Table 9).
+  allow-empty methods (the pair the authors' analysis file keeps for Tables 8-9; their runs
+  had four), formal phrasing, every k: 128 configurations per condition (Table 8), 32 per
+  condition and operation (Table 9).
 
 The paper's "undefined" token length (Table 2) appears in its tables only through the random
 baseline: word sets of unconstrained length drawn from the hyponym vocabulary, which its

@@ -20,9 +20,10 @@ difference) give numbers and words per operation, with a "Max Value" row (-1: th
 code records no upper bound when the token length is fixed, as in the whole main design);
 Tables 17 and 18 give two columns per operation, "Words" and "Deceptive Words", and no Max
 Value row. "Words" is the deceptive study's random baseline and "Deceptive Words" its
-swapped condition: in the authors' code the random baseline is a words run and the swapped
-run is the one named "Deceptive" (the not-swapped run is "Deceptive_NoSwap"), and each
-column's 1,600 comparisons are one condition's 32 configurations. The not-swapped
+swapped condition: the authors name their token types `words` and `deceptive_words` so,
+their random baseline is a words run and their swapped run the one named "Deceptive" (the
+not-swapped run is "Deceptive_NoSwap"), and each column's 1,600 comparisons are one
+condition's 32 configurations. The not-swapped
 condition is lexbench's own table (all three conditions by operation).
 
 One difference from the authors' code, by design: their parser stored an unreadable answer
