@@ -335,6 +335,8 @@ def test_table7_pairs_configurations_equal_in_everything_but_length():
 class _Item:
     def __init__(self, answer):
         self.answer = answer
+        self.token_length = 3  # the main design fixes the token length: Max Value -1
+        self.number_range = None
 
 
 def test_error_measures_use_the_authors_denominators():
@@ -372,6 +374,7 @@ def test_error_measures_use_the_authors_denominators():
         ),
     ]
     row = error_row(pairs)
+    assert row["max_value"] == -1
     assert row["n_comparisons"] == 5 and row["n_correct"] == 2 and row["n_wrong"] == 3
     assert row["accuracy"] == pytest.approx(40.0)
     assert row["accuracy_non_empty"] == pytest.approx(20.0)  # of all prompts, not of 2
