@@ -13,7 +13,9 @@ The pieces, one module each:
 * `setlexsem_prompts`: the paper's prompt text, word for word;
 * `setlexsem_items`: items and their deterministic generation (planned and validated
   before any write); `setlexsem_files`: item files (atomic), `--limit` and `--select`;
-* `setlexsem_parse`: answer parsing (linear, never raises) and per-item metrics;
+* `setlexsem_paper_parse`: the authors' answer reading (the default `--parser paper`);
+  `setlexsem_parse`: lexbench's lenient reading (`--parser lexbench`) and per-item metrics;
+  both linear, never raising, and every answer is read both ways;
 * `setlexsem_analysis`, `setlexsem_errors`, `setlexsem_markdown`, `setlexsem_figures`: the
   paper's tables and figures, each from the configurations the paper computes it on;
 * this module: the `Benchmark` and the Python API.
