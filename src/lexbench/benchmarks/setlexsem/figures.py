@@ -78,6 +78,10 @@ def _violin(
 
     if not groups:
         return None
+    # The violin figure is about one inch per group plus 1.5 (at least 4): about nine title
+    # characters to the inch, so a long title (a model name) goes on a second line.
+    width = max(4.0, len(groups) + 1.5)
+    title = textwrap.fill(title, int(9 * width))
     return violin(folder / f"{name}.png", groups, title=title, ylabel="accuracy per configuration")
 
 
