@@ -1,4 +1,4 @@
-"""Time the generation of a whole SetLexSem grid (paper: 320,000 prompts; target: under 60 s).
+"""Time the generation of a whole SetLexSem grid (paper: 324,800 prompts; target: under 60 s).
 
     .venv/bin/python benchmarks/setlexsem_generate.py [--grid paper|lexbench|small|FILE] [--output FILE]
 

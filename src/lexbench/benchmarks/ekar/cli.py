@@ -18,6 +18,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
 from lexbench.commands.common import (
     add_model_arguments,
     add_run_arguments,
@@ -230,8 +231,9 @@ def register(cli: Any) -> None:
     task.add_argument(
         "--max-new-tokens",
         type=positive_int,
-        default=48,
-        help="explain: the longest explanation generated, in tokens (default 48)",
+        default=EXPLANATION_MAX_NEW_TOKENS,
+        help="explain: the longest explanation generated, in new tokens (default "
+        f"{EXPLANATION_MAX_NEW_TOKENS}, as in the Acc(Δ) pipeline)",
     )
     add_model_arguments(run)
     add_run_arguments(run)
@@ -376,7 +378,13 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="ekar-explain: the Acc(Δ) QA model (ekar-qa --input-format explanations)",
     )
-    ekar.add_argument("--max-new-tokens", type=positive_int, default=64)
+    ekar.add_argument(
+        "--max-new-tokens",
+        type=positive_int,
+        default=EXPLANATION_MAX_NEW_TOKENS,
+        help="ekar-explain: the longest explanation generated, in new tokens (default "
+        f"{EXPLANATION_MAX_NEW_TOKENS}, as in run ekar --task explain)",
+    )
     ekar.add_argument("--no-similarity", action="store_true")
     ekar.add_argument("--bertscore-model", default=None)
 

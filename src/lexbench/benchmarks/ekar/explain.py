@@ -277,6 +277,7 @@ def explanation_report_markdown(results: Mapping[str, Any]) -> str:
         f"{config['mode']} mode)",
         "",
         f"{results['items']} items; input format: {config.get('prompt_format', 'paper')}; "
+        f"explanations of at most {config['decoding']['max_new_tokens']} new tokens (greedy); "
         f"similarity model: {config['similarity_model']}; "
         f"BERTScore model: {config['bertscore_model'] or 'none'}.",
         "",

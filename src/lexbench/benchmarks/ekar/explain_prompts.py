@@ -10,9 +10,15 @@ from lexbench.benchmarks.ekar.data import EkarItem
 from lexbench.benchmarks.ekar.prompts import tuple_text
 from lexbench.types import Decoding
 
+# The longest explanation generated, in new tokens, everywhere an explanation is generated
+# (`run ekar --task explain` and the Acc(Δ) pipeline of `finetune table`), so the two give
+# the same explanations. The paper states no length (its generators keep HF defaults); 64
+# is lexbench's choice, recorded in every run's config and report.
+EXPLANATION_MAX_NEW_TOKENS = 64
+
 # No stop string: small models often open with a newline, and a "\n" stop would cut the
 # answer to nothing. The explanation is the first non-empty line of what comes back.
-EXPLAIN_DECODING = Decoding(max_new_tokens=48, temperature=0.0)
+EXPLAIN_DECODING = Decoding(max_new_tokens=EXPLANATION_MAX_NEW_TOKENS, temperature=0.0)
 
 
 PROMPT_FORMATS = ("paper", "instruct")

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
 from lexbench.benchmarks.ekar.finetune_explain import (
     examples,
     generate_explanations,
@@ -118,7 +119,7 @@ def accdelta_table(
     split: str = "test",
     data: str | Path | None = None,
     revision: str = "v1.1",
-    max_new_tokens: int = 64,
+    max_new_tokens: int = EXPLANATION_MAX_NEW_TOKENS,
     batch_size: int = 8,
     use_similarity: bool = True,
     bertscore_model: str | None = None,
@@ -193,6 +194,7 @@ def accdelta_table(
     title = f"E-KAR Table 3 ({language}, {split}, {mode.upper()} mode)"
     report = (
         table_markdown(metrics, accuracy, title=title)
+        + f"\nExplanations generated greedily, at most {max_new_tokens} new tokens each.\n"
         + "\n### Generator\n\n"
         + lineage_markdown(gen_lineage)
         + "\n### QA model\n\n"

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
 from lexbench.finetune.lineage import build_lineage, path_sha256, write_lineage
 from lexbench.finetune.trainer import (
     TrainConfig,
@@ -163,7 +164,11 @@ def training_rows(
 
 
 def generate_explanations(
-    generator: Generator, prompts: Sequence[str], *, max_new_tokens: int = 64, batch_size: int = 8
+    generator: Generator,
+    prompts: Sequence[str],
+    *,
+    max_new_tokens: int = EXPLANATION_MAX_NEW_TOKENS,
+    batch_size: int = 8,
 ) -> list[str]:
     """Greedy explanations, first non-empty line of each output (as the benchmark keeps)."""
     import torch

@@ -310,6 +310,18 @@ def lexbench_tables(configs: Sequence[Config]) -> dict[str, dict[str, Any]]:
             ["decile_scope", "decile", "token_length"],
             factor_table(decile_length, ["decile_scope", "decile", "token_length"]),
         ),
+        "deciles_equal_count_difference": _table(
+            "lexbench: length-5 minus length-3 accuracy (points), equal-count deciles of the "
+            "whole vocabulary",
+            ["decile"],
+            decile_differences(
+                configs,
+                lambda c: (
+                    c["token_type"] == "deciles" and c["decile_scope"] == "global_equal_count"
+                ),
+                deciles=(),
+            ),
+        ),
         "deciles_within_length_difference": _table(
             "lexbench: length-5 minus length-3 accuracy (points), deciles ranked within length",
             ["decile"],
@@ -344,7 +356,11 @@ def lexbench_tables(configs: Sequence[Config]) -> dict[str, dict[str, Any]]:
 def summarize(
     items: Sequence[Any], scores: Sequence[Score], model: str = "model"
 ) -> dict[str, Any]:
-    from lexbench.benchmarks.setlexsem.errors import deceptive_examples, paper_error_tables
+    from lexbench.benchmarks.setlexsem.errors import (
+        deceptive_examples,
+        lexbench_error_tables,
+        paper_error_tables,
+    )
 
     if len(items) != len(scores):
         raise ValueError(f"{len(items)} items but {len(scores)} scores")
@@ -372,6 +388,7 @@ def summarize(
         "failed_requests": sum(1 for s in scores if s.correct is None),
         "paper_tables": paper_tables(configs, model),
         "paper_error_tables": paper_error_tables(items, scores),
+        "lexbench_error_tables": lexbench_error_tables(items, scores),
         "table19_examples": deceptive_examples(items, scores),
         "lexbench_tables": lexbench_tables(configs),
         # Secondary: the first {...} in the output when the answer tag is missing.

@@ -13,7 +13,9 @@ The pieces, one module each:
 * `setlexsem_prompts`: the paper's prompt text, word for word;
 * `setlexsem_items`: items and their deterministic generation (planned and validated
   before any write); `setlexsem_files`: item files (atomic), `--limit` and `--select`;
-* `setlexsem_parse`: answer parsing (linear, never raises) and per-item metrics;
+* `setlexsem_paper_parse`: the authors' answer reading (the default `--parser paper`);
+  `setlexsem_parse`: lexbench's lenient reading (`--parser lexbench`) and per-item metrics;
+  both linear, never raising, and every answer is read both ways;
 * `setlexsem_analysis`, `setlexsem_errors`, `setlexsem_markdown`, `setlexsem_figures`: the
   paper's tables and figures, each from the configurations the paper computes it on;
 * this module: the `Benchmark` and the Python API.
@@ -41,7 +43,19 @@ from lexbench.benchmarks.setlexsem.generate import ItemGenerator
 from lexbench.benchmarks.setlexsem.grid import Grid
 from lexbench.benchmarks.setlexsem.grid_read import resolve_grid
 from lexbench.benchmarks.setlexsem.items import SetLexSemItem
-from lexbench.benchmarks.setlexsem.parse import lenient_parse, parse_answer, safe_text, score_answer
+from lexbench.benchmarks.setlexsem.paper_parse import (
+    PARSERS,
+    paper_verdict,
+    reading_agreement,
+    reading_summary,
+)
+from lexbench.benchmarks.setlexsem.parse import (
+    SetScore,
+    lenient_parse,
+    parse_answer,
+    safe_text,
+    score_answer,
+)
 from lexbench.types import Request, Response, Score
 
 NAME = "setlexsem"
@@ -80,17 +94,26 @@ def generate_items(
 # ------------------------------------------------------------------------------ benchmark
 
 
-def score_item(item: SetLexSemItem, output: str) -> tuple[Any, Any]:
-    """(parsed answer, SetScore) for one raw output."""
-    numbers = item.token_type == "numbers"
-    stop = tuple(item.decoding.get("stop", ()))
+def read_both_ways(item: SetLexSemItem, output: str) -> dict[str, tuple[Any, SetScore]]:
+    """{"paper": (the authors' reading, verdict), "lexbench": (lexbench's, verdict)}."""
+    closed_by_stop = ANSWER_STOP in tuple(item.decoding.get("stop", ()))
     parsed = parse_answer(
         output,
-        numbers=numbers,
+        numbers=item.token_type == "numbers",
         known_members=set(item.set_a) | set(item.set_b),
-        closed_by_stop=ANSWER_STOP in stop,
+        closed_by_stop=closed_by_stop,
     )
-    return parsed, score_answer(parsed, item.answer, item.set_a, item.set_b)
+    return {
+        "paper": paper_verdict(output, item.answer, item.set_a, item.set_b, closed_by_stop),
+        "lexbench": (parsed, score_answer(parsed, item.answer, item.set_a, item.set_b)),
+    }
+
+
+def score_item(item: SetLexSemItem, output: str, parser: str = "paper") -> tuple[Any, SetScore]:
+    """(parsed answer, SetScore) for one raw output, read by `parser` (paper or lexbench)."""
+    if parser not in PARSERS:
+        raise ValueError(f"unknown SetLexSem parser {parser!r}; choose from {', '.join(PARSERS)}")
+    return read_both_ways(item, output)[parser]
 
 
 @dataclass
@@ -101,6 +124,7 @@ class SetLexSemBenchmark:
     dataset_config: dict[str, Any] = field(default_factory=dict)
     model_name: str = "model"
     name: str = NAME
+    parser: str = "paper"  # which reading scores the run; both are recorded per answer
     _dataset_sha256: str | None = field(default=None, init=False, repr=False)
 
     def config(self) -> dict[str, Any]:
@@ -114,6 +138,7 @@ class SetLexSemBenchmark:
             "dataset": self.dataset_config,
             "dataset_sha256": self._dataset_sha256,
             "items": len(self.dataset),
+            "parser": self.parser,
         }
 
     def items(self) -> list[SetLexSemItem]:
@@ -130,9 +155,10 @@ class SetLexSemBenchmark:
         response = responses[0]
         if response.error is not None:
             return Score(item.id, None, 0.0, None, "request_failed", {"error": response.error})
-        parsed, verdict = score_item(item, response.text)
-        lenient = verdict
-        if not parsed.ok:
+        readings = read_both_ways(item, response.text)
+        parsed, verdict = readings[self.parser]
+        lexbench_parsed, lenient = readings["lexbench"]
+        if not lexbench_parsed.ok:
             forgiving = lenient_parse(
                 response.text,
                 numbers=item.token_type == "numbers",
@@ -148,9 +174,13 @@ class SetLexSemBenchmark:
             verdict.error_class,
             {
                 **verdict.to_dict(),
-                "explicit_empty": parsed.explicit_empty,
+                "parser": self.parser,
+                "explicit_empty": parsed.explicit_empty
+                if self.parser == "lexbench"
+                else verdict.answer == [],
                 "answer_text": parsed.raw,
                 "lenient": lenient.to_dict(),
+                "readings": {name: reading_summary(v) for name, (_, v) in readings.items()},
             },
         )
 
@@ -180,7 +210,10 @@ class SetLexSemBenchmark:
     def summarize(self, items: Sequence[SetLexSemItem], scores: Sequence[Score]) -> dict[str, Any]:
         from lexbench.benchmarks.setlexsem.analysis import summarize
 
-        return summarize(items, scores, model=self.model_name)
+        results = summarize(items, scores, model=self.model_name)
+        scored = [s.details for s in scores if s.correct is not None]
+        results["readings"] = reading_agreement(scored, self.parser)
+        return results
 
     def report(self, results: Mapping[str, Any]) -> str:
         from lexbench.benchmarks.setlexsem.markdown import report_markdown
@@ -234,10 +267,14 @@ def build_benchmark(
     select: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
     decoding: Mapping[str, Any] | None = None,
     wordnet: str | None = None,
+    parser: str = "paper",
 ) -> SetLexSemBenchmark:
     """The benchmark for one run: the first `limit` prompts of every configuration of `grid`
     (or of a generated `items` file) that matches `select` (FIELD=V1,V2 specs, e.g.
-    ["study=deceptive", "k=0"]), with `decoding` overriding the grid's."""
+    ["study=deceptive", "k=0"]), with `decoding` overriding the grid's; answers scored by
+    `parser` ("paper": the authors' reading; "lexbench": lexbench's lenient one)."""
+    if parser not in PARSERS:
+        raise ValueError(f"unknown SetLexSem parser {parser!r}; choose from {', '.join(PARSERS)}")
     selection = dict(select) if isinstance(select, Mapping) else parse_selection(select or ())
     if items is not None:
         if decoding:
@@ -256,7 +293,9 @@ def build_benchmark(
     dataset_config["limit_per_config"] = limit
     if selection:
         dataset_config["select"] = {k: list(v) for k, v in sorted(selection.items())}
-    return SetLexSemBenchmark(dataset=dataset, dataset_config=dataset_config, model_name=model_name)
+    return SetLexSemBenchmark(
+        dataset=dataset, dataset_config=dataset_config, model_name=model_name, parser=parser
+    )
 
 
 def run_setlexsem(
@@ -274,6 +313,7 @@ def run_setlexsem(
     wordnet: str | None = None,
     progress: bool = True,
     chat: bool | None = None,
+    parser: str = "paper",
 ) -> Any:
     """Evaluate a model on SetLexSem and write a run folder (with figures/): `api.run` with
     the options of `build_benchmark`. `chat=None` takes SetLexSem's default for chat models.
@@ -299,4 +339,5 @@ def run_setlexsem(
         select=list(select or ()),
         decoding=dict(decoding) if decoding else None,
         wordnet=wordnet,
+        parser=parser,
     )

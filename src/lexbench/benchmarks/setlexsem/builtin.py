@@ -1,7 +1,7 @@
 """The built-in SetLexSem grids: `paper`, `lexbench` and `small`.
 
 `paper` is the paper's design, study by study, as its tables' N fix it (configurations x 50
-prompts; the authors' configuration files agree):
+prompts; the authors' run configurations and analysis file agree):
 
 * `main`: numbers and words of token length 1-4, operand sizes 2-16, the four operations,
   k in {0, 1, 3, 5}, the four prompting methods of Table 14, formal and plain phrasing:
@@ -9,11 +9,13 @@ prompts; the authors' configuration files agree):
   are nine), leaving 3,968 (Tables 4-6 and 10-14; Table 3 is its k = 0, formal,
   allow-empty slice: 248 configurations, the paper's 12,400 prompts).
 * `deciles`: words of length 3 and 5 from frequency deciles 1-9 of the whole vocabulary,
+  binned as the authors' `make_percentiles` (ten equal-width bins of normalised log counts),
   the two allow-empty methods, formal phrasing, every k: at most 128 length-5/length-3
   pairs per decile (Table 7); cells the vocabulary cannot fill are left out and listed.
 * `deceptive`: WordNet hyponym sets not swapped, swapped, and the random baseline, the two
-  allow-empty methods, formal phrasing, every k: 128 configurations per condition (Table 8),
-  32 per condition and operation (Table 9).
+  allow-empty methods (the pair the authors' analysis file keeps for Tables 8-9; their runs
+  had four), formal phrasing, every k: 128 configurations per condition (Table 8), 32 per
+  condition and operation (Table 9).
 
 The paper's "undefined" token length (Table 2) appears in its tables only through the random
 baseline: word sets of unconstrained length drawn from the hyponym vocabulary, which its
@@ -22,7 +24,8 @@ Tables 4, 5, 6 and 10 pool with the main study as "words" (that is how their N a
 
 `lexbench` is `paper` plus lexbench's own studies, each reported under its own name and
 never pooled into the paper's tables: unconstrained token length (numbers in [0, 9999] and
-words of any length), the overlap sampler, deciles ranked within each token length (1-10),
+words of any length), the overlap sampler, equal-count deciles of the whole vocabulary
+(lexbench's former binning) and deciles ranked within each token length (1-10),
 and the three extra phrasings and methods from the authors' code.
 
 `small` is a quick check (2 prompts per configuration) touching every study.
@@ -105,6 +108,19 @@ LEXBENCH_GRID: dict[str, Any] = {
             "methods": ALLOW_EMPTY_METHODS,
             "phrasings": ["formal"],
         },
+        # Equal-count tenths of the same ranking (the paper's text: "segments them into
+        # deciles"), beside the authors' equal-width log bins of `deciles`.
+        {
+            "name": "deciles_equal_count",
+            "token_types": ["deciles"],
+            "deciles": list(range(1, 11)),
+            "decile_scope": "global_equal_count",
+            "token_lengths": [3, 5],
+            "k_shots": PAPER_K,
+            "methods": ALLOW_EMPTY_METHODS,
+            "phrasings": ["formal"],
+            "skip_infeasible": True,
+        },
         # Deciles ranked within each token length, so every decile has words of each length.
         {
             "name": "deciles_within_length",
@@ -153,7 +169,7 @@ SMALL_GRID: dict[str, Any] = {
         {
             "name": "deciles",
             "token_types": ["deciles"],
-            "deciles": [5, 9],
+            "deciles": [5, 8],
             "decile_scope": "global",
             "token_lengths": [3, 5],
             "operand_sizes": [4],

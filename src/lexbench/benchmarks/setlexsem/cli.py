@@ -16,7 +16,7 @@ from lexbench.commands.common import (
 )
 
 GRID_HELP = (
-    "paper (the paper's design: 6,400 configurations x 50 prompts), lexbench (the "
+    "paper (the paper's design: 6,496 configurations x 50 prompts), lexbench (the "
     "paper's studies plus lexbench's own, reported apart), small (a quick check), or a "
     "grid file (.toml, or .py defining GRID)"
 )
@@ -145,6 +145,7 @@ def _run(args: argparse.Namespace) -> int:
             wordnet=args.wordnet,
             progress=not args.no_progress,
             chat=getattr(args, "chat", None),
+            parser=args.parser,
         ),
     )
     figures = sorted((evaluation.folder.path / "figures").glob("*.png"))
@@ -227,6 +228,15 @@ def register(cli: Any) -> None:
         help="evaluate the first N prompts of every configuration",
     )
     _add_select_argument(run)
+    run.add_argument(
+        "--parser",
+        choices=["paper", "lexbench"],
+        default="paper",
+        help="how answers are read for the tables: paper (default) = the authors' "
+        "parse_lm_response and is_correct, quirks included; lexbench = lexbench's lenient "
+        "reading (number words, 1.0, 'A ∪ B = {...}', none/nothing, any case). Every "
+        "answer is read both ways and the report counts the items they judge differently",
+    )
     _add_decoding_arguments(run)
     add_model_arguments(run)
     add_run_arguments(run)

@@ -15,6 +15,17 @@ its N scored prompts ("N Comparisons"):
 * Top mistakes / top correct: the most frequent "G<true size> vs. L<answered size>" among
   wrong / right answers, as a share of them (%). An unreadable answer has no size: "L–".
 
+The paper's layout: Tables 15 (union, intersection) and 16 (difference, symmetric
+difference) give numbers and words per operation, with a "Max Value" row (-1: the authors'
+code records no upper bound when the token length is fixed, as in the whole main design);
+Tables 17 and 18 give two columns per operation, "Words" and "Deceptive Words", and no Max
+Value row. "Words" is the deceptive study's random baseline and "Deceptive Words" its
+swapped condition: the authors name their token types `words` and `deceptive_words` so,
+their random baseline is a words run and their swapped run the one named "Deceptive" (the
+not-swapped run is "Deceptive_NoSwap"), and each column's 1,600 comparisons are one
+condition's 32 configurations. The not-swapped
+condition is lexbench's own table (all three conditions by operation).
+
 One difference from the authors' code, by design: their parser stored an unreadable answer
 as the set {-1}, so each format failure also counted one made-up value and an answered size
 of 1; here a format failure counts only under Did Not Follow Instruction.
@@ -26,6 +37,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from lexbench.benchmarks.setlexsem.sets import OPERATIONS
 from lexbench.types import Score
 
 TOP = 3
@@ -63,6 +75,7 @@ def error_row(pairs: Sequence[tuple[Any, Mapping[str, Any]]]) -> dict[str, Any]:
         int(v.get("hallucinated_count", len(v.get("hallucinated") or []))) for _, v in pairs
     )
     unreadable = sum(1 for _, v in pairs if v.get("error_class") == "format_failure")
+    bounds = {-1 if i.token_length is not None else i.number_range for i, _ in pairs}
 
     def label(item: Any, verdict: Mapping[str, Any]) -> str:
         size = verdict.get("answer_size")
@@ -72,6 +85,7 @@ def error_row(pairs: Sequence[tuple[Any, Mapping[str, Any]]]) -> dict[str, Any]:
         return 100 * count / n if n else float("nan")
 
     return {
+        "max_value": bounds.pop() if len(bounds) == 1 else sorted(bounds, key=str),
         "n_comparisons": n,
         "n_correct": len(correct),
         "n_wrong": len(wrong),
@@ -107,27 +121,66 @@ def error_table(
     ]
 
 
+OPERATION_PAIRS = {
+    ("table15", "table17"): ("union", "intersection"),
+    ("table16", "table18"): ("difference", "symmetric_difference"),
+}
+# Tables 17-18's columns per operation, in the paper's order.
+DECEPTIVE_COLUMNS = {"random_baseline": "Words", "swapped": "Deceptive Words"}
+
+
 def paper_error_tables(items: Sequence[Any], scores: Sequence[Score]) -> dict[str, dict[str, Any]]:
+    """Tables 15-18 in the paper's layout (see the module docstring)."""
     from lexbench.benchmarks.setlexsem.designs import in_deceptive_design, in_main_design
 
-    tables = {
-        "tables15_16": {
-            "title": "Tables 15-16: error analysis by set operation and token type",
-            "keys": ["operation", "token_type"],
-            "rows": error_table(items, scores, in_main_design, ["operation", "token_type"]),
+    main = error_table(items, scores, in_main_design, ["operation", "token_type"])
+    deceptive = error_table(
+        items,
+        scores,
+        lambda f: in_deceptive_design(f) and f["deceptive_condition"] in DECEPTIVE_COLUMNS,
+        ["operation", "deceptive_condition"],
+    )
+    columns = list(DECEPTIVE_COLUMNS)
+    deceptive.sort(
+        key=lambda r: (OPERATIONS.index(r["operation"]), columns.index(r["deceptive_condition"]))
+    )
+    tables: dict[str, dict[str, Any]] = {}
+    for (words_table, deceptive_table), operations in OPERATION_PAIRS.items():
+        names = " and ".join(o.replace("_", " ") for o in operations)
+        tables[words_table] = {
+            "title": f"Table {words_table[5:]}: error analysis of numbers and words, {names}",
+            "keys": ["token_type", "operation"],
+            "rows": [r for r in main if r["operation"] in operations],
+            "max_value_row": True,
             "note": "main design",
-        },
-        "tables17_18": {
-            "title": "Tables 17-18: error analysis of deceptive sets by condition and "
-            "set operation",
+        }
+        tables[deceptive_table] = {
+            "title": f"Table {deceptive_table[5:]}: error analysis of words and deceptive "
+            f"words, {names}",
             "keys": ["deceptive_condition", "operation"],
-            "rows": error_table(
-                items, scores, in_deceptive_design, ["deceptive_condition", "operation"]
-            ),
-            "note": 'deceptive design (random_baseline is the paper\'s "Words")',
-        },
+            "rows": [r for r in deceptive if r["operation"] in operations],
+            "labels": {"deceptive_condition": DECEPTIVE_COLUMNS},
+            "headers": {"deceptive_condition": "token type"},
+            "note": "deceptive design: Words = the random baseline, Deceptive Words = the "
+            "swapped condition",
+        }
+    return {name: table for name, table in sorted(tables.items()) if table["rows"]}
+
+
+def lexbench_error_tables(
+    items: Sequence[Any], scores: Sequence[Score]
+) -> dict[str, dict[str, Any]]:
+    """lexbench's: the error analysis of every deceptive condition, not swapped included."""
+    from lexbench.benchmarks.setlexsem.designs import in_deceptive_design
+
+    rows = error_table(items, scores, in_deceptive_design, ["deceptive_condition", "operation"])
+    table = {
+        "title": "lexbench: error analysis of the deceptive study by condition and operation",
+        "keys": ["deceptive_condition", "operation"],
+        "rows": rows,
+        "note": "deceptive design, all three conditions",
     }
-    return {name: table for name, table in tables.items() if table["rows"]}
+    return {"deceptive_by_condition": table} if rows else {}
 
 
 def deceptive_examples(items: Sequence[Any], scores: Sequence[Score]) -> list[dict[str, Any]]:

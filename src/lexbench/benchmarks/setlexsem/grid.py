@@ -23,6 +23,15 @@ TOML (or a Python file defining a dict `GRID` of the same shape):
     phrasings = ["formal", "plain"]
     skip_infeasible = true        # leave out, and list, cells the pools cannot fill
 
+    [[study]]                     # words by corpus frequency (Table 7)
+    name = "deciles"
+    token_types = ["deciles"]
+    deciles = [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    token_lengths = [3, 5]
+    decile_scope = "global"       # the authors' equal-width bins of normalised log counts;
+                                  # "global_equal_count": equal-count tenths of the ranking;
+                                  # "length": equal-count tenths within each token length
+
 An unknown key, an empty list, a repeated value, or an axis that does not apply to the
 study's token type is an error naming the problem. A cell whose pool is too small for its
 sets is an error too, unless its study says `skip_infeasible = true` (the paper's own runs

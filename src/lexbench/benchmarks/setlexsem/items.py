@@ -178,8 +178,8 @@ def config_id(set_config: Mapping[str, Any], prompt_config: Mapping[str, Any]) -
     if set_config["number_range"] is not None:
         parts.append(f"n{set_config['number_range']}")
     if set_config["decile"] is not None:
-        scope = "" if set_config["decile_scope"] == "length" else "g"
-        parts.append(f"d{set_config['decile']}{scope}")
+        scope = {"length": "", "global": "g", "global_equal_count": "ge"}
+        parts.append(f"d{set_config['decile']}{scope[set_config['decile_scope']]}")
     if set_config["overlap"] is not None:
         parts.append(f"ov{set_config['overlap']:g}")
     parts += [

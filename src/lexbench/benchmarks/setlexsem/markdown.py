@@ -128,13 +128,17 @@ ERROR_ROWS = (
 def error_table(table: Mapping[str, Any]) -> str:
     """The paper's transposed layout: one column per group, one row per measure."""
     rows, keys = table["rows"], table["keys"]
+    labels, headers = table.get("labels", {}), table.get("headers", {})
     lines = [
         "| | " + " | ".join(str(i) for i in range(len(rows))) + " |",
         "|---|" + "---:|" * len(rows),
     ]
     for key in keys:
-        levels = " | ".join(level(r[key], key) for r in rows)
-        lines.append(f"| {HEADERS.get(key, key)} | {levels} |")
+        named = labels.get(key, {})
+        levels = " | ".join(named.get(r[key]) or level(r[key], key) for r in rows)
+        lines.append(f"| {headers.get(key, HEADERS.get(key, key))} | {levels} |")
+    if table.get("max_value_row"):
+        lines.append("| Max Value | " + " | ".join(str(r["max_value"]) for r in rows) + " |")
     for label, key, kind in ERROR_ROWS:
         cells = [num(r[key]) if kind == "pct" else str(r[key]) for r in rows]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
@@ -177,14 +181,25 @@ def report_markdown(results: Mapping[str, Any], title: str = "SetLexSem") -> str
     ]
     if results.get("failed_requests"):
         parts += [f"Failed requests (not scored): {results['failed_requests']}", ""]
+    readings = results.get("readings")
+    if readings and readings.get("items"):
+        chosen = readings["parser"]
+        parts += [
+            f"Answers read two ways: the authors' reading (`--parser paper`) and lexbench's "
+            f"lenient one (`--parser lexbench`) judge {readings['disagree']} of "
+            f"{readings['items']} answers differently (right only for the paper reading: "
+            f"{readings['paper_only_correct']}; right only for lexbench's: "
+            f"{readings['lexbench_only_correct']}); accuracy {pct(readings['paper_accuracy'], 1)}% "
+            f"and {pct(readings['lexbench_accuracy'], 1)}%. The tables use the {chosen} reading.",
+            "",
+        ]
     lenient = results.get("lenient")
     if lenient:
         lw = lenient["wilson"]
         parts += [
             f"Lenient reading (lexbench, secondary: the first {{...}} in the output when "
             f"the answer tag is missing): {pct(lenient['accuracy'], 1)}% "
-            f"[{pct(lw['low'], 1)}, {pct(lw['high'], 1)}]. Every table uses the strict "
-            f"protocol.",
+            f"[{pct(lw['low'], 1)}, {pct(lw['high'], 1)}]; never used in a table.",
             "",
         ]
     paper = results.get("paper_tables") or {}
@@ -231,10 +246,13 @@ def report_markdown(results: Mapping[str, Any], title: str = "SetLexSem") -> str
         ]
         parts.append("")
     extra = results.get("lexbench_tables") or {}
-    if extra:
+    extra_errors = results.get("lexbench_error_tables") or {}
+    if extra or extra_errors:
         parts += ["## lexbench's tables (outside the paper)", ""]
         for table in extra.values():
             parts += _section(table)
+        for table in extra_errors.values():
+            parts += [f"### {table['title']}", "", error_table(table), ""]
     classes = ", ".join(f"{k} {v}" for k, v in results["error_classes"].items())
     parts += [f"Error classes: {classes}", ""]
     run = results.get("run")

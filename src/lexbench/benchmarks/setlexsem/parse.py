@@ -1,4 +1,5 @@
-"""Parse a model's SetLexSem answer and score it against the ground truth.
+"""lexbench's lenient reading of a SetLexSem answer (`--parser lexbench`; the authors'
+reading, the default, is `paper_parse`) and the verdict against the ground truth.
 
 The answer is the text inside the one `<answer>...</answer>` tag:
 
@@ -384,17 +385,25 @@ def score_answer(
     missing_members (a strict subset); extra_members (a strict superset); wrong_members.
     Gold, A and B are put in the parser's canonical form first, so case never decides."""
     if parsed.members is None:
-        return SetScore(
-            False, 0.0, 0.0, 0.0, "format_failure", None, None, format_error=parsed.format_error
-        )
-    predicted = set(canonical_set(parsed.members))
-    gold = set(canonical_set(truth))
+        return unreadable(parsed.format_error)
+    universe = canonical_set(a) | canonical_set(b)
+    return compare_sets(set(canonical_set(parsed.members)), set(canonical_set(truth)), universe)
+
+
+def unreadable(format_error: str | None) -> SetScore:
+    """The verdict on an answer that could not be read (a format failure)."""
+    return SetScore(False, 0.0, 0.0, 0.0, "format_failure", None, None, format_error=format_error)
+
+
+def compare_sets(
+    predicted: set[Member], gold: set[Member], universe: Collection[Member]
+) -> SetScore:
+    """The verdict on a read answer, members compared as given (`universe`: A ∪ B)."""
     hit = len(predicted & gold)
     both_empty = not predicted and not gold
     precision = _ratio(hit, len(predicted), both_empty)
     recall = _ratio(hit, len(gold), both_empty)
     jaccard = _ratio(hit, len(predicted | gold), both_empty)
-    universe = canonical_set(a) | canonical_set(b)
     made_up = sort_members(m for m in predicted if m not in universe)
     answer = sort_members(predicted)
     if predicted == gold:
