@@ -286,13 +286,34 @@ def build_lambda(
     items: str | Path | None = None,
     wordnet: str | Path | None = None,
     progress: bool = True,
+    wordnet_lmf: str | Path | None = None,
+    language: str | None = None,
+    tokenizer: str | None = None,
+    max_answer_tokens: int = 2,
     **extra: Any,
 ) -> Any:
-    """LAMBDA: generated items (or a generated file), the first `limit` per relation."""
-    from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items, read_items
+    """LAMBDA: generated items (or a generated file), the first `limit` per relation.
+    `wordnet_lmf`/`language`/`tokenizer`/`max_answer_tokens`: see `lambda_.lmf`."""
+    from lexbench.benchmarks.lambda_.items import LambdaConfig, read_items
+    from lexbench.benchmarks.lambda_.lmf import WordSource, lambda_dataset
     from lexbench.lexicon.wordnet import PAPER_RELATIONS, load_index
 
-    index = load_index(wordnet, progress=progress)
+    source = WordSource(
+        wordnet_lmf=None if wordnet_lmf is None else str(wordnet_lmf),
+        language=language,
+        tokenizer=tokenizer,
+        max_answer_tokens=max_answer_tokens,
+    )
+    index: RelationIndex
+    if source.wordnet_lmf is not None:
+        from lexbench.lexicon.wordnet_lmf import lmf_index
+
+        index = lmf_index(source.wordnet_lmf, language)
+        # Another language: the error taxonomy follows that wordnet's own links only
+        # (WordNet 3.0's senses and English GloVe would say nothing true about it).
+        extra.setdefault("drift", DriftFinder(related=index))
+    else:
+        index = load_index(wordnet, progress=progress)
     if items is not None:
         dataset = read_items(items)
         dataset_config: dict[str, Any] = {"file": str(items)}
@@ -303,8 +324,9 @@ def build_lambda(
             per_relation=per_relation,
             relations=tuple(relations or PAPER_RELATIONS),
         )
-        dataset = generate_items(index, config)
-        dataset_config = config.to_dict()
+        drawn = lambda_dataset(config, source, wordnet, progress)
+        dataset = drawn.items
+        dataset_config = {**drawn.config.to_dict(), **drawn.extra_config}
     dataset = limit_per_relation(dataset, limit)
     dataset_config = {**dataset_config, "limit_per_relation": limit}
     return LambdaBenchmark(
