@@ -98,6 +98,8 @@ def _beyond_options(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     if args.max_answer_tokens != 2:
         out["max_answer_tokens"] = args.max_answer_tokens
+    if getattr(args, "graded", None) is not None:
+        out["graded"] = args.graded
     return out
 
 
@@ -316,10 +318,18 @@ def register(cli: Any) -> None:
     )
     run.add_argument(
         "--protocol",
-        choices=["paper", "word"],
+        choices=["paper", "word", "phrase"],
         default="paper",
         help="paper: max_new_tokens=2 as published; word: decode until the first "
-        "whole word is complete",
+        "whole word is complete; phrase (beyond the paper): up to 16 tokens, the first "
+        "line read as the answer (multi-word candidates can match)",
+    )
+    run.add_argument(
+        "--graded",
+        choices=["path", "glove"],
+        default=None,
+        help="beyond the paper: also report graded credit (WordNet path similarity or "
+        "GloVe cosine to the nearest member of R(E)) as a second score",
     )
     run.add_argument(
         "--prompt-style",
