@@ -375,7 +375,8 @@ def build_lambda(
     if graded is not None:
         from lexbench.benchmarks.lambda_.graded import load_graded_scorer
 
-        extra.update(graded=graded, graded_scorer=load_graded_scorer(graded, wordnet))
+        scorer = load_graded_scorer(graded, None if wordnet is None else str(wordnet))
+        extra.update(graded=graded, graded_scorer=scorer)
     return LambdaBenchmark(
         dataset=dataset,
         index=index,
