@@ -110,7 +110,7 @@ def test_a_narrative_run_gets_the_paired_phrasing_table(tmp_path):
     assert all(rows[p]["pooled"] == 1.0 for p in ("formal", *NARRATIVE_PHRASINGS))
     report = evaluation.folder.report_path.read_text()
     assert "formal, plain and narrative phrasing on the same configurations" in report
-    assert "narrative_guest_lists" in report
+    assert "| Narrative: two guest lists |" in report
 
 
 def test_a_run_without_stories_has_no_paired_table(tmp_path):

@@ -32,6 +32,7 @@ from lexbench.benchmarks.setlexsem.narrative import (
     narrative_phrasings,
     narrative_setup,
     narrative_task,
+    scenarios,
 )
 from lexbench.benchmarks.setlexsem.sets import Member, ground_truth, ordered_answer
 
@@ -119,6 +120,7 @@ PAPER_PHRASINGS = ("formal", "plain")
 EXTRA_PHRASINGS = ("pythonic", "functional", "iterative")
 # lexbench's stories (beyond the paper): one per scenario of data/narrative.toml.
 NARRATIVE_PHRASINGS = narrative_phrasings()
+NARRATIVE_LABELS = {s.phrasing: f"Narrative: {s.label}" for s in scenarios()}
 PHRASINGS = PAPER_PHRASINGS + EXTRA_PHRASINGS + NARRATIVE_PHRASINGS
 
 STOP = "Stop after printing."
