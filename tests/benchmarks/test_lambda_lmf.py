@@ -52,6 +52,19 @@ def test_a_file_with_two_lexicons_needs_a_language(tmp_path):
         WordSource(language="fi")
 
 
+def test_a_gzipped_wordnet_reads_as_the_plain_file(tmp_path, monkeypatch):
+    import gzip
+
+    monkeypatch.setenv("LEXBENCH_CACHE", str(tmp_path / "cache"))
+    packed = tmp_path / "mini.xml.gz"
+    packed.write_bytes(gzip.compress(LMF.read_bytes()))
+    assert lmf_index(packed, "ru").related == lmf_index(LMF, "ru").related
+    broken = tmp_path / "broken.xml.gz"
+    broken.write_bytes(b"not gzip")
+    with pytest.raises(ValueError, match="cannot unpack the gzipped file"):
+        lmf_index(broken, "ru")
+
+
 def test_the_language_filter_works_in_any_script():
     keep = LanguageFilter()
     assert keep("kylmä") and keep("холодный") and keep("हिन्दी")  # marks count as letters

@@ -96,12 +96,36 @@ LMF_RELATIONS: tuple[str, ...] = ("synonym", "antonym", "derivation", *_SYNSET_R
 _POS_NAMES = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
 
 
+def _plain_xml(source: Path) -> Path:
+    """`source`, or for a gzipped file (`.xml.gz`, as wordnets are often published) its
+    content unpacked once into lexbench's cache (keyed by the file's sha256)."""
+    if source.suffix != ".gz":
+        return source
+    import gzip
+    import shutil
+
+    from lexbench.paths import cache_dir
+
+    target = cache_dir("wordnet-lmf") / f"{sha256_file(source)[:16]}-{source.stem}"
+    if not target.is_file():
+        partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+        try:
+            with gzip.open(source, "rb") as packed, open(partial, "wb") as out:
+                shutil.copyfileobj(packed, out)
+        except OSError as error:
+            partial.unlink(missing_ok=True)
+            raise ValueError(f"{source}: cannot unpack the gzipped file ({error})") from None
+        partial.replace(target)
+    return target
+
+
 def read_lmf(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The file's lexical resource as `wn.lmf.load` gives it; a clear error for a file
-    that is missing or not WN-LMF."""
-    source = Path(path)
-    if not source.is_file():
-        raise FileNotFoundError(f"no WN-LMF file at {source}")
+    """The file's lexical resource as `wn.lmf.load` gives it (a `.gz` file is unpacked
+    first); a clear error for a file that is missing or not WN-LMF."""
+    given = Path(path)
+    if not given.is_file():
+        raise FileNotFoundError(f"no WN-LMF file at {given}")
+    source = _plain_xml(given)
     try:
         import wn.lmf
     except ImportError:
