@@ -185,6 +185,7 @@ def test_meronyms_and_holonyms_are_opt_in_and_leave_the_default_index_alone(word
     ]
 
 
+@pytest.mark.slow  # on a fresh machine the packaged GGUF is de-quantised first (about 30 s)
 def test_the_packaged_model_s_tokenizer_filters_words_by_their_token_count():
     pytest.importorskip("transformers")
     from lexbench.benchmarks.lambda_.lmf import load_token_counter
