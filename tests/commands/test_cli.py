@@ -35,8 +35,8 @@ from lexbench.cli import main
             "No such file or folder (items): /nonexistent/items.jsonl",
         ),
         (
-            ["generate", "lambda", "--relations", "meronym", "-o", "/tmp/never-written.jsonl"],
-            "unknown relation(s) ['meronym']",
+            ["generate", "lambda", "--relations", "troponym", "-o", "/tmp/never-written.jsonl"],
+            "unknown relation(s) ['troponym']",
         ),
         (["rescore", "/nonexistent/run"], "is not a lexbench run folder"),
     ],

@@ -164,7 +164,7 @@ def test_joined_relation_index_equals_the_built_one(tiny_wordnet_env):
 
 def test_an_index_of_the_first_format_is_converted_once(tiny_wordnet_env):
     directory = locate_wordnet(allow_install=False)
-    names = tuple(wordnet.RELATIONS)
+    names = wordnet.default_relations()
     current = wordnet._index_path(directory, names)
     earlier = wordnet._index_path(directory, names, version=1)
     built = wordnet.build_index(directory)

@@ -96,14 +96,52 @@ def hyponyms(reader: Any, word: str) -> set[str]:
     }
 
 
+def meronyms(reader: Any, word: str) -> set[str]:
+    """Lemma names of the part, member and substance meronyms of every synset of the word."""
+    return {
+        _clean(lemma.name())
+        for synset in reader.synsets(word)
+        for part in synset.part_meronyms() + synset.member_meronyms() + synset.substance_meronyms()
+        for lemma in part.lemmas()
+    }
+
+
+def holonyms(reader: Any, word: str) -> set[str]:
+    """Lemma names of the part, member and substance holonyms of every synset of the word."""
+    return {
+        _clean(lemma.name())
+        for synset in reader.synsets(word)
+        for whole in synset.part_holonyms() + synset.member_holonyms() + synset.substance_holonyms()
+        for lemma in whole.lemmas()
+    }
+
+
 RELATIONS: dict[str, RelationFunction] = {
     "synonym": synonyms,
     "antonym": antonyms,
     "derivation": derivations,
     "hypernym": hypernyms,
     "hyponym": hyponyms,
+    "meronym": meronyms,
+    "holonym": holonyms,
 }
 PAPER_RELATIONS: tuple[str, ...] = ("synonym", "antonym", "derivation")
+# Indexed only when asked for by name: the default index (its cache file, and the links the
+# error taxonomy follows) stays what it was before these relations existed.
+OPT_IN_RELATIONS: tuple[str, ...] = ("meronym", "holonym")
+
+
+def default_relations() -> tuple[str, ...]:
+    """The relations an index holds when none are named: every registered one but the
+    opt-in ones."""
+    return tuple(name for name in RELATIONS if name not in OPT_IN_RELATIONS)
+
+
+def relations_for(wanted: Iterable[str]) -> tuple[str, ...]:
+    """The default relations plus any opt-in ones of `wanted` (the index a dataset with
+    those relations needs)."""
+    extra = [name for name in OPT_IN_RELATIONS if name in set(wanted)]
+    return default_relations() + tuple(extra)
 
 
 def register_relation(name: str, function: RelationFunction) -> None:
@@ -247,7 +285,7 @@ def build_index(
     directory: Path, relations: Iterable[str] | None = None, progress: bool = False
 ) -> RelationIndex:
     """Walk WordNet once through NLTK's API and collect every relation for every lemma."""
-    names = tuple(relations) if relations is not None else tuple(RELATIONS)
+    names = tuple(relations) if relations is not None else default_relations()
     unknown = [n for n in names if n not in RELATIONS]
     if unknown:
         raise KeyError(f"unknown relation(s) {unknown}; registered: {sorted(RELATIONS)}")
@@ -331,7 +369,7 @@ def load_index(
     kept in memory for the life of the process.
     """
     directory = locate_wordnet(wordnet)
-    names = tuple(relations) if relations is not None else tuple(RELATIONS)
+    names = tuple(relations) if relations is not None else default_relations()
     path = _index_path(directory, names)
     if path in _LOADED:
         return _LOADED[path]
@@ -362,4 +400,6 @@ def index_cache_path(
 ) -> Path:
     """Where `load_index` keeps (or would keep) the cached index."""
     directory = locate_wordnet(wordnet)
-    return _index_path(directory, tuple(relations) if relations is not None else tuple(RELATIONS))
+    return _index_path(
+        directory, tuple(relations) if relations is not None else default_relations()
+    )

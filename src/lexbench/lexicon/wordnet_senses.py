@@ -169,6 +169,16 @@ class SenseTable:
         len2 += depth
         return (2.0 * depth) / (len1 + len2)
 
+    def path_similarity(self, a: int, b: int, simulate_root: bool | None = None) -> float | None:
+        """NLTK 3.10's `a.path_similarity(b, simulate_root=...)` on sense numbers: one over
+        one plus the shortest hypernym path between them. None: NLTK's default (a root
+        simulated above every part of speech but WordNet 3.0's nouns, as Wu-Palmer)."""
+        if simulate_root is None:
+            pos = self.pos_letters
+            simulate_root = self.version == "1.6" or pos[a] != "n" or pos[b] != "n"
+        distance = self._path_distance(a, b, simulate_root)
+        return None if distance is None else 1.0 / (distance + 1)
+
     def _name(self, sense: int) -> str:
         return ROOT_NAME if sense == ROOT else self.names[sense]
 

@@ -271,6 +271,10 @@ def report_markdown(results: Mapping[str, Any], title: str = "LAMBDA") -> str:
     parts = [f"# {title}", "", "## Accuracy (95% intervals)", "", accuracy_table(results), ""]
     if results.get("failed_requests"):
         parts += [f"Failed requests (not scored): {results['failed_requests']}", ""]
+    if results.get("graded"):
+        from lexbench.benchmarks.lambda_.graded import graded_section
+
+        parts += ["## Graded credit (a second score)", "", graded_section(results["graded"]), ""]
     if results.get("sampling"):
         parts += [
             "## Sampling (robustness across seeds)",

@@ -106,6 +106,9 @@ class LambdaBenchmark:
     samples: int = 1
     # None: built on first use from the index (WordNet sense table, GloVe when installed).
     drift: DriftFinder | None = None
+    # Beyond the paper: graded credit as a second score (`lambda_.graded`); None: none.
+    graded: str | None = None
+    graded_scorer: Any = None
 
     def __post_init__(self) -> None:
         decoding_for(self.protocol)  # validates
@@ -136,7 +139,18 @@ class LambdaBenchmark:
         }
         if not self.sampling.greedy:  # greedy configs (and their run folders) stay as before
             out["sampling"] = self.sampling.to_dict()
+        if self.graded is not None:  # likewise: only a graded run records it
+            from lexbench.benchmarks.lambda_.graded import DEFINITIONS
+
+            out["graded"] = {"kind": self.graded, "definition": DEFINITIONS[self.graded]}
         return out
+
+    def _graded(self) -> Any:
+        if self.graded_scorer is None and self.graded is not None:
+            from lexbench.benchmarks.lambda_.graded import load_graded_scorer
+
+            self.graded_scorer = load_graded_scorer(self.graded)
+        return self.graded_scorer
 
     def items(self) -> list[LambdaItem]:
         return self.dataset
@@ -179,6 +193,18 @@ class LambdaBenchmark:
             )
         first = per_sample[0]
         details: dict[str, Any] = {"samples": per_sample} if not self.sampling.greedy else {}
+        graded = self._graded()
+        if graded is not None:
+            credit, nearest = (None, None)
+            if first["correct"] is not None:
+                credit, nearest = graded.credit(
+                    first["answer"],
+                    first["error_class"],
+                    item.candidates,
+                    responses[0].text,
+                    whole_line=self.protocol == "phrase",
+                )
+            details.update(graded=credit, graded_nearest=nearest)
         if first["correct"] is None:
             return Score(
                 item.id, None, 0.0, None, "request_failed", {**details, "error": responses[0].error}
@@ -210,6 +236,9 @@ class LambdaBenchmark:
             "error_class": score.error_class,
             "error": responses[0].error,
         }
+        if self.graded is not None:
+            row["graded"] = score.details.get("graded")
+            row["graded_nearest"] = score.details.get("graded_nearest")
         if not self.sampling.greedy:
             row["samples"] = [
                 {
@@ -230,6 +259,14 @@ class LambdaBenchmark:
         results["error_taxonomy_drift_signals"] = drift.signals if drift else []
         if not self.sampling.greedy:
             results["sampling"] = {**self.sampling.to_dict(), **results.get("sampling", {})}
+        if self.graded is not None:
+            from lexbench.benchmarks.lambda_.graded import graded_summary
+
+            results["graded"] = graded_summary(
+                self.graded,
+                [item.relation for item in items],
+                [score.details.get("graded") for score in scores],
+            )
         return results
 
     def report(self, results: Mapping[str, Any]) -> str:
@@ -286,13 +323,40 @@ def build_lambda(
     items: str | Path | None = None,
     wordnet: str | Path | None = None,
     progress: bool = True,
+    wordnet_lmf: str | Path | None = None,
+    language: str | None = None,
+    tokenizer: str | None = None,
+    max_answer_tokens: int = 2,
+    graded: str | None = None,
     **extra: Any,
 ) -> Any:
-    """LAMBDA: generated items (or a generated file), the first `limit` per relation."""
-    from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items, read_items
+    """LAMBDA: generated items (or a generated file), the first `limit` per relation.
+    `wordnet_lmf`/`language`/`tokenizer`/`max_answer_tokens`: see `lambda_.lmf`."""
+    from lexbench.benchmarks.lambda_.items import LambdaConfig, read_items
+    from lexbench.benchmarks.lambda_.lmf import WordSource, lambda_dataset
     from lexbench.lexicon.wordnet import PAPER_RELATIONS, load_index
 
-    index = load_index(wordnet, progress=progress)
+    source = WordSource(
+        wordnet_lmf=None if wordnet_lmf is None else str(wordnet_lmf),
+        language=language,
+        tokenizer=tokenizer,
+        max_answer_tokens=max_answer_tokens,
+    )
+    index: RelationIndex
+    if source.wordnet_lmf is not None:
+        from lexbench.lexicon.wordnet_lmf import lmf_index
+
+        index = lmf_index(source.wordnet_lmf, language)
+        # Another language: the error taxonomy follows that wordnet's own links only
+        # (WordNet 3.0's senses and English GloVe would say nothing true about it).
+        extra.setdefault("drift", DriftFinder(related=index))
+        if graded is not None:
+            raise ValueError(
+                "--graded path and glove measure English (WordNet 3.0, GloVe); they do not "
+                "apply to a --wordnet-lmf wordnet"
+            )
+    else:
+        index = load_index(wordnet, progress=progress)
     if items is not None:
         dataset = read_items(items)
         dataset_config: dict[str, Any] = {"file": str(items)}
@@ -303,10 +367,16 @@ def build_lambda(
             per_relation=per_relation,
             relations=tuple(relations or PAPER_RELATIONS),
         )
-        dataset = generate_items(index, config)
-        dataset_config = config.to_dict()
+        drawn = lambda_dataset(config, source, wordnet, progress)
+        dataset = drawn.items
+        dataset_config = {**drawn.config.to_dict(), **drawn.extra_config}
     dataset = limit_per_relation(dataset, limit)
     dataset_config = {**dataset_config, "limit_per_relation": limit}
+    if graded is not None:
+        from lexbench.benchmarks.lambda_.graded import load_graded_scorer
+
+        scorer = load_graded_scorer(graded, None if wordnet is None else str(wordnet))
+        extra.update(graded=graded, graded_scorer=scorer)
     return LambdaBenchmark(
         dataset=dataset,
         index=index,

@@ -46,20 +46,75 @@ def _add_dataset_arguments(parser: argparse.ArgumentParser, *, per_relation_defa
         default=None,
         help="a WordNet 3.0 database directory (default: found automatically)",
     )
+    beyond = parser.add_argument_group(
+        "beyond the paper", "opt-in; see docs/benchmarks/lambda.md, 'Beyond the paper'"
+    )
+    beyond.add_argument(
+        "--wordnet-lmf",
+        default=None,
+        metavar="FILE",
+        help="draw the words from this WN-LMF wordnet (any language) instead of WordNet 3.0",
+    )
+    beyond.add_argument(
+        "--language",
+        default=None,
+        metavar="CODE",
+        help="the lexicon of a --wordnet-lmf file holding several (its language code or id)",
+    )
+    beyond.add_argument(
+        "--tokenizer",
+        default=None,
+        metavar="NAME",
+        help="keep only words this model's tokenizer writes in at most --max-answer-tokens "
+        "tokens (smollm2-135m, a tokenizer folder or a Hugging Face id)",
+    )
+    beyond.add_argument(
+        "--max-answer-tokens",
+        type=positive_int,
+        default=2,
+        help="the --tokenizer filter's budget (default 2, the paper's max_new_tokens)",
+    )
+
+
+def _word_source(args: argparse.Namespace) -> Any:
+    from lexbench.benchmarks.lambda_.lmf import WordSource
+
+    return WordSource(
+        wordnet_lmf=args.wordnet_lmf,
+        language=args.language,
+        tokenizer=args.tokenizer,
+        max_answer_tokens=args.max_answer_tokens,
+    )
+
+
+def _beyond_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The opt-in options given (none for a paper run, whose recorded options stay as
+    they were)."""
+    given = {
+        "wordnet_lmf": args.wordnet_lmf,
+        "language": args.language,
+        "tokenizer": args.tokenizer,
+    }
+    out: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    if args.max_answer_tokens != 2:
+        out["max_answer_tokens"] = args.max_answer_tokens
+    if getattr(args, "graded", None) is not None:
+        out["graded"] = args.graded
+    return out
 
 
 def _generate(args: argparse.Namespace) -> int:
     from lexbench.benchmarks.lambda_.analysis import dataset_statistics, dataset_tables
-    from lexbench.benchmarks.lambda_.items import generate_lambda
+    from lexbench.benchmarks.lambda_.items import LambdaConfig
+    from lexbench.benchmarks.lambda_.lmf import generate_from
 
-    items = generate_lambda(
+    config = LambdaConfig(
         profile=args.profile,
         seed=args.seed,
         per_relation=args.per_relation,
-        relations=args.relations,
-        output=args.output,
-        wordnet=args.wordnet,
+        relations=tuple(args.relations),
     )
+    items = generate_from(config, _word_source(args), args.output, args.wordnet).items
     manifest = json.loads(Path(f"{args.output}.manifest.json").read_text())
     print(
         f"wrote {len(items)} items to {args.output} (sha256 {manifest['content_sha256'][:16]}…)"
@@ -119,6 +174,7 @@ def _run(args: argparse.Namespace) -> int:
             wordnet=args.wordnet,
             progress=not args.no_progress,
             chat=args.chat,
+            **_beyond_options(args),
             **sampling,
         ),
     )
@@ -128,13 +184,12 @@ def _run(args: argparse.Namespace) -> int:
 def _items_and_manifest(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any]]:
     """Items from --items FILE (with its manifest) or generated from the dataset options."""
     from lexbench.benchmarks.lambda_.items import LambdaConfig, dumps_items, manifest, read_items
-    from lexbench.lexicon.wordnet import load_index
 
     if args.items is not None:
         from lexbench.run.store import read_manifest
 
         return read_items(args.items), read_manifest(args.items, "lexbench generate lambda")
-    from lexbench.benchmarks.lambda_.items import generate_items
+    from lexbench.benchmarks.lambda_.lmf import lambda_dataset
 
     config = LambdaConfig(
         profile=args.profile,
@@ -142,9 +197,9 @@ def _items_and_manifest(args: argparse.Namespace) -> tuple[list[Any], dict[str, 
         per_relation=args.per_relation,
         relations=tuple(args.relations),
     )
-    index = load_index(args.wordnet)
-    items = generate_items(index, config)
-    return items, manifest(items, config, index, dumps_items(items))
+    drawn = lambda_dataset(config, _word_source(args), args.wordnet)
+    items = drawn.items
+    return items, manifest(items, drawn.config, drawn.index, dumps_items(items), drawn.extra_config)
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -256,10 +311,18 @@ def register(cli: Any) -> None:
     )
     run.add_argument(
         "--protocol",
-        choices=["paper", "word"],
+        choices=["paper", "word", "phrase"],
         default="paper",
         help="paper: max_new_tokens=2 as published; word: decode until the first "
-        "whole word is complete",
+        "whole word is complete; phrase (beyond the paper): up to 16 tokens, the first "
+        "line read as the answer (multi-word candidates can match)",
+    )
+    run.add_argument(
+        "--graded",
+        choices=["path", "glove"],
+        default=None,
+        help="beyond the paper: also report graded credit (WordNet path similarity or "
+        "GloVe cosine to the nearest member of R(E)) as a second score",
     )
     run.add_argument(
         "--prompt-style",

@@ -95,7 +95,7 @@ def load_lambda_items(options: Mapping[str, Any]) -> tuple[list[Any], dict[str, 
             "content_sha256": meta.get("content_sha256"),
             "config": meta.get("config"),
         }
-    from lexbench.lexicon.wordnet import PAPER_RELATIONS, load_index
+    from lexbench.lexicon.wordnet import PAPER_RELATIONS, load_index, relations_for
 
     config = LambdaConfig(
         profile=options.get("profile", "strict"),
@@ -103,7 +103,9 @@ def load_lambda_items(options: Mapping[str, Any]) -> tuple[list[Any], dict[str, 
         per_relation=options.get("per_relation", 1000),
         relations=tuple(options.get("relations") or PAPER_RELATIONS),
     )
-    index = load_index(options.get("wordnet"), progress=False)
+    index = load_index(
+        options.get("wordnet"), relations=relations_for(config.relations), progress=False
+    )
     items = generate_items(index, config)
     meta = manifest(items, config, index, dumps_items(items))
     return items, {

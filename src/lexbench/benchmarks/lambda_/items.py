@@ -18,7 +18,7 @@ import json
 import random
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,8 @@ from lexbench.hashing import sha256_text
 from lexbench.lexicon.wordnet import PAPER_RELATIONS, RelationIndex
 
 PROFILES = ("strict", "listing")
+# A word filter that stands in for the profile's (a language-aware one for another wordnet).
+WordFilter = Callable[[str], bool]
 
 
 _STRICT_WORD = re.compile(r"[a-z]{4,15}")
@@ -106,14 +108,20 @@ def in_listing_vocabulary(word: str) -> bool:
     return len(word) > 3 and word.isalpha()
 
 
-def vocabulary(index: RelationIndex, profile: str) -> list[str]:
-    keep = in_strict_vocabulary if profile == "strict" else in_listing_vocabulary
+def vocabulary(index: RelationIndex, profile: str, keep: WordFilter | None = None) -> list[str]:
+    if keep is None:
+        keep = in_strict_vocabulary if profile == "strict" else in_listing_vocabulary
     return [w for w in index.lemma_names if keep(w)]  # lemma_names is sorted
 
 
-def partners(index: RelationIndex, relation: str, word: str, profile: str) -> tuple[str, ...]:
-    """The words B/D/F may be drawn from for `word` (sorted)."""
+def partners(
+    index: RelationIndex, relation: str, word: str, profile: str, keep: WordFilter | None = None
+) -> tuple[str, ...]:
+    """The words B/D/F may be drawn from for `word` (sorted). `keep`, when given, is the
+    strict filter B/D/F must pass instead of W's."""
     related = index.relation(relation, word)
+    if keep is not None:
+        return tuple(w for w in related if keep(w))
     if profile == "strict":
         return tuple(w for w in related if in_strict_vocabulary(w))
     return related
@@ -124,9 +132,11 @@ def has_substring_clash(tokens: Sequence[str]) -> bool:
     return any(i != j and x in y for i, x in enumerate(lowered) for j, y in enumerate(lowered))
 
 
-def _draw_relation(index: RelationIndex, relation: str, config: LambdaConfig) -> list[LambdaItem]:
-    words_in_w = vocabulary(index, config.profile)
-    table = {w: partners(index, relation, w, config.profile) for w in words_in_w}
+def _draw_relation(
+    index: RelationIndex, relation: str, config: LambdaConfig, keep: WordFilter | None = None
+) -> list[LambdaItem]:
+    words_in_w = vocabulary(index, config.profile, keep)
+    table = {w: partners(index, relation, w, config.profile, keep) for w in words_in_w}
     eligible = [w for w in words_in_w if table[w]]
     if len(eligible) < 3:
         raise ValueError(
@@ -172,13 +182,18 @@ def _draw_relation(index: RelationIndex, relation: str, config: LambdaConfig) ->
     return items
 
 
-def generate_items(index: RelationIndex, config: LambdaConfig = LambdaConfig()) -> list[LambdaItem]:
-    """Every item of the dataset, relation by relation, in draw order."""
+def generate_items(
+    index: RelationIndex, config: LambdaConfig = LambdaConfig(), keep: WordFilter | None = None
+) -> list[LambdaItem]:
+    """Every item of the dataset, relation by relation, in draw order. `keep` replaces the
+    strict profile's word filter (for W and B/D/F alike): see `lambda_.lmf`."""
     unknown = [r for r in config.relations if r not in index.related]
     if unknown:
         raise ValueError(f"unknown relation(s) {unknown}; available: {', '.join(index.related)}")
     return [
-        item for relation in config.relations for item in _draw_relation(index, relation, config)
+        item
+        for relation in config.relations
+        for item in _draw_relation(index, relation, config, keep)
     ]
 
 
@@ -189,13 +204,18 @@ def dumps_items(items: Sequence[LambdaItem]) -> str:
 
 
 def manifest(
-    items: Sequence[LambdaItem], config: LambdaConfig, index: RelationIndex, jsonl_text: str
+    items: Sequence[LambdaItem],
+    config: LambdaConfig,
+    index: RelationIndex,
+    jsonl_text: str,
+    extra_config: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The manifest; `extra_config` (see `lambda_.lmf`) joins the config when given."""
     from lexbench import __version__
 
     return {
         "benchmark": "lambda",
-        "config": config.to_dict(),
+        "config": {**config.to_dict(), **(extra_config or {})},
         "wordnet_version": index.version,
         "wordnet_fingerprint": index.fingerprint,
         "items": len(items),
@@ -206,14 +226,18 @@ def manifest(
 
 
 def write_items(
-    path: str | Path, items: Sequence[LambdaItem], config: LambdaConfig, index: RelationIndex
+    path: str | Path,
+    items: Sequence[LambdaItem],
+    config: LambdaConfig,
+    index: RelationIndex,
+    extra_config: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Write FILE (JSONL) and FILE.manifest.json; returns the manifest."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = dumps_items(items)
     path.write_text(text, encoding="utf-8")
-    meta = manifest(items, config, index, text)
+    meta = manifest(items, config, index, text, extra_config)
     Path(f"{path}.manifest.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
     return meta
 
@@ -235,16 +259,17 @@ def generate_lambda(
     progress: bool = True,
 ) -> list[LambdaItem]:
     """Generate LAMBDA items from WordNet 3.0 (the relation index is built once, then read
-    from the disk cache); with `output`, also write FILE and FILE.manifest.json.
+    from the disk cache); with `output`, also write FILE and FILE.manifest.json. Another
+    wordnet or a token filter: `lambda_.lmf.generate_from`.
 
     >>> items = generate_lambda(per_relation=100, output="lambda.jsonl")   # doctest: +SKIP
     """
-    from lexbench.lexicon.wordnet import load_index
+    from lexbench.lexicon.wordnet import load_index, relations_for
 
     config = LambdaConfig(
         profile=profile, seed=seed, per_relation=per_relation, relations=tuple(relations)
     )
-    index = load_index(wordnet, progress=progress)
+    index = load_index(wordnet, relations=relations_for(config.relations), progress=progress)
     items = generate_items(index, config)
     if output is not None:
         write_items(output, items, config, index)

@@ -11,7 +11,7 @@ from typing import Any
 from lexbench.benchmarks.lambda_.items import LambdaItem
 from lexbench.types import Decoding
 
-PROTOCOLS = ("paper", "word")
+PROTOCOLS = ("paper", "word", "phrase")
 
 
 PROMPT_STYLES = ("paper", "completion")
@@ -23,6 +23,9 @@ ANSWER_GUARD = "Answer with exactly one word that completes the last line. Do no
 
 # "word" protocol: decode until the first whole word ends, but never more than this.
 WORD_PROTOCOL_MAX_TOKENS = 8
+# "phrase" protocol (beyond the paper): room for a multi-word answer; the scorer reads the
+# first line that has a word.
+PHRASE_PROTOCOL_MAX_TOKENS = 16
 
 
 def prompt_text(item: LambdaItem, style: str = "paper") -> str:
@@ -98,6 +101,8 @@ def decoding_for(protocol: str, sampling: Sampling = GREEDY, seed: int | None = 
         base = Decoding(
             max_new_tokens=WORD_PROTOCOL_MAX_TOKENS, temperature=0.0, stop_at_word_end=True
         )
+    elif protocol == "phrase":
+        base = Decoding(max_new_tokens=PHRASE_PROTOCOL_MAX_TOKENS, temperature=0.0)
     else:
         raise ValueError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
     if sampling.greedy:

@@ -209,10 +209,15 @@ class SetLexSemBenchmark:
 
     def summarize(self, items: Sequence[SetLexSemItem], scores: Sequence[Score]) -> dict[str, Any]:
         from lexbench.benchmarks.setlexsem.analysis import summarize
+        from lexbench.benchmarks.setlexsem.narrative_table import phrasing_comparison
 
         results = summarize(items, scores, model=self.model_name)
         scored = [s.details for s in scores if s.correct is not None]
         results["readings"] = reading_agreement(scored, self.parser)
+        # Only a run with a narrative phrasing gets the paired phrasing table.
+        paired = phrasing_comparison(results["configurations"])
+        if paired is not None:
+            results.setdefault("lexbench_tables", {})["phrasing_paired"] = paired
         return results
 
     def report(self, results: Mapping[str, Any]) -> str:

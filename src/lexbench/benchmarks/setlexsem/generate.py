@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lexbench.benchmarks.setlexsem.categories import CATEGORY_TYPES, category_pool
 from lexbench.benchmarks.setlexsem.grid import Grid, Study
 from lexbench.benchmarks.setlexsem.items import SetLexSemItem, config_id, length_label, set_key
 from lexbench.benchmarks.setlexsem.prompts import demonstration, prompt_text
@@ -134,6 +135,11 @@ class ItemGenerator:
         elif config["token_type"] == "words":
             pool = word_pool(config["token_length"])
             what = f"the word pool of length {length_label(config['token_length'])}"
+        elif config["token_type"] in CATEGORY_TYPES:
+            pool = category_pool(config["token_type"], config["token_length"], self.wordnet)
+            what = (
+                f"the {config['token_type']} pool of length {length_label(config['token_length'])}"
+            )
         else:
             pool = decile_pool(config["decile"], config["token_length"], config["decile_scope"])
             what = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lexbench.benchmarks.setlexsem.prompts import METHOD_LABELS
+from lexbench.benchmarks.setlexsem.prompts import METHOD_LABELS, NARRATIVE_LABELS
 
 PAPER_ORDER = (
     "table3",
@@ -48,6 +48,7 @@ _LEVELS = {
     "formal": "Formal Language",
     "plain": "Plain Language",
     **METHOD_LABELS,
+    **NARRATIVE_LABELS,
 }
 
 

@@ -19,13 +19,21 @@ of the prompt, not an assistant pre-fill: it goes through a chat template unchan
 
 Methods (`METHODS`): the paper's four, named as its Table 14 names them, and three more from
 the authors' code that the paper did not run (`EXTRA_METHODS`). Phrasings: the paper's
-formal and plain task wording, and three more from the authors' code (`EXTRA_PHRASINGS`).
+formal and plain task wording, three more from the authors' code (`EXTRA_PHRASINGS`), and
+lexbench's stories (`NARRATIVE_PHRASINGS`, see `narrative`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from lexbench.benchmarks.setlexsem.narrative import (
+    is_narrative,
+    narrative_phrasings,
+    narrative_setup,
+    narrative_task,
+    scenarios,
+)
 from lexbench.benchmarks.setlexsem.sets import Member, ground_truth, ordered_answer
 
 _FORMAL = {
@@ -110,7 +118,10 @@ TASKS = {
 }
 PAPER_PHRASINGS = ("formal", "plain")
 EXTRA_PHRASINGS = ("pythonic", "functional", "iterative")
-PHRASINGS = PAPER_PHRASINGS + EXTRA_PHRASINGS
+# lexbench's stories (beyond the paper): one per scenario of data/narrative.toml.
+NARRATIVE_PHRASINGS = narrative_phrasings()
+NARRATIVE_LABELS = {s.phrasing: f"Narrative: {s.label}" for s in scenarios()}
+PHRASINGS = PAPER_PHRASINGS + EXTRA_PHRASINGS + NARRATIVE_PHRASINGS
 
 STOP = "Stop after printing."
 NO_CODE = "Do not write a code or script or use any tools."
@@ -233,6 +244,8 @@ def demonstration(operation: str, a: Sequence[Member], b: Sequence[Member]) -> s
 
 
 def task_text(operation: str, phrasing: str) -> str:
+    if is_narrative(phrasing):
+        return narrative_task(phrasing, operation)
     if phrasing not in TASKS:
         raise ValueError(f"unknown phrasing {phrasing!r}; choose from {', '.join(PHRASINGS)}")
     return TASKS[phrasing][operation]
@@ -252,11 +265,13 @@ def prompt_text(
     if method not in _TEMPLATES:
         raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
     ground_truth(operation, a, b)  # validates the operation name
-    parts = [
-        f"You are given two sets. Set A is {set_text(a)}. Set B is {set_text(b)}. "
-        f"You are given the following task:\n",
-        f"<task> {task_text(operation, phrasing)} </task>",
-    ]
+    setup = (
+        narrative_setup(phrasing, set_text(a), set_text(b))
+        if is_narrative(phrasing)
+        else f"You are given two sets. Set A is {set_text(a)}. Set B is {set_text(b)}. "
+        f"You are given the following task:\n"
+    )
+    parts = [setup, f"<task> {task_text(operation, phrasing)} </task>"]
     if demonstrations:
         texts = (
             demonstration_texts

@@ -41,7 +41,20 @@ Member = int | str
 SetPair = tuple[tuple[Member, ...], tuple[Member, ...]]
 
 OPERATIONS = ("union", "intersection", "difference", "symmetric_difference")
-TOKEN_TYPES = ("numbers", "words", "deciles", "deceptive")
+# The word categories (parts of speech, sentiment) are lexbench's, outside the paper: see
+# `setlexsem.categories`, which keeps their names.
+TOKEN_TYPES = (
+    "numbers",
+    "words",
+    "deciles",
+    "deceptive",
+    "nouns",
+    "verbs",
+    "adjectives",
+    "adverbs",
+    "positive_words",
+    "negative_words",
+)
 DECEPTIVE_CONDITIONS = ("not_swapped", "swapped", "random_baseline")
 # The paper's code keeps hypernyms with at most this many hyponym lemma names ("sets of
 # hyponyms with many elements are super generic"), and so draws sets of at most 30.
