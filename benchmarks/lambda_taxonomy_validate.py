@@ -8,6 +8,9 @@ and the confusion matrix (Markdown, to stdout).
 `--labels` defaults to tests/fixtures/lambda/taxonomy_validation.jsonl (sets A and B, see
 benchmarks/lambda_taxonomy_collect.py); `--set` keeps the rows of one set or split (repeat
 it for several). Needs the prepared WordNet; uses the packaged GloVe when installed, as runs do.
+`--random-words N` adds a check that reads no labels: N random common words (wordfreq ranks
+1,000-20,000 that are WordNet lemmas) given as answers to the file's items, and how many
+the taxonomy files as semantic drift (seeded: `--seed`).
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     from lexbench.benchmarks.lambda_.validation import (
         Agreement,
         classify_rows,
+        common_words,
         load_labelled,
+        random_answer_check,
         render_agreement,
     )
     from lexbench.lexicon.wordnet import load_index
@@ -33,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--labels", default=str(DEFAULT_LABELS))
     parser.add_argument("--set", action="append", dest="sets", help="A, B, development, ...")
+    parser.add_argument("--random-words", type=int, default=0, metavar="N")
+    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     meta, rows = load_labelled(args.labels)
     if args.sets:
@@ -50,6 +57,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"labelled by {meta['labelled_by']} on {meta['labelled_on']}\n")
     where = ", ".join(args.sets) if args.sets else "all rows"
     print(render_agreement(agreement, f"{Path(args.labels).name}: {where}; {drift.signals}"))
+    if args.random_words:
+        check = random_answer_check(
+            rows, common_words(index), index, drift, pairs=args.random_words, seed=args.seed
+        )
+        rate = check.rate
+        print(
+            f"random common words as answers (seed {args.seed}): {check.drift} of "
+            f"{check.pairs} filed as semantic drift = {rate.estimate:.1%} "
+            f"[{rate.low:.1%}, {rate.high:.1%}]"
+        )
+        for query, word, why in check.examples:
+            print(f"  {query} -> {word} ({why})")
     return 0
 
 

@@ -17,6 +17,7 @@ when and how), split at random into set A (measured first, then development data
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -183,3 +184,60 @@ def render_agreement(agreement: Agreement, title: str) -> str:
         cells = [str(confusion[label, p]) if confusion[label, p] else "·" for p in classes]
         lines.append(f"| {short[label]} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class RandomAnswerCheck:
+    """A check that reads no labels: random common words given as answers to real items,
+    and how many of them the taxonomy files as semantic drift. Almost no such word is
+    related in meaning to the query, so the rate bounds how loose the drift rule is."""
+
+    pairs: int
+    drift: int
+    examples: tuple[tuple[str, str, str], ...]  # (query, random answer, reason), first ten
+
+    @property
+    def rate(self) -> Interval:
+        return wilson_interval(self.drift, self.pairs)
+
+
+def random_answer_check(
+    rows: Sequence[LabelledAnswer],
+    vocabulary: Sequence[str],
+    index: Any,
+    drift: DriftFinder | None,
+    pairs: int = 1000,
+    seed: int = 0,
+) -> RandomAnswerCheck:
+    """`pairs` (item, random word) draws with `random.Random(seed)` over the distinct items
+    of `rows` (sorted by id) and the sorted `vocabulary`; a word of R(E) or the query itself
+    is drawn again."""
+    if not rows or not vocabulary:
+        raise ValueError("the random-answer check needs at least one item and one word")
+    items = sorted({row.id: row for row in rows}.values(), key=lambda row: row.id)
+    words = sorted(set(vocabulary))
+    rng = random.Random(seed)
+    filed, examples = 0, []
+    for _ in range(pairs):
+        row = rng.choice(items)
+        word = rng.choice(words)
+        while word == row.query or word in row.candidates:
+            word = rng.choice(words)
+        support = [w for pair in row.support for w in pair]
+        verdict = classify(" " + word, row.query, row.candidates, support, index, drift)
+        if verdict.error_class == "semantic_drift":
+            filed += 1
+            if len(examples) < 10:
+                examples.append((row.query, word, verdict.reason))
+    return RandomAnswerCheck(pairs=pairs, drift=filed, examples=tuple(examples))
+
+
+def common_words(index: Any, first_rank: int = 1000, last_rank: int = 20000) -> list[str]:
+    """English words of wordfreq's frequency ranks [first_rank, last_rank) that are WordNet
+    lemmas, alphabetic and 4+ letters long (needs the `words` extra)."""
+    try:
+        from wordfreq import top_n_list
+    except ImportError:
+        raise RuntimeError("the random-answer check needs wordfreq: pip install wordfreq") from None
+    ranked = top_n_list("en", last_rank)[first_rank:]
+    return sorted({w for w in ranked if w.isalpha() and len(w) >= 4 and w in index.pos})
