@@ -1,13 +1,16 @@
 """Collect fresh wrong answers of the packaged SmolLM2-135M for validating LAMBDA's error taxonomy.
 
     .venv/bin/python benchmarks/lambda_taxonomy_collect.py [-o /tmp/fresh.jsonl]
-        [--start 500] [--per-relation 45] [--rows 260]
+        [--start 500] [--per-relation 45] [--rows 260]        # sets A and B
+    .venv/bin/python benchmarks/lambda_taxonomy_collect.py --start 700 --per-relation 35 \
+        --rows 180 --one-set C --avoid taxonomy_validation.jsonl   # set C
 
 Issue 24 item 7: the agreement figure must come from answers no rule has seen. This script
 takes items of the default dataset (strict profile, seed 42) at positions `--start` onwards
 in each relation (the label and pin files use only positions 0-99), drops every item whose
-query is a query of tests/fixtures/lambda/taxonomy_labels.jsonl or taxonomy_pins.jsonl (or
-repeats an earlier chosen item's query), and asks SmolLM2-135M under three decoding settings:
+query is a query of taxonomy_labels.jsonl, taxonomy_pins.jsonl or a file `--avoid` adds
+(all under tests/fixtures/lambda/), or repeats an earlier chosen item's query, and asks
+SmolLM2-135M under three decoding settings:
 
 * `completion-greedy-2`: completion prompt, greedy, 2 new tokens (the paper's budget);
 * `completion-t0.8-word`: completion prompt, sampling T = 0.8 (top-p 1, seed 0) until the
@@ -17,9 +20,10 @@ repeats an earlier chosen item's query), and asks SmolLM2-135M under three decod
 
 Every wrong answer (by R(E) membership alone; the taxonomy is NOT run) becomes a row, one per
 distinct (item, answer); rows are shuffled with `random.Random(SPLIT_SEED)` after sorting,
-the first `--rows` kept, and each is put in set A or B by a second seeded shuffle (half each).
-The rows carry no label: they are labelled by hand from the paper's class definitions before
-the classifier sees them (tests/fixtures/lambda/taxonomy_validation.jsonl holds the labels).
+the first `--rows` kept, and each is put in set A or B by a second seeded shuffle (half each),
+or all in the one set `--one-set` names. The rows carry no label: they are labelled by hand
+from the paper's class definitions before the classifier sees them
+(tests/fixtures/lambda/taxonomy_validation.jsonl holds A and B, taxonomy_validation_c.jsonl C).
 """
 
 from __future__ import annotations
@@ -36,10 +40,13 @@ SPLIT_SEED = 2024
 SETTINGS = ("completion-greedy-2", "completion-t0.8-word", "chat-greedy-word")
 
 
-def used_queries() -> set[str]:
-    """Every query a label or pin file names (the pins' fixture part names the labels' ids)."""
+AVOID = ("taxonomy_labels.jsonl", "taxonomy_pins.jsonl")
+
+
+def used_queries(files: tuple[str, ...] = AVOID) -> set[str]:
+    """Every query the label or pin `files` name (the pins' fixture part names the labels')."""
     used: set[str] = set()
-    for name in ("taxonomy_labels.jsonl", "taxonomy_pins.jsonl"):
+    for name in files:
         for line in (FIXTURES / name).read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             if "query" in row:
@@ -87,10 +94,10 @@ def requests_for(items, setting: str):
     return out
 
 
-def choose_items(index, start: int, per_relation: int):
+def choose_items(index, start: int, per_relation: int, avoid: tuple[str, ...] = AVOID):
     from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items
 
-    used = used_queries()
+    used = used_queries(avoid)
     items = generate_items(index, LambdaConfig(per_relation=start + 4 * per_relation))
     chosen, seen = [], set(used)
     for relation in ("synonym", "antonym", "derivation"):
@@ -109,13 +116,19 @@ def choose_items(index, start: int, per_relation: int):
     return chosen
 
 
-def collect(start: int, per_relation: int, rows_wanted: int) -> list[dict]:
+def collect(
+    start: int,
+    per_relation: int,
+    rows_wanted: int,
+    one_set: str = "",
+    avoid: tuple[str, ...] = AVOID,
+) -> list[dict]:
     from lexbench.lexicon.wordnet import load_index
     from lexbench.models.hf import HFCausalLM
     from lexbench.text import normalise, words
 
     index = load_index(progress=False)
-    items = choose_items(index, start, per_relation)
+    items = choose_items(index, start, per_relation, avoid)
     model = HFCausalLM.from_spec("smollm2-135m")
     found: dict[tuple[str, str], dict] = {}
     for setting in SETTINGS:
@@ -148,7 +161,7 @@ def collect(start: int, per_relation: int, rows_wanted: int) -> list[dict]:
     order = list(range(len(rows)))
     random.Random(SPLIT_SEED + 1).shuffle(order)
     for rank, position in enumerate(order):
-        rows[position]["set"] = "A" if rank < len(rows) // 2 else "B"
+        rows[position]["set"] = one_set or ("A" if rank < len(rows) // 2 else "B")
     return rows
 
 
@@ -158,13 +171,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start", type=int, default=500)
     parser.add_argument("--per-relation", type=int, default=45)
     parser.add_argument("--rows", type=int, default=260)
+    parser.add_argument("--one-set", default="", help="put every row in this set (no A/B split)")
+    parser.add_argument("--avoid", action="append", default=[], help="another fixture file")
     args = parser.parse_args(argv)
-    rows = collect(args.start, args.per_relation, args.rows)
+    avoid = AVOID + tuple(args.avoid)
+    rows = collect(args.start, args.per_relation, args.rows, args.one_set, avoid)
     Path(args.output).write_text(
         "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows),
         encoding="utf-8",
     )
-    sets = {s: sum(r["set"] == s for r in rows) for s in ("A", "B")}
+    sets = {s: sum(r["set"] == s for r in rows) for s in sorted({r["set"] for r in rows})}
     print(f"wrote {len(rows)} unlabelled wrong answers to {args.output} (sets {sets})")
     return 0
 
