@@ -40,10 +40,13 @@ GRADED_PAIR_COSINE = 0.3
 GRADED_PAIR_WUP = 0.7
 
 # Near miss: the answer is close to a one-word member of R(E) rather than to the query
-# (beautiful for mellifluous, whose synonyms hold sweet, 0.62): a direct index link, similar-to
-# or also-see, or a GloVe cosine of at least NEAR_MISS_COSINE (at 0.5 it filed 2 unrelated
-# development answers for 2 more drift rows found).
-NEAR_MISS_COSINE = 0.6
+# (10 for viii, whose synonyms hold 8: 0.94): a direct index link, similar-to or also-see, or
+# a GloVe cosine of at least NEAR_MISS_COSINE. First 0.6 (chosen on the development rows and
+# set A); raised to 0.8 after a check that reads no labels showed 50-d GloVe placing frequent
+# words near short candidates (large / ground 0.77, quick / break 0.78): at 0.6 the near misses
+# filed 62 of 3,000 one-word replies of the fake server's 16 common words as drift, at 0.8 none;
+# on the development rows and sets A and B drift recall 44 -> 42 of 63, precision 0.83 -> 0.86.
+NEAR_MISS_COSINE = 0.8
 
 
 _GLOSS_WORD = re.compile(r"[a-z]+(?:[-'][a-z]+)*")
@@ -106,6 +109,9 @@ class DriftFinder:
     _neighbours: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
     _searchable: dict[str, str] = field(default_factory=dict, repr=False)
     _facts: dict[str, SenseFacts] = field(default_factory=dict, repr=False)
+    _similar: dict[str, tuple[frozenset[int], frozenset[int]]] = field(
+        default_factory=dict, repr=False
+    )
     _wup: dict[tuple[int, int], float] = field(default_factory=dict, repr=False)
     _reasons: dict[tuple[str, str], str | None] = field(default_factory=dict, repr=False)
     _near: dict[tuple[str, str], str | None] = field(default_factory=dict, repr=False)
@@ -134,7 +140,7 @@ class DriftFinder:
 
     def near_miss(self, answer: str, candidates: Sequence[str]) -> str | None:
         """Why the answer is a near miss of one of `candidates`, the query's answer set R(E)
-        ("near-miss:sweet:glove:0.62" for beautiful when R(mellifluous) holds sweet), or None."""
+        ("near-miss:8:glove:0.94" for 10 when R(viii) holds 8), or None."""
         answer_n = normalise(answer)
         for candidate in sorted(candidates):
             near = self._near_miss(answer_n, candidate)
@@ -249,12 +255,28 @@ class DriftFinder:
             self._wup[key] = self.senses.wup_similarity(a, b) or 0.0
         return self._wup[key]
 
+    def _similar_sets(self, word: str) -> tuple[frozenset[int], frozenset[int]]:
+        """The word's senses and their similar-to/also-see senses (SenseFacts' first two
+        fields, without reading the glosses: near misses ask this of every candidate)."""
+        found = self._similar.get(word)
+        if found is None:
+            facts = self._facts.get(word)
+            if facts is not None:
+                found = (facts.senses, facts.similar)
+            else:
+                table, senses = self.senses, self._senses(word)
+                assert table is not None
+                found = (frozenset(senses), frozenset(t for s in senses for t in table.similar[s]))
+            self._similar[word] = found
+        return found
+
     def _similar_senses(self, answer: str, other: str) -> bool:
         """A sense of one is similar-to or also-see of a sense of the other."""
-        if not self._senses(answer) or not self._senses(other):
-            return False
-        a, b = self._sense_facts(answer), self._sense_facts(other)
-        return bool(a.senses & b.similar or b.senses & a.similar)
+        (a_senses, a_similar), (b_senses, b_similar) = (
+            self._similar_sets(answer),
+            self._similar_sets(other),
+        )
+        return bool(a_senses & b_similar or b_senses & a_similar)
 
     def _best_wu_palmer(self, answer: str, query: str) -> float:
         """The highest Wu-Palmer similarity over same-POS noun or verb sense pairs (0: none)."""

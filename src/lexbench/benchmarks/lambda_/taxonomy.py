@@ -29,8 +29,8 @@ every wrong answer automatically, first match wins:
    `GRADED_COSINE`, or of `GRADED_PAIR_COSINE` with Wu-Palmer `GRADED_PAIR_WUP`).
 6. `support_copy`: a word of the two support pairs.
 7. `semantic_drift` again, as a near miss of R(E) itself: a direct link, similar-to or a
-   cosine of at least `NEAR_MISS_COSINE` to a one-word member (beautiful for mellifluous,
-   whose synonyms hold sweet).
+   cosine of at least `NEAR_MISS_COSINE` to a one-word member (10 for viii, whose synonyms
+   hold 8).
 8. `other`.
 
 Hand labels: tests/fixtures/lambda/taxonomy_labels.jsonl (288 development rows) and
@@ -325,8 +325,8 @@ def classify(
             return Verdict(answer, False, "semantic_drift", why)
     if answer in {normalise(w) for w in support}:
         return Verdict(answer, False, "support_copy")
-    # A near miss of R(E) itself (beautiful for mellifluous, whose synonyms hold sweet), after
-    # the support copies: a copied support word close to an answer is still a copy.
+    # A near miss of R(E) itself (10 for viii, whose synonyms hold 8), after the support
+    # copies: a copied support word close to an answer is still a copy.
     why = drift.near_miss(answer, candidates) if drift is not None else None
     if why:
         return Verdict(answer, False, "semantic_drift", why)

@@ -217,7 +217,8 @@ def random_answer_check(
     items = sorted({row.id: row for row in rows}.values(), key=lambda row: row.id)
     words = sorted(set(vocabulary))
     rng = random.Random(seed)
-    filed, examples = 0, []
+    filed = 0
+    examples: list[tuple[str, str, str]] = []
     for _ in range(pairs):
         row = rng.choice(items)
         word = rng.choice(words)
