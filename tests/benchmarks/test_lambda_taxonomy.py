@@ -3,9 +3,11 @@
 
 The fixture: every distinct wrong answer of SmolLM2-135M-Instruct on the first 100 strict
 items per relation, completion prompt, `--protocol paper` and `--protocol word`, shuffled
-with seed 15; rows 0-219 ("development") were labelled first and the rules refined against
-them; rows 220-284 and the three paper-prompt rows ("held_out") were labelled after the rules
-were frozen. Each row has the raw output, the answer, the candidate set, the label and why.
+with seed 15. All 288 rows are development data (`"split": "development"`): the rules were
+refined on them, and the 68 once called held out share queries with the rest and are cited
+by the rules, so they measure nothing fresh. The fresh measurement is
+taxonomy_validation.jsonl (tests/benchmarks/test_lambda_taxonomy_validation.py). Each row
+has the raw output, the answer, the candidate set, the label and why.
 """
 
 import json
@@ -22,14 +24,15 @@ from lexbench.benchmarks.lambda_.taxonomy import ERROR_CLASSES
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "lambda" / "taxonomy_labels.jsonl"
 
 # Agreement floors per hand label (share of that label the classifier reproduces). Measured:
-# identity_echo 0.96, other 0.97, format_failure 1.00, surface_misfire 0.70,
-# semantic_drift 0.46, support_copy 0.33 (3 rows), overall 0.85 (see the README, LAMBDA).
+# identity_echo 0.94, other 0.97, format_failure 1.00, surface_misfire 0.70,
+# semantic_drift 0.59 (0.46 before issue 24), support_copy 0.33 (3 rows), overall 0.88
+# (docs/benchmarks/lambda.md).
 FLOORS = {
     "identity_echo": 0.92,
     "other": 0.92,
     "format_failure": 0.95,
     "surface_misfire": 0.6,
-    "semantic_drift": 0.38,
+    "semantic_drift": 0.55,
     "overall": 0.8,
 }
 
@@ -93,7 +96,9 @@ def test_near_synonyms_wordnet_does_not_link_directly_are_drift(
     assert output.strip() not in wordnet_index.all_related(query)  # not a direct index link
 
 
-@pytest.mark.parametrize("output", [" The answer", "\nThe", "\nWhat is", " Answer:"])
+@pytest.mark.parametrize(
+    "output", [" The answer", "\nThe", "\nWhat is", " Answer:", "I'm sorry", "It's a"]
+)
 def test_format_failures_have_their_own_class(wordnet_index, drift, output):
     assert (
         _classify(wordnet_index, drift, "synonym", "desecrate", output).error_class
@@ -101,9 +106,39 @@ def test_format_failures_have_their_own_class(wordnet_index, drift, output):
     )
 
 
+def test_near_miss_of_the_answer_set_is_drift(wordnet_index, drift):
+    """10 is not close enough to viii, but to 8, its synonym (a development row)."""
+    verdict = _classify(wordnet_index, drift, "synonym", "viii", " 10")
+    assert (verdict.error_class, verdict.reason) == ("semantic_drift", "near-miss:8:glove:0.94")
+    assert drift.reason("10", "viii") is None  # not through the query
+    # Below NEAR_MISS_COSINE (0.8) a frequent word near a short candidate is not a near miss:
+    # beautiful / sweet (R(mellifluous)) 0.62.
+    assert drift.near_miss("beautiful", ["dulcet", "honeyed", "sweet"]) is None
+
+
+def test_a_copied_support_word_near_the_answer_set_stays_a_copy(wordnet_index, drift):
+    # "10" is a near miss of R(viii), but the support pairs show it.
+    item = _item(
+        "synonym",
+        "viii",
+        wordnet_index.relation("synonym", "viii"),
+        support=(("x", "10"), ("gamma", "delta")),
+    )
+    assert drift.near_miss("10", item.candidates)
+    assert parse_and_score(" 10", item, wordnet_index, drift).error_class == "support_copy"
+
+
+def test_graded_similarity_finds_drift_the_fixed_thresholds_missed(wordnet_index, drift):
+    """flexible / stiff: GloVe 0.57, below the 0.6 cosine, above the graded 0.5."""
+    verdict = _classify(wordnet_index, drift, "synonym", "stiff", " flexible")
+    assert (verdict.error_class, verdict.reason) == ("semantic_drift", "graded:0.57")
+
+
 def test_drift_signals_are_named(drift):
     assert drift.signals[0] == "wordnet-index"
     assert any(s.startswith("wordnet-similar") for s in drift.signals)
+    assert any(s.startswith("graded-cosine>=0.5") for s in drift.signals)
+    assert any(s.startswith("near-miss") for s in drift.signals)
 
 
 def _fixture_rows():
@@ -148,6 +183,4 @@ def test_agreement_with_hand_labels(wordnet_index, drift):
         else:
             share = hits[label] / totals[label]
         assert share >= floor, f"{label}: {share:.2f} < {floor} ({hits[label]}/{totals[label]})"
-    held_out = [r for r in rows if r["split"] == "held_out"]
-    held_hits, held_totals = agreement(held_out, wordnet_index, drift)
-    assert sum(held_hits.values()) / sum(held_totals.values()) >= 0.8
+    assert {r["split"] for r in rows} == {"development"}

@@ -262,8 +262,9 @@ TAXONOMY_NOTE = (
     "(repeats the query, respelt, misspelt, or cut off by the token budget: 'desec' for "
     "desecrate); surface_misfire (a form change of the query: a shared WordNet base form or an "
     "affix added or swapped); semantic_drift (related in meaning but not in R(E): WordNet "
-    "relations within two links, similar-to, also-see, Wu-Palmer, glosses, GloVe cosine); "
-    "support_copy (repeats a support word); other."
+    "relations within two links, similar-to, also-see, Wu-Palmer, glosses, graded GloVe "
+    "cosine); support_copy (repeats a support word); semantic_drift again for a near miss of "
+    "R(E) itself (close to one of the right answers); other."
 )
 
 

@@ -1,5 +1,6 @@
 """Semantic drift for LAMBDA's error taxonomy: whether a wrong answer is related in meaning to the
-query (WordNet links, sister senses, Wu-Palmer similarity, definitions, GloVe cosine).
+query (WordNet links, sister senses, Wu-Palmer similarity, definitions, GloVe cosine, graded
+similarity) or is a near miss of the answer set R(E) itself.
 
 Scoring asks the same questions many times over (a run of 3,000 items reaches about 30,000
 distinct index neighbours, and answers repeat), so every per-word and per-sense answer is
@@ -27,6 +28,25 @@ GLOVE_DRIFT_COSINE = 0.6
 
 # Wu-Palmer similarity (noun and verb hierarchies) above which two senses are close in meaning.
 WUP_DRIFT_SIMILARITY = 0.8
+
+# Graded similarity (issue 24 item 8), thresholds chosen on development data only (the 288
+# rows of taxonomy_labels.jsonl and set A of taxonomy_validation.jsonl): a GloVe cosine of at
+# least GRADED_COSINE alone (no unrelated answer there reaches 0.5; lechery / lasciviousness
+# 0.55, flexible / stiff 0.57), or at least GRADED_PAIR_COSINE together with a Wu-Palmer
+# similarity of at least GRADED_PAIR_WUP (companion / relative 0.46 and 0.75). Lower
+# thresholds filed unrelated answers (prude / priggish 0.48, doodle / diddle 0.48).
+GRADED_COSINE = 0.5
+GRADED_PAIR_COSINE = 0.3
+GRADED_PAIR_WUP = 0.7
+
+# Near miss: the answer is close to a one-word member of R(E) rather than to the query
+# (10 for viii, whose synonyms hold 8: 0.94): a direct index link, similar-to or also-see, or
+# a GloVe cosine of at least NEAR_MISS_COSINE. First 0.6 (chosen on the development rows and
+# set A); raised to 0.8 after a check that reads no labels showed 50-d GloVe placing frequent
+# words near short candidates (large / ground 0.77, quick / break 0.78): at 0.6 the near misses
+# filed 62 of 3,000 one-word replies of the fake server's 16 common words as drift, at 0.8 none;
+# on the development rows and sets A and B drift recall 44 -> 42 of 63, precision 0.83 -> 0.86.
+NEAR_MISS_COSINE = 0.8
 
 
 _GLOSS_WORD = re.compile(r"[a-z]+(?:[-'][a-z]+)*")
@@ -89,8 +109,12 @@ class DriftFinder:
     _neighbours: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
     _searchable: dict[str, str] = field(default_factory=dict, repr=False)
     _facts: dict[str, SenseFacts] = field(default_factory=dict, repr=False)
+    _similar: dict[str, tuple[frozenset[int], frozenset[int]]] = field(
+        default_factory=dict, repr=False
+    )
     _wup: dict[tuple[int, int], float] = field(default_factory=dict, repr=False)
     _reasons: dict[tuple[str, str], str | None] = field(default_factory=dict, repr=False)
+    _near: dict[tuple[str, str], str | None] = field(default_factory=dict, repr=False)
 
     @property
     def signals(self) -> list[str]:
@@ -99,14 +123,50 @@ class DriftFinder:
             out.append(f"wordnet-similar-also-sister-wup>={WUP_DRIFT_SIMILARITY}-gloss")
         if self.vectors is not None:
             out.append(f"{self.vectors.name}-cosine>={self.cosine_threshold}")
+            out.append(
+                f"graded-cosine>={GRADED_COSINE}-or->={GRADED_PAIR_COSINE}"
+                f"-with-wup>={GRADED_PAIR_WUP}"
+            )
+        out.append(f"near-miss-of-R(E):index-similar-cosine>={NEAR_MISS_COSINE}")
         return out
 
     def reason(self, answer: str, query: str) -> str | None:
-        """Why the two are related ("wordnet:synonym", "similar_to", "glove:0.71"), or None."""
+        """Why the two are related ("wordnet-index", "similar_to/also_see", "glove:0.71",
+        "graded:0.55"), or None."""
         key = (answer, query)
         if key not in self._reasons:
             self._reasons[key] = self._reason(answer, query)
         return self._reasons[key]
+
+    def near_miss(self, answer: str, candidates: Sequence[str]) -> str | None:
+        """Why the answer is a near miss of one of `candidates`, the query's answer set R(E)
+        ("near-miss:8:glove:0.94" for 10 when R(viii) holds 8), or None."""
+        answer_n = normalise(answer)
+        for candidate in sorted(candidates):
+            near = self._near_miss(answer_n, candidate)
+            if near:
+                return f"near-miss:{candidate}:{near}"
+        return None
+
+    def _near_miss(self, answer_n: str, candidate: str) -> str | None:
+        """A direct index link, similar-to/also-see or a high cosine between the answer and one
+        member of R(E) (memoised per pair)."""
+        key = (answer_n, candidate)
+        if key in self._near:
+            return self._near[key]
+        found: str | None = None
+        candidate_n = self._normal[candidate]
+        if answer_n != candidate_n and " " not in candidate_n:
+            if answer_n in self.neighbourhood(candidate):
+                found = "wordnet-index"
+            elif self.senses is not None and self._similar_senses(answer_n, candidate_n):
+                found = "similar_to/also_see"
+            else:
+                cosine = self.cosine(answer_n, candidate_n)
+                if cosine is not None and cosine >= NEAR_MISS_COSINE:
+                    found = f"glove:{cosine:.2f}"
+        self._near[key] = found
+        return found
 
     def _reason(self, answer: str, query: str) -> str | None:
         answer_n, query_n = normalise(answer), normalise(query)
@@ -124,6 +184,12 @@ class DriftFinder:
             cosine = self.cosine(answer_n, query_n)
             if cosine is not None and cosine >= self.cosine_threshold:
                 return f"glove:{cosine:.2f}"
+            if cosine is not None and cosine >= GRADED_COSINE:
+                return f"graded:{cosine:.2f}"
+            if cosine is not None and cosine >= GRADED_PAIR_COSINE and self.senses is not None:
+                wup = self._best_wu_palmer(answer_n, query_n)
+                if wup >= GRADED_PAIR_WUP:
+                    return f"graded:{cosine:.2f}+wu-palmer:{wup:.2f}"
         return None
 
     def neighbourhood(self, word: str) -> frozenset[str]:
@@ -189,27 +255,54 @@ class DriftFinder:
             self._wup[key] = self.senses.wup_similarity(a, b) or 0.0
         return self._wup[key]
 
+    def _similar_sets(self, word: str) -> tuple[frozenset[int], frozenset[int]]:
+        """The word's senses and their similar-to/also-see senses (SenseFacts' first two
+        fields, without reading the glosses: near misses ask this of every candidate)."""
+        found = self._similar.get(word)
+        if found is None:
+            facts = self._facts.get(word)
+            if facts is not None:
+                found = (facts.senses, facts.similar)
+            else:
+                table, senses = self.senses, self._senses(word)
+                assert table is not None
+                found = (frozenset(senses), frozenset(t for s in senses for t in table.similar[s]))
+            self._similar[word] = found
+        return found
+
+    def _similar_senses(self, answer: str, other: str) -> bool:
+        """A sense of one is similar-to or also-see of a sense of the other."""
+        (a_senses, a_similar), (b_senses, b_similar) = (
+            self._similar_sets(answer),
+            self._similar_sets(other),
+        )
+        return bool(a_senses & b_similar or b_senses & a_similar)
+
+    def _best_wu_palmer(self, answer: str, query: str) -> float:
+        """The highest Wu-Palmer similarity over same-POS noun or verb sense pairs (0: none)."""
+        pos = self.senses.pos_letters  # type: ignore[union-attr]
+        return max(
+            (
+                self._wu_palmer(a, q)
+                for a in self._senses(answer)
+                for q in self._senses(query)
+                if pos[a] == pos[q] and pos[a] in "nv"
+            ),
+            default=0.0,
+        )
+
     def _wordnet_reason(self, answer: str, query: str) -> str | None:
         answer_senses, query_senses = self._senses(answer), self._senses(query)
         if not answer_senses or not query_senses:
             return None
         answer_facts, query_facts = self._sense_facts(answer), self._sense_facts(query)
-        if answer_facts.senses & query_facts.similar or query_facts.senses & answer_facts.similar:
+        if self._similar_senses(answer, query):
             return "similar_to/also_see"
         # Sister terms: a direct hypernym in common (doctor.v / nurse.v under treat.v.03).
         if query_facts.parents & answer_facts.parents:
             return "sister_term"
         # Close in the noun or verb hierarchy (Wu-Palmer): abbey / palace are both buildings.
-        pos = self.senses.pos_letters  # type: ignore[union-attr]
-        best = max(
-            (
-                self._wu_palmer(a, q)
-                for a in answer_senses
-                for q in query_senses
-                if pos[a] == pos[q] and pos[a] in "nv"
-            ),
-            default=0.0,
-        )
+        best = self._best_wu_palmer(answer, query)
         if best >= WUP_DRIFT_SIMILARITY:
             return f"wu-palmer:{best:.2f}"
         # Glosses: a definition of one names the other or one of its synonyms.
