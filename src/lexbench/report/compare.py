@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from lexbench.report.runs import LoadedRun, dataset_hashes, item_key
+from lexbench.robustness.report import spread_notes
 from lexbench.stats import Interval, mcnemar_exact, paired_permutation_test, wilson_interval
 
 FORMATS = ("text", "csv", "markdown", "latex", "json")
@@ -327,6 +328,7 @@ def compare_runs(
         for c in results
         if c.id_only and c.metric == metrics[0]
     ]
+    warnings += spread_notes(results, runs)
     return Comparison(
         benchmark,
         metrics,

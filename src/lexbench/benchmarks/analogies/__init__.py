@@ -62,6 +62,12 @@ def _headline(run: Any) -> Any:
     return ranking_headline(run)
 
 
+def _variants() -> Any:
+    from lexbench.benchmarks.analogies.variants import VARIANTS
+
+    return VARIANTS
+
+
 def _ranking_set(name: str, description: str, suite: SuiteEntry | None) -> BenchmarkSpec:
     return BenchmarkSpec(
         name=name,
@@ -75,6 +81,7 @@ def _ranking_set(name: str, description: str, suite: SuiteEntry | None) -> Bench
         reporters=_reporters(name),
         headline=_headline,
         question_fields={name: RANK_QUESTION},
+        prompt_variants=_variants,
     )
 
 
@@ -91,5 +98,6 @@ BENCHMARKS = [
         commands=_set_commands("sat"),
         reporters=_reporters("sat"),
         question_fields={"sat": ("a", "b", "choices", "answer")},
+        prompt_variants=_variants,
     ),
 ]
