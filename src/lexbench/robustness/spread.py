@@ -175,7 +175,8 @@ def spread_table(record: Mapping[str, Any]) -> str:
     for cell, s in record["summary"].items():
         z = "–" if s["z"] != s["z"] or s["z"] is None else f"{s['z']:+.2f}"
         lines.append(
-            f"| {SCORE_LABEL if cell == 'score' else cell} | {pct(s['mean'])} | {pct(s['sd'])} | [{pct(s['low'])}, {pct(s['high'])}] "
+            f"| {SCORE_LABEL if cell == 'score' else cell} | {pct(s['mean'])} | {pct(s['sd'])} "
+            f"| [{pct(s['low'])}, {pct(s['high'])}] "
             f"| {pct(s['published'])} | {s['rank']} of {s['of']} | {z} |"
         )
     return "\n".join(lines)
