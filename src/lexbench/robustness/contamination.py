@@ -45,7 +45,9 @@ def contamination_from_spread(spread: Mapping[str, Any]) -> dict[str, Any]:
             "method": "one-sided Fisher exact (published items right more often than fresh)",
         },
     }
-    record["flagged"] = bool(position["p_value"] <= 0.05 and item_p < 0.05 and position["gap"] > 0)
+    # Flagged: the published set beats every fresh set (the set test at its smallest p,
+    # 1/(K+1)) and its items are right more often than fresh items (item test p < 0.05).
+    record["flagged"] = bool(position["rank"] == 1 and position["gap"] > 0 and item_p < 0.05)
     record["reading"] = reading_sets(record)
     return record
 
@@ -64,6 +66,12 @@ def reading_sets(record: Mapping[str, Any]) -> str:
     )
     if record["flagged"]:
         meaning = (
+            " Flagged: the published set beats every fresh set and its items are right "
+            "more often than fresh items (p < 0.05)."
+            if test["smallest_possible_p"] > 0.05
+            else " Flagged."
+        )
+        meaning += (
             " The published items are answered better than fresh items of the same design, "
             "beyond what redrawing explains. That is what training on the published set "
             "would do; it is also what a published seed that happened to draw easier items "

@@ -78,14 +78,19 @@ def robustness_markdown(run_folders: Iterable[str | Path]) -> str:
 
 
 def spread_columns(run_folder: str | Path) -> dict[str, str]:
-    """The leaderboard's extra cells for a published run: the SD of accuracy across fresh
-    sets and across wordings, in percentage points ({} when it has no spread)."""
-    return {
-        SD_COLUMNS[
-            kind
-        ]: f"{pct(record['summary'][OVERALL]['sd'])} pp ({record['summary'][OVERALL]['n']})"
-        for kind, record in spreads_of(run_folder).items()
-    }
+    """The leaderboard's extra cells for a published run: the SD across fresh sets and
+    across wordings of its headline (accuracy in percentage points; a graded benchmark's
+    score, MRR@10, in its own units), with how many runs it is over ({} when none)."""
+    out = {}
+    for kind, record in spreads_of(run_folder).items():
+        summary = record["summary"]
+        if "score" in summary:
+            sd = summary["score"]["sd"]
+            text = "–" if sd is None or sd != sd else f"{sd:.3f}"
+        else:
+            text = f"{pct(summary[OVERALL]['sd'])} pp"
+        out[SD_COLUMNS[kind]] = f"{text} ({summary[OVERALL]['n']})"
+    return out
 
 
 def spread_notes(pairs: Sequence[Any], runs: Sequence[Any]) -> list[str]:

@@ -19,7 +19,9 @@ def _guard(item: Any, request: Request) -> Request:
 
 
 def _arrow(item: Any, request: Request) -> Request:
-    return reword(request, replace_once(request.prompt, " : ", " -> ", "arrow"))
+    text = replace_once(request.prompt, " : ", " -> ", "arrow")
+    # The completion style ends at "E :", where the answer goes.
+    return reword(request, text[: -len(" :")] + " ->" if text.endswith(" :") else text)
 
 
 def _instruction(item: Any, request: Request) -> Request:
