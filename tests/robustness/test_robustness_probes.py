@@ -20,10 +20,10 @@ def _lambda_key(prompt):
     return tuple(lines[:2]), lines[2].split(" : ")[0]
 
 
-def _gold_by_key(index, seeds):
+def _gold_by_key(index, seeds, per_relation=PER_RELATION):
     gold = {}
     for seed in seeds:
-        for item in generate_items(index, LambdaConfig(per_relation=PER_RELATION, seed=seed)):
+        for item in generate_items(index, LambdaConfig(per_relation=per_relation, seed=seed)):
             (a, b), (c, d) = item.support
             gold[((f"{a} : {b}", f"{c} : {d}"), item.query)] = item.gold
     return gold
@@ -126,14 +126,17 @@ def test_a_memoriser_of_the_scan_csv_is_flagged_and_the_control_is_not(tmp_path)
 
 
 def test_a_larger_k_sends_only_the_new_sets_and_the_leaderboard_shows_the_spread(
-    tiny_wordnet_env, tmp_path, capsys
+    tiny_wordnet_index, tmp_path, capsys
 ):
     from lexbench.report.compare import compare_runs
     from lexbench.report.leaderboard import build_leaderboard, to_markdown
     from lexbench.report.runs import load_run
 
-    def coin(prompt):
-        return " " + ("nope", "good")[hashlib.sha256(prompt.encode()).digest()[0] % 2]
+    gold = _gold_by_key(tiny_wordnet_index, [42, 1, 2, 3], per_relation=4)
+
+    def coin(prompt):  # right on about half the items, whichever set they are in
+        right = hashlib.sha256(prompt.encode()).digest()[0] % 2
+        return " " + (gold.get(_lambda_key(prompt), "nope") if right else "nope")
 
     run = ["run", "lambda", "--per-relation", "4"]
     with FakeOpenAIServer(reply=coin, lifetime=120) as server:
