@@ -4,6 +4,9 @@ the leaderboard, compare and the report show the spread."""
 
 import hashlib
 import json
+from pathlib import Path
+
+import pytest
 
 from fake_openai_server import FakeOpenAIServer
 from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items
@@ -183,3 +186,42 @@ def test_sets_are_refused_for_fixed_data_and_all_wordings_with_sets(tmp_path, ca
     assert "one at a time" in capsys.readouterr().err
     assert main(["run", "all", "--sets", "2", *out]) != 0
     assert "run all takes neither" in capsys.readouterr().err
+
+
+def test_ekar_builds_its_own_benchmark_and_still_takes_every_wording(tmp_path):
+    data = ["--data", str(Path(__file__).parents[1] / "fixtures" / "ekar" / "english")]
+    with FakeOpenAIServer(lifetime=60) as server:
+        argv = ["run", "ekar", *data, "--prompt-variant", "all", *_args(server, tmp_path)]
+        assert main(argv) == 0
+    (path,) = (tmp_path / "runs" / "ekar" / "fake-model" / "robustness").glob("prompts-*.json")
+    record = json.loads(path.read_text())
+    folders = [Path(m["folder"]) for m in record["members"]]
+    assert len(set(folders)) == 4
+    variants = [
+        json.loads((f / "config.json").read_text())["benchmark"].get("prompt_variant")
+        for f in folders
+    ]
+    assert variants == [None, "instruction", "separator", "preamble"]
+
+
+def test_a_command_that_ignores_the_loop_is_refused(tmp_path):
+    from types import SimpleNamespace
+
+    from lexbench import plugins
+    from lexbench.robustness.runs import run_steps, variant_steps
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    (folder / "samples.jsonl").write_text('{"id": "1", "correct": true}\n')
+    stats = SimpleNamespace(to_dict=lambda: {"requests": 1, "cached": 0, "sent": 1, "seconds": 0})
+    same = SimpleNamespace(
+        folder=SimpleNamespace(
+            path=folder, config_path=folder / "config.json", samples_path=folder / "samples.jsonl"
+        ),
+        results={},
+        stats=stats,
+    )
+    spec = plugins.benchmark("scan")
+    with pytest.raises(ValueError, match="ran the same configuration for two wordings"):
+        run_steps(spec, "prompts", variant_steps(spec, "all"), lambda: same)

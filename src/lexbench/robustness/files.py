@@ -58,15 +58,17 @@ def records_near(run_folders: Iterable[str | Path]) -> list[tuple[Path, dict[str
 
 def member_folders(run_folders: Iterable[str | Path]) -> set[Path]:
     """The run folders that are non-published members of a spread (a fresh set, another
-    wording): the leaderboard folds them into their published run's row."""
+    wording): the leaderboard folds them into their published run's row. A spread's runs
+    all sit in its model's folder, so they are found by name there (the record stays true
+    when the runs folder moves)."""
     members: set[Path] = set()
-    for _, record in records_near(run_folders):
+    for path, record in records_near(run_folders):
         if record.get("kind") not in SPREAD_KINDS:
             continue
-        published = Path(record["published_folder"]).resolve()
+        model_folder = path.parent.parent
         members |= {
-            Path(m["folder"]).resolve()
+            (model_folder / Path(m["folder"]).name).resolve()
             for m in record.get("members", [])
-            if Path(m["folder"]).resolve() != published
+            if not m.get("published")
         }
     return members

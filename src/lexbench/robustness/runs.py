@@ -111,6 +111,13 @@ def run_steps(
                 spec.spread_fields,
             )
         )
+    folders = [str(e.folder.path) for e in evaluations]
+    if len(set(folders)) < len(folders):
+        raise ValueError(
+            f"the {spec.name} command ran the same configuration for two "
+            f"{'sets' if kind == 'sets' else 'wordings'} ({folders[0]}): it does not pass "
+            f"the options of `lexbench.robustness` on to its runs"
+        )
     record = summarise(kind, members, bootstrap=kind == "prompts")
     published = next(e for e, s in zip(evaluations, steps) if s.published)
     record = {

@@ -129,5 +129,14 @@ def apply_variant(spec: BenchmarkSpec, built: Any, name: str) -> Any:
     return built if variant.name == PAPER else VariantBenchmark(built, variant)
 
 
+def with_active_variant(spec: BenchmarkSpec, built: Any) -> Any:
+    """`built` in the wording the active loop step asks for (`lexbench.robustness.overrides`):
+    for a command that builds its benchmark itself instead of calling `api.run`."""
+    from lexbench.robustness.overrides import apply_override
+
+    requested = apply_override(spec, {}).get("prompt_variant") or PAPER
+    return apply_variant(spec, built, str(requested))
+
+
 def variant_names(spec: BenchmarkSpec) -> Sequence[str]:
     return [v.name for v in declared_variants(spec)]
