@@ -164,3 +164,25 @@ def test_the_wording_goes_into_the_config_and_the_default_leaves_it_alone(
     assert "Reply with the single word" in sample["prompt"]
     with pytest.raises(ValueError, match="no prompt variant"):
         api.run("lambda", ScriptedModel(_oracle), prompt_variant="nope", **common)
+
+
+def test_a_run_in_another_wording_is_rescored_in_it(tiny_wordnet_env, tmp_path):
+    import json
+
+    from lexbench.run.rescore import rescore_run
+
+    guard = api.run(
+        "lambda",
+        ScriptedModel(_oracle),
+        prompt_variant="guard",
+        per_relation=2,
+        out=tmp_path / "runs",
+        cache=tmp_path / "c.sqlite",
+        progress=False,
+    )
+    before = guard.folder.samples_path.read_text()
+    rescored = rescore_run(guard.folder.path, write=True)
+    assert rescored.changed == 0
+    after = [json.loads(line) for line in guard.folder.samples_path.read_text().splitlines()]
+    assert [r["prompt"] for r in after] == [json.loads(x)["prompt"] for x in before.splitlines()]
+    assert all("Reply with the single word" in r["prompt"] for r in after)
