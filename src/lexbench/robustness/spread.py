@@ -131,6 +131,9 @@ def summarise(kind: str, members: Sequence[Member], bootstrap: bool = False) -> 
         if bootstrap and m.correct:
             interval = bootstrap_interval([float(c) for c in m.correct], resamples=2000, seed=0)
             row["bootstrap"] = {"low": interval.low, "high": interval.high, "resamples": 2000}
+            if "score" in summary:
+                interval = bootstrap_interval(list(m.values), resamples=2000, seed=0)
+                row["score_bootstrap"] = {"low": interval.low, "high": interval.high}
         rows.append(row)
     return {
         "kind": kind,
@@ -157,14 +160,20 @@ def spread_table(record: Mapping[str, Any]) -> str:
         "|---|---:|---:|" + ("---|" if boot else ""),
     ]
     if "score" in record["summary"]:
-        lines[0] += " score (mean value) |"
+        lines[0] += " score (mean value) |" if not boot else " score (mean value, bootstrap 95%) |"
         lines[1] += "---:|"
     for m in record["members"]:
         label = m["label"] + (" (published)" if m["published"] else "")
         interval = m.get("bootstrap")
         tail = f" [{pct(interval['low'])}, {pct(interval['high'])}] |" if interval else ""
         if "score" in m:
-            tail += f" {m['score']:.3f} |"
+            score_interval = m.get("score_bootstrap")
+            around = (
+                f" [{score_interval['low']:.3f}, {score_interval['high']:.3f}]"
+                if score_interval
+                else ""
+            )
+            tail += f" {m['score']:.3f}{around} |"
         lines.append(f"| {label} | {m['scored']} | {pct(m['accuracy'])} |{tail}")
     over = "fresh sets" if kind == "sets" else "wordings"
     lines += [
