@@ -225,3 +225,52 @@ def test_a_command_that_ignores_the_loop_is_refused(tmp_path):
     spec = plugins.benchmark("scan")
     with pytest.raises(ValueError, match="ran the same configuration for two wordings"):
         run_steps(spec, "prompts", variant_steps(spec, "all"), lambda: same)
+
+
+GOOGLE = """: capital-common-countries
+Athens Greece Baghdad Iraq
+Athens Greece Bangkok Thailand
+Athens Greece Beijing China
+Athens Greece Berlin Germany
+Athens Greece Bern Switzerland
+Baghdad Iraq Bangkok Thailand
+Baghdad Iraq Beijing China
+: family
+boy girl brother sister
+boy girl brothers sisters
+boy girl dad mom
+boy girl father mother
+brother sister dad mom
+brother sister father mother
+brother sister grandfather grandmother
+"""
+
+
+def test_the_google_file_completion_probe_keeps_sections_and_flags_a_memoriser(tmp_path):
+    from lexbench.benchmarks.analogies.probe import google_file
+    from lexbench.robustness.completion import control_sequence, probes
+
+    data = tmp_path / "questions-words.txt"
+    data.write_text(GOOGLE)
+    file = google_file({"data": str(data), "sample": 10})
+    control = control_sequence(file)
+    assert control[0] == ": capital-common-countries" and control[8] == ": family"
+    assert sorted(control[1:8]) == sorted(GOOGLE.splitlines()[1:8])
+    found = probes(file)
+    assert len([p for p in found if not p.control]) == 10
+    first = next(p for p in found if p.id == "row2")
+    assert (
+        first.prompt == ": capital-common-countries\nAthens Greece "
+        and first.expected == "Baghdad Iraq"
+    )
+
+    def memoriser(prompt):
+        at = GOOGLE.find(prompt)
+        return "unknown" if at < 0 else GOOGLE[at + len(prompt) :].split("\n", 1)[0] + "\n"
+
+    with FakeOpenAIServer(reply=memoriser, lifetime=60) as server:
+        argv = ["contamination", "google", "--data", str(data), "--option", "sample=14"]
+        assert main([*argv, *_args(server, tmp_path)]) == 0
+    record = _contamination(tmp_path, "google")
+    assert record["real"]["completed"] == record["real"]["probes"] == 14
+    assert record["flagged"] and record["control"]["rate"] < 0.5

@@ -34,9 +34,11 @@ DECODING = Decoding(max_new_tokens=32, temperature=0.0, stop=("\n",))
 
 @dataclass(frozen=True)
 class PublicFile:
-    """A public file's rows as written there. `prefix_fields` leading fields are shown of
-    each probed row; rows that share the first `group_fields` fields form a group, shuffled
-    for the control; `context_rows` rows before it are shown too."""
+    """A public file's rows as written there (`header`: its first line, "" if it has none).
+    `prefix_fields` leading fields are shown of each probed row, with the `context_rows`
+    rows before it; rows that share the first `group_fields` fields form a group, shuffled
+    for the control (or `groups`: a group key per row, such as its section). `sample`:
+    probe at most that many rows, a seeded sample (a large file)."""
 
     name: str
     header: str
@@ -44,6 +46,9 @@ class PublicFile:
     prefix_fields: int = 2
     group_fields: int = 2
     context_rows: int = 2
+    delimiter: str = ","
+    groups: tuple[str, ...] = ()
+    sample: int | None = None
 
 
 @dataclass(frozen=True)
@@ -75,11 +80,16 @@ def split_raw(row: str, delimiter: str = ",") -> list[str]:
 def _probe(
     file: PublicFile, sequence: Sequence[str], position: int, id: str, control: bool
 ) -> Probe:
-    fields = split_raw(sequence[position])
-    shown = ",".join(fields[: file.prefix_fields]) + ","
+    fields = split_raw(sequence[position], file.delimiter)
+    shown = file.delimiter.join(fields[: file.prefix_fields]) + file.delimiter
     context = sequence[max(0, position - file.context_rows) : position]
-    prompt = "\n".join([file.header, *context, shown])
-    return Probe(id, control, prompt, ",".join(fields[file.prefix_fields :]), sequence[position])
+    prompt = "\n".join([*([file.header] if file.header else []), *context, shown])
+    rest = file.delimiter.join(fields[file.prefix_fields :])
+    return Probe(id, control, prompt, rest, sequence[position])
+
+
+def _probed(file: PublicFile, row: str) -> bool:
+    return len(split_raw(row, file.delimiter)) > file.prefix_fields
 
 
 def control_sequence(file: PublicFile, seed: int = 0) -> list[str]:
@@ -87,7 +97,12 @@ def control_sequence(file: PublicFile, seed: int = 0) -> list[str]:
     rng = random.Random(seed)
     groups: dict[tuple[str, ...], list[int]] = {}
     for index, row in enumerate(file.rows):
-        groups.setdefault(tuple(split_raw(row)[: file.group_fields]), []).append(index)
+        key = (
+            (file.groups[index],)
+            if file.groups
+            else tuple(split_raw(row, file.delimiter)[: file.group_fields])
+        )
+        groups.setdefault(key, []).append(index)
     out = list(file.rows)
     for positions in groups.values():
         members = [file.rows[p] for p in positions]
@@ -101,17 +116,20 @@ def probes(file: PublicFile, seed: int = 0) -> list[Probe]:
     """A real probe per row with at least `prefix_fields + 1` fields, and a control probe
     per position whose shuffled context and row differ from the file's there (a group of
     one row, or a shuffle that left a row and its context in place, has no control)."""
+    if file.groups and len(file.groups) != len(file.rows):
+        raise ValueError(f"{file.name}: {len(file.groups)} group keys for {len(file.rows)} rows")
     control = control_sequence(file, seed)
+    positions = [p for p, row in enumerate(file.rows) if _probed(file, row)]
+    if file.sample is not None and file.sample < len(positions):
+        positions = sorted(random.Random(seed).sample(positions, file.sample))
     real_prompts = set()
     out = []
-    for position, row in enumerate(file.rows):
-        if len(split_raw(row)) <= file.prefix_fields:
-            continue
+    for position in positions:
         probe = _probe(file, file.rows, position, f"row{position + 1}", False)
         real_prompts.add((probe.prompt, probe.expected))
         out.append(probe)
-    for position, row in enumerate(control):
-        if len(split_raw(row)) <= file.prefix_fields:
+    for position in positions:
+        if not _probed(file, control[position]):
             continue
         probe = _probe(file, control, position, f"control{position + 1}", True)
         if (probe.prompt, probe.expected) not in real_prompts:

@@ -68,7 +68,15 @@ def _variants() -> Any:
     return VARIANTS
 
 
-def _ranking_set(name: str, description: str, suite: SuiteEntry | None) -> BenchmarkSpec:
+def _google_file(options: Any) -> Any:
+    from lexbench.benchmarks.analogies.probe import google_file
+
+    return google_file(options)
+
+
+def _ranking_set(
+    name: str, description: str, suite: SuiteEntry | None, public_file: Any = None
+) -> BenchmarkSpec:
     return BenchmarkSpec(
         name=name,
         description=description,
@@ -82,11 +90,12 @@ def _ranking_set(name: str, description: str, suite: SuiteEntry | None) -> Bench
         headline=_headline,
         question_fields={name: RANK_QUESTION},
         prompt_variants=_variants,
+        public_file=public_file,
     )
 
 
 BENCHMARKS = [
-    _ranking_set("google", "the Google analogy set", SuiteEntry(order=30)),
+    _ranking_set("google", "the Google analogy set", SuiteEntry(order=30), _google_file),
     _ranking_set("bats", "BATS 3.0", SuiteEntry(order=40)),
     _ranking_set("pairs", "a word-pair analogy file", None),
     BenchmarkSpec(

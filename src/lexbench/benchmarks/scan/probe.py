@@ -2,7 +2,8 @@
 lines as published (the packaged copy, the public source's bytes, or `data=PATH`). A probe
 shows the header, the two rows before one row and that row's `target,source,`; the model
 must write `targ_word,src_word,alternatives,analogy_type`, which rows of the same concept
-mapping (the control's shuffle group) make hard to guess and easy to recall."""
+mapping (the control's shuffle group) make hard to guess and easy to recall. All 451 rows
+are probed unless `sample=N` (`--option sample=N`) asks for a seeded sample."""
 
 from __future__ import annotations
 
@@ -26,4 +27,5 @@ def public_file(options: Mapping[str, Any]) -> PublicFile:
         prefix_fields=2,
         group_fields=2,
         context_rows=2,
+        sample=None if options.get("sample") is None else int(options["sample"]),
     )
