@@ -12,6 +12,7 @@ new sets' requests.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,8 +98,6 @@ def run_steps(
         config = evaluation.folder.config_path
         label = step.label
         if kind == "sets":
-            import json
-
             dataset = json.loads(config.read_text(encoding="utf-8"))["benchmark"]
             seed = _seed_in(dataset)
             label = f"seed {seed}" if seed is not None else step.label
