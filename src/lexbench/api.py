@@ -56,8 +56,7 @@ def run(
     >>> run = api.run("scan", "smollm2-135m", limit=20)                 # doctest: +SKIP
     >>> run = api.run("google", "glove", limit_per_relation=50)          # doctest: +SKIP
     """
-    from lexbench.models.registry import open_model
-    from lexbench.robustness.overrides import apply_override
+    from lexbench.robustness.overrides import apply_override, open_run_model
     from lexbench.robustness.variants import PAPER, apply_variant, one_variant
 
     chosen = plugins.benchmark(benchmark)
@@ -69,7 +68,7 @@ def run(
         options.setdefault("progress", progress)  # building shows a bar of its own
     spec_or_model = chosen.default_model if model is None else model
     with (
-        open_model(spec_or_model, model_options) as backend,
+        open_run_model(spec_or_model, model_options) as backend,
         response_cache(cache, use_cache) as store,
     ):
         chosen.check(backend)

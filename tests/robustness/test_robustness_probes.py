@@ -274,3 +274,20 @@ def test_the_google_file_completion_probe_keeps_sections_and_flags_a_memoriser(t
     record = _contamination(tmp_path, "google")
     assert record["real"]["completed"] == record["real"]["probes"] == 14
     assert record["flagged"] and record["control"]["rate"] < 0.5
+
+
+def test_the_model_is_loaded_once_for_all_the_sets(tiny_wordnet_env, tmp_path, monkeypatch):
+    from lexbench.models import registry
+
+    loads = []
+    real = registry.load_model
+
+    def counting(model, options=None):
+        loads.append(model)
+        return real(model, options)
+
+    monkeypatch.setattr(registry, "load_model", counting)
+    with FakeOpenAIServer(lifetime=60) as server:
+        argv = ["run", "lambda", "--per-relation", "2", "--sets", "2", *_args(server, tmp_path)]
+        assert main(argv) == 0
+    assert loads == ["openai:fake-model"]

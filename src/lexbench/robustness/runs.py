@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.robustness.files import spread_path, write_record
-from lexbench.robustness.overrides import overriding
+from lexbench.robustness.overrides import overriding, sharing_models
 from lexbench.robustness.spread import member_from_samples, summarise
 from lexbench.robustness.variants import ALL, PAPER, chosen_variants
 
@@ -89,12 +89,10 @@ def run_steps(
     record; returns (evaluations, record, its path)."""
     from lexbench.run.store import read_jsonl
 
-    evaluations = []
     members = []
-    for step in steps:
-        with overriding(step.change):
-            evaluation = run_one()
-        evaluations.append(evaluation)
+    with sharing_models():  # the model is loaded once for every set or wording
+        evaluations = [_step(step, run_one) for step in steps]
+    for step, evaluation in zip(steps, evaluations):
         config = evaluation.folder.config_path
         label = step.label
         if kind == "sets":
@@ -133,6 +131,11 @@ def run_steps(
     }
     path = write_record(spread_path(published.folder.path, kind), record)
     return evaluations, record, path
+
+
+def _step(step: Step, run_one: Callable[[], Any]) -> Any:
+    with overriding(step.change):
+        return run_one()
 
 
 def _seed_in(config: Any) -> int | None:
