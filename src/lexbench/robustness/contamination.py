@@ -86,7 +86,7 @@ def reading_sets(record: Mapping[str, Any]) -> str:
         )
     limits = (
         " What the gap cannot mean: proof. A model can have seen the published items without "
-        "scoring better on them, or have learnt the generator's source (WordNet, the word "
+        "scoring better on them, or have learnt the generator's sources (its lexicon, its word "
         "lists) so that fresh sets are contaminated too; neither shows up as a gap."
     )
     return head + meaning + limits

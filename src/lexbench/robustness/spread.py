@@ -2,7 +2,7 @@
 SD and t interval over the fresh sets, the published set placed among them) or wordings
 (`kind="prompts"`: the same over every wording, the paper's placed among them, and a
 bootstrap interval over items per wording). Per cell too: the values of the benchmark's
-`spread_fields` in the samples (LAMBDA's relation, SetLexSem's operation and token type).
+`spread_fields` in the samples (a relation, an operation, a token type).
 """
 
 from __future__ import annotations
