@@ -38,6 +38,7 @@ SHARED_LAYERS = (
     "cli",
     "plugins",
     "export",
+    "robustness",
 )
 BENCHMARK_INTERFACE = "lexbench.benchmarks.base"
 

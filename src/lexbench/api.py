@@ -50,22 +50,29 @@ def run(
     cache, builds the benchmark with `options` (those of its builder), runs it, and closes
     what it opened. `chat=None` takes the benchmark's measured default for chat models.
 
+    `prompt_variant=NAME` asks in another of the benchmark's wordings (default: the
+    paper's; see `lexbench.robustness.variants`).
+
     >>> run = api.run("scan", "smollm2-135m", limit=20)                 # doctest: +SKIP
     >>> run = api.run("google", "glove", limit_per_relation=50)          # doctest: +SKIP
     """
-    from lexbench.models.registry import open_model
+    from lexbench.robustness.overrides import apply_override, open_run_model
+    from lexbench.robustness.variants import PAPER, apply_variant, one_variant
 
     chosen = plugins.benchmark(benchmark)
+    options = apply_override(chosen, options)
+    variant = str(options.pop("prompt_variant", None) or PAPER)
+    one_variant(chosen, variant)  # a misspelt wording fails before the model loads
     check_input_paths(options)
     if chosen.build_progress:
         options.setdefault("progress", progress)  # building shows a bar of its own
     spec_or_model = chosen.default_model if model is None else model
     with (
-        open_model(spec_or_model, model_options) as backend,
+        open_run_model(spec_or_model, model_options) as backend,
         response_cache(cache, use_cache) as store,
     ):
         chosen.check(backend)
-        built = chosen.build(backend, **options)
+        built = apply_variant(chosen, chosen.build(backend, **options), variant)
         use_chat = chosen.chat_default if chat is None else chat
         use_chat = bool(use_chat and backend.has_chat_template())
         recorded = {k: v for k, v in options.items() if k != "progress"}

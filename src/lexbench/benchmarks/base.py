@@ -27,6 +27,8 @@ if TYPE_CHECKING:  # the layers below are imported only when a part is used
     from lexbench.report.registry import Reporter
     from lexbench.report.runs import LoadedRun
     from lexbench.stats import TestResult
+    from lexbench.robustness.completion import PublicFile
+    from lexbench.robustness.variants import PromptVariant
     from lexbench.types import Request, Response, Score
 
 #: The model a benchmark runs on when none is named (the packaged SmolLM2-135M-Instruct).
@@ -106,6 +108,17 @@ class ComparisonTest:
 
 
 @dataclass(frozen=True)
+class Regeneration:
+    """How `--sets K` draws fresh item sets of the benchmark's design: the seed the given
+    builder options draw their items with (`published_seed(options)`), and the same
+    options drawing with another seed (`with_seed(options, seed)`; refuse in one line
+    options that cannot be redrawn, such as an items file)."""
+
+    published_seed: Callable[[Mapping[str, Any]], int]
+    with_seed: Callable[[Mapping[str, Any], int], dict[str, Any]]
+
+
+@dataclass(frozen=True)
 class BenchmarkSpec:
     """One benchmark's entry: how to build it for a model, and the optional parts it brings.
 
@@ -132,6 +145,11 @@ class BenchmarkSpec:
       (its `lexbench finetune NAME` commands come from `commands`);
     * `comparison_tests`: tests its paper used that `compare` runs beside the paired ones
       (default none).
+    * `prompt_variants()`: its wordings besides the paper's (`--prompt-variant NAME|all`);
+    * `regenerate`: how it draws fresh item sets (`--sets K`, the contamination probe);
+    * `spread_fields`: sample fields whose values are the cells of the spread tables
+      ("a+b": the combination of two fields);
+    * `public_file(options)`: its public data file, for the completion probe.
     """
 
     name: str
@@ -151,6 +169,10 @@ class BenchmarkSpec:
     question_fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     build_progress: bool = False
     comparison_tests: tuple[ComparisonTest, ...] = ()
+    prompt_variants: Callable[[], Sequence[PromptVariant]] | None = None
+    regenerate: Regeneration | None = None
+    spread_fields: tuple[str, ...] = ()
+    public_file: Callable[[Mapping[str, Any]], PublicFile] | None = None
     #: Where it was registered from, filled in by `lexbench.plugins` ("built-in", a
     #: distribution "name version", or "path FILE").
     source: str = ""

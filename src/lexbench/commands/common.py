@@ -152,6 +152,22 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     group.add_argument("--no-progress", action="store_true", help="no progress bar")
+    robust = parser.add_argument_group("robustness (docs/robustness.md)")
+    robust.add_argument(
+        "--prompt-variant",
+        default="paper",
+        metavar="NAME|all",
+        help="ask in another of the benchmark's wordings (default: paper, the published "
+        "prompt); all: one run per wording and their spread",
+    )
+    robust.add_argument(
+        "--sets",
+        type=positive_int,
+        default=None,
+        metavar="K",
+        help="also run K fresh item sets of the same design (benchmarks that generate "
+        "their items) and report the spread across sets",
+    )
     group.add_argument(
         "--allow-failures",
         action="store_true",
@@ -241,7 +257,13 @@ def check_failures(args: argparse.Namespace, evaluation: Any) -> None:
 def run_and_report(args: argparse.Namespace, run: Callable[[Any], Any]) -> Any:
     """Open the cache the options ask for, call `run(cache)`, close the cache whatever
     happens, print the report and the run folder; returns the Evaluation. A run in which
-    requests failed raises IncompleteRun afterwards (exit 3, or 4 when all failed)."""
+    requests failed raises IncompleteRun afterwards (exit 3, or 4 when all failed).
+
+    With `--sets K` or `--prompt-variant all` the same `run(cache)` is made once per set
+    or wording (`lexbench.robustness.runs`); the published run's Evaluation is returned."""
+    loop = _robustness_plan(args)
+    if loop is not None:
+        return _run_loop(args, run, *loop)
     cache = open_cache(args)
     try:
         evaluation = run(cache)
@@ -251,6 +273,57 @@ def run_and_report(args: argparse.Namespace, run: Callable[[Any], Any]) -> Any:
     print(terminal_text(evaluation.report))
     print(f"run folder: {terminal_text(str(evaluation.folder.path))}")
     check_failures(args, evaluation)
+    return evaluation
+
+
+def _robustness_plan(args: argparse.Namespace) -> tuple[Any, str, list[Any]] | None:
+    """(spec, kind, steps) when the options ask for a loop; a single other wording is
+    applied to the one run instead."""
+    from lexbench import plugins
+    from lexbench.robustness.runs import plan
+
+    variant = getattr(args, "prompt_variant", "paper") or "paper"
+    sets = getattr(args, "sets", None)
+    name = getattr(args, "benchmark", None)
+    if name is None or (not sets and variant == "paper"):
+        return None
+    spec = plugins.benchmark(name)
+    planned = plan(spec, sets, variant)
+    if planned is None:  # one other wording: the one run, reworded
+        from lexbench.robustness.runs import Step
+
+        planned = ("one", [Step(variant, True, lambda s, o: {**o, "prompt_variant": variant})])
+    return (spec, *planned)
+
+
+def _run_loop(
+    args: argparse.Namespace, run: Callable[[Any], Any], spec: Any, kind: str, steps: list[Any]
+) -> Any:
+    from lexbench.robustness.overrides import overriding
+    from lexbench.robustness.runs import run_steps
+    from lexbench.robustness.spread import spread_table
+
+    cache = open_cache(args)
+    try:
+        if kind == "one":
+            with overriding(steps[0].change):
+                evaluation = run(cache)
+            evaluations = [evaluation]
+        else:
+            evaluations, record, path = run_steps(spec, kind, steps, lambda: run(cache))
+            evaluation = next(e for e, s in zip(evaluations, steps) if s.published)
+    finally:
+        if cache is not None:
+            cache.close()
+    print(terminal_text(evaluation.report))
+    print(f"run folder: {terminal_text(str(evaluation.folder.path))}")
+    if kind != "one":
+        what = "fresh item sets" if kind == "sets" else "prompt wordings"
+        print(f"\nSpread across {what} ({spec.name}, accuracy):\n")
+        print(terminal_text(spread_table(record)))
+        print(f"spread: {terminal_text(str(path))}")
+    for each in evaluations:
+        check_failures(args, each)
     return evaluation
 
 

@@ -88,6 +88,12 @@ def run_suite(
 def _run_all(args: argparse.Namespace) -> int:
     from lexbench.report.build import build_report
 
+    if args.sets or (args.prompt_variant or "paper") != "paper":
+        raise ValueError(
+            "run all takes neither --sets nor --prompt-variant (each benchmark has its own "
+            "wordings and not all generate items): give them to `lexbench run NAME`"
+        )
+
     cache = open_cache(args)
     try:
         done, skipped = run_suite(

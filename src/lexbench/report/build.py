@@ -26,6 +26,7 @@ from lexbench.report.leaderboard import to_markdown as leaderboard_markdown
 from lexbench.report.page import BenchmarkBlock, FigureBlock, data_uri, render_page
 from lexbench.report.registry import Figure, demote_headings, reporter_for
 from lexbench.report.runs import LoadedRun, discover, label_runs, load_run
+from lexbench.robustness.report import robustness_markdown
 from lexbench.run.store import slug
 
 DEFAULT_MAX_SAMPLES = 2000
@@ -146,6 +147,20 @@ def build_report(
             notes=[],
         )
     )
+    robust = robustness_markdown(r.path for r in runs)  # spreads and probes, where run
+    if robust:
+        markdown_parts += ["## Robustness", "", robust, ""]
+        blocks.append(
+            BenchmarkBlock(
+                anchor="robustness",
+                title="Robustness: spread and contamination",
+                summary_html=md.to_html(robust, heading_offset=0),
+                comparison_html="",
+                figures=[],
+                runs=[],
+                notes=[],
+            )
+        )
     for benchmark, group in group_by_benchmark(runs).items():
         reporter = reporter_for(benchmark)
         heading = getattr(reporter, "title", "") or benchmark

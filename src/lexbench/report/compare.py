@@ -34,6 +34,7 @@ import numpy as np
 
 from lexbench.report.paper_tests import PaperTest, paper_tests
 from lexbench.report.runs import LoadedRun, dataset_hashes, item_key
+from lexbench.robustness.report import spread_notes
 from lexbench.stats import Interval, mcnemar_exact, paired_permutation_test, wilson_interval
 
 FORMATS = ("text", "csv", "markdown", "latex", "json")
@@ -372,6 +373,7 @@ def compare_runs(
         for c in results
         if c.id_only and c.metric == metrics[0]
     ]
+    warnings += spread_notes(results, runs)
     return Comparison(
         benchmark,
         metrics,

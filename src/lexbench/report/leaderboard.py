@@ -14,7 +14,7 @@ import csv
 import io
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -77,16 +77,25 @@ def headline(run: LoadedRun) -> Row:
     """The leaderboard row of one run: its benchmark's own (`BenchmarkSpec.headline`), or
     accuracy with a Wilson interval."""
     from lexbench import plugins
+    from lexbench.robustness.report import spread_columns
 
     spec = plugins.spec_for_run(run.benchmark)
     row = spec.headline(run) if spec is not None and spec.headline is not None else None
-    return row if row is not None else accuracy_row(run)
+    row = row if row is not None else accuracy_row(run)
+    spread = spread_columns(run.path)  # SD across sets / prompts, where a spread was run
+    return replace(row, extra={**row.extra, **spread}) if spread else row
 
 
 def leaderboards(runs: Sequence[LoadedRun]) -> dict[str, list[Row]]:
-    """Rows per benchmark, best first (ties by model name)."""
+    """Rows per benchmark, best first (ties by model name). The fresh sets and other
+    wordings of a spread are folded into their published run's row (its SD columns)."""
+    from lexbench.robustness.files import member_folders
+
+    folded = member_folders(run.path for run in runs)
     tables: dict[str, list[Row]] = {}
     for run in runs:
+        if run.path.resolve() in folded:
+            continue
         row = headline(run)
         tables.setdefault(row.benchmark, []).append(row)
     for rows in tables.values():

@@ -174,7 +174,7 @@ def render_page(
             parts += ['<h3>Figures</h3><div class="figures">']
             parts += [_figure_html(f, next(numbers)) for f in block.figures]
             parts += ["</div>"]
-        parts += ["<h3>Runs</h3>"]
+        parts += ["<h3>Runs</h3>"] if block.runs else []  # the leaderboard, robustness: none
         # A lone run's tables are the benchmark's main tables: show them; several: folded.
         opened = " open" if len(block.runs) == 1 else ""
         for label, details in block.runs:

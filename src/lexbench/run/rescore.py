@@ -69,7 +69,13 @@ def rescore_run(path: str | Path, *, write: bool = False) -> Rescored:
     source = str(config.get("benchmark_source") or "")
     if source.startswith("path "):
         plugins.include([source[len("path ") :]])  # a benchmark added by --include
-    benchmark = plugins.benchmark(name).build(RecordedModel(config.get("model") or {}), **options)
+    spec = plugins.benchmark(name)
+    benchmark = spec.build(RecordedModel(config.get("model") or {}), **options)
+    # A run in another wording is re-scored in that wording (its samples keep their prompt).
+    from lexbench.robustness.variants import PAPER, apply_variant
+
+    recorded = config.get("benchmark") or {}
+    benchmark = apply_variant(spec, benchmark, recorded.get("prompt_variant") or PAPER)
     by_id = {str(row["id"]): row for row in samples}
     items = list(benchmark.items())
     absent = [item.id for item in items if str(item.id) not in by_id]

@@ -80,7 +80,21 @@ def _headline(run: Any) -> Any:
     return ranking_headline(run)
 
 
-def _ranking_set(name: str, description: str, suite: SuiteEntry | None) -> BenchmarkSpec:
+def _variants() -> Any:
+    from lexbench.benchmarks.analogies.variants import VARIANTS
+
+    return VARIANTS
+
+
+def _google_file(options: Any) -> Any:
+    from lexbench.benchmarks.analogies.probe import google_file
+
+    return google_file(options)
+
+
+def _ranking_set(
+    name: str, description: str, suite: SuiteEntry | None, public_file: Any = None
+) -> BenchmarkSpec:
     return BenchmarkSpec(
         name=name,
         description=description,
@@ -94,11 +108,13 @@ def _ranking_set(name: str, description: str, suite: SuiteEntry | None) -> Bench
         headline=_headline,
         question_fields={name: RANK_QUESTION},
         comparison_tests=(SCAN_PAPER_TEST,),
+        prompt_variants=_variants,
+        public_file=public_file,
     )
 
 
 BENCHMARKS = [
-    _ranking_set("google", "the Google analogy set", SuiteEntry(order=30)),
+    _ranking_set("google", "the Google analogy set", SuiteEntry(order=30), _google_file),
     _ranking_set("bats", "BATS 3.0", SuiteEntry(order=40)),
     _ranking_set("pairs", "a word-pair analogy file", None),
     BenchmarkSpec(
@@ -110,5 +126,6 @@ BENCHMARKS = [
         commands=_set_commands("sat"),
         reporters=_reporters("sat"),
         question_fields={"sat": ("a", "b", "choices", "answer")},
+        prompt_variants=_variants,
     ),
 ]

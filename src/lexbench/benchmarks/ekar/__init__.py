@@ -54,6 +54,12 @@ def _table(folder: Any, experiment: str, args: Any) -> Any:
     return finetune_table(folder, experiment, args)
 
 
+def _variants() -> Any:
+    from lexbench.benchmarks.ekar.variants import VARIANTS
+
+    return VARIANTS
+
+
 SPEC = BenchmarkSpec(
     name="ekar",
     description="E-KAR: explainable analogies (QA)",
@@ -69,4 +75,5 @@ SPEC = BenchmarkSpec(
         "ekar": ("language", "question", "choices", "gold"),
         "ekar-explain": ("language", "question", "choices"),
     },
+    prompt_variants=_variants,
 )

@@ -100,11 +100,19 @@ def _run(args: argparse.Namespace) -> int:
     else:
         model = resolve_model(args.model, method, model_options(args))
     check_coverage(model, benchmark.items())
+    from lexbench import plugins
+    from lexbench.robustness.variants import with_active_variant
+
+    spec = plugins.benchmark("ekar")
     try:
         run_and_report(
             args,
             lambda cache: evaluate(
-                benchmark, model, out_root=args.out, cache=cache, progress=not args.no_progress
+                with_active_variant(spec, benchmark),  # --prompt-variant NAME|all
+                model,
+                out_root=args.out,
+                cache=cache,
+                progress=not args.no_progress,
             ),
         )
     finally:

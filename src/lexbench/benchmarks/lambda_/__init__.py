@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lexbench.benchmarks.base import BenchmarkSpec, SuiteEntry
+from lexbench.benchmarks.base import BenchmarkSpec, Regeneration, SuiteEntry
 
 
 def _build(model: Any, **options: Any) -> Any:
@@ -40,6 +40,22 @@ def _human_task() -> Any:
     return LambdaTask()
 
 
+def _variants() -> Any:
+    from lexbench.benchmarks.lambda_.variants import VARIANTS
+
+    return VARIANTS
+
+
+def _published_seed(options: Any) -> int:
+    return int(options.get("seed", 42))
+
+
+def _with_seed(options: Any, seed: int) -> dict[str, Any]:
+    if options.get("items") is not None:
+        raise ValueError("--sets draws fresh items with other seeds; it cannot redraw --items FILE")
+    return {**options, "seed": seed}
+
+
 SPEC = BenchmarkSpec(
     name="lambda",
     description="LAMBDA: two-shot WordNet lexical analogies",
@@ -51,4 +67,7 @@ SPEC = BenchmarkSpec(
     human_task=_human_task,
     question_fields={"lambda": ("relation", "support", "query")},
     build_progress=True,
+    prompt_variants=_variants,
+    regenerate=Regeneration(_published_seed, _with_seed),
+    spread_fields=("relation",),
 )

@@ -59,6 +59,18 @@ def _table(folder: Any, experiment: str, args: Any) -> Any:
     return finetune_table(folder, experiment, args)
 
 
+def _variants() -> Any:
+    from lexbench.benchmarks.analogies.variants import VARIANTS
+
+    return VARIANTS
+
+
+def _public_file(options: Any) -> Any:
+    from lexbench.benchmarks.scan.probe import public_file
+
+    return public_file(options)
+
+
 SPEC = BenchmarkSpec(
     name="scan",
     description="SCAN: science and metaphor analogies (MRR@10)",
@@ -72,4 +84,7 @@ SPEC = BenchmarkSpec(
     finetune_tables=FinetuneTables(("scan-bats",), _add_table_arguments, _table),
     question_fields={"scan": ("a", "b", "c", "d")},
     comparison_tests=(SCAN_PAPER_TEST,),
+    prompt_variants=_variants,
+    spread_fields=("type",),
+    public_file=_public_file,
 )

@@ -50,6 +50,11 @@ def _run(args: argparse.Namespace) -> int:
             ),
         )
         return 0
+    if args.sets or args.prompt_variant != "paper":
+        raise ValueError(
+            "--prompt-variant and --sets take one --shots value and no --baseline (one "
+            "condition per run; run the conditions one at a time)"
+        )
     if args.method is not None and split_spec(args.model)[0] != "vectors":
         raise ValueError(
             "--method applies to word-vector models; use --baseline-method for the baseline"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lexbench.benchmarks.base import BenchmarkSpec, SuiteEntry
+from lexbench.benchmarks.base import BenchmarkSpec, Regeneration, SuiteEntry
 
 
 def _build(model: Any, **options: Any) -> Any:
@@ -50,6 +50,30 @@ def _human_task() -> Any:
     return SetLexSemTask()
 
 
+def _variants() -> Any:
+    from lexbench.benchmarks.setlexsem.variants import VARIANTS
+
+    return VARIANTS
+
+
+def _grid(options: Any) -> Any:
+    from lexbench.benchmarks.setlexsem.grid_read import resolve_grid
+
+    if options.get("items") is not None:
+        raise ValueError("--sets draws fresh items with other seeds; it cannot redraw --items FILE")
+    return resolve_grid(options.get("grid") or "paper")
+
+
+def _published_seed(options: Any) -> int:
+    return int(_grid(options).seed)
+
+
+def _with_seed(options: Any, seed: int) -> dict[str, Any]:
+    from dataclasses import replace
+
+    return {**options, "grid": replace(_grid(options), seed=seed).to_dict()}
+
+
 SPEC = BenchmarkSpec(
     name="setlexsem",
     description="SetLexSem: set operations over controlled word and number sets",
@@ -73,4 +97,7 @@ SPEC = BenchmarkSpec(
     headline=_headline,
     human_task=_human_task,
     question_fields={"setlexsem": ("operation", "set_a", "set_b", "demonstrations")},
+    prompt_variants=_variants,
+    regenerate=Regeneration(_published_seed, _with_seed),
+    spread_fields=("operation", "token_type", "token_type+operation"),
 )

@@ -1,0 +1,159 @@
+"""`lexbench contamination NAME`: is the benchmark's public data in the model?
+
+A benchmark that generates its items (it declares `regenerate`): the published set against
+K fresh sets (`--sets K`, default 5), with the gap, an exact permutation test over sets, an
+item-level test and what they can and cannot mean. A benchmark with a public file (it
+declares `public_file`): the completion probe of that file's rows against shuffled
+controls. The record goes to `<out>/<benchmark>/<model>/robustness/` (shown by
+`lexbench report` beside the runs), the reading to the terminal.
+
+    lexbench contamination lambda --sets 5 --limit 20
+    lexbench contamination scan --model openai:NAME --base-url http://127.0.0.1:8000/v1
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from lexbench.commands.common import (
+    add_model_arguments,
+    add_run_arguments,
+    model_options,
+    open_cache,
+    positive_int,
+    terminal_text,
+)
+
+DEFAULT_SETS = 5
+
+
+def _options(args: argparse.Namespace, spec: Any) -> dict[str, Any]:
+    from lexbench.commands.generic import parse_option
+
+    options: dict[str, Any] = dict(parse_option(text) for text in args.option or ())
+    if args.limit is not None:
+        if spec.limit_option is None:
+            raise ValueError(f"{spec.name} takes no --limit")
+        options[spec.limit_option] = args.limit
+    if args.data is not None:
+        options["data"] = str(args.data)
+    if args.prompt_variant and args.prompt_variant != "paper":
+        options["prompt_variant"] = args.prompt_variant
+    return options
+
+
+def _generated(args: argparse.Namespace, spec: Any, options: dict[str, Any]) -> dict[str, Any]:
+    from lexbench import api
+    from lexbench.robustness.contamination import contamination_from_spread
+    from lexbench.robustness.files import robustness_folder, write_record
+    from lexbench.robustness.runs import run_steps, set_steps
+
+    cache = open_cache(args)
+    try:
+        _, spread, _ = run_steps(
+            spec,
+            "sets",
+            set_steps(spec, args.sets or DEFAULT_SETS, options.pop("prompt_variant", "paper")),
+            lambda: api.run(
+                spec.name,
+                args.model,
+                model_options=model_options(args),
+                out=args.out,
+                cache=cache,
+                use_cache=cache is not None,
+                progress=not args.no_progress,
+                chat=args.chat,
+                **options,
+            ),
+        )
+    finally:
+        if cache is not None:
+            cache.close()
+    record = contamination_from_spread(spread)
+    published = Path(record["published_folder"])
+    write_record(robustness_folder(published) / f"contamination-{published.name}.json", record)
+    return record
+
+
+def _completion(args: argparse.Namespace, spec: Any, options: dict[str, Any]) -> dict[str, Any]:
+    from lexbench.models.registry import open_model
+    from lexbench.robustness.completion import probe_requests, probes, summarise_completion
+    from lexbench.robustness.files import FOLDER, write_record
+    from lexbench.run.runner import execute
+    from lexbench.run.store import slug
+
+    file = spec.public_file(options)
+    found = probes(file, seed=args.seed)
+    cache = open_cache(args)
+    try:
+        with open_model(args.model, model_options(args)) as model:
+            if not model.supports("generate"):
+                raise ValueError(
+                    f"the completion probe asks the model to continue text; {model.name} "
+                    f"does not generate"
+                )
+            responses, _ = execute(
+                model,
+                probe_requests(found),
+                cache=cache,
+                progress=not args.no_progress,
+                description=f"{spec.name} completion probe",
+            )
+            name = model.name
+    finally:
+        if cache is not None:
+            cache.close()
+    outputs = [None if r.error is not None else r.text for r in responses]
+    record = {
+        "benchmark": spec.name,
+        "model": name,
+        **summarise_completion(file, found, outputs, args.seed),
+    }
+    folder = Path(args.out) / slug(spec.name) / slug(name) / FOLDER
+    write_record(folder / f"completion-{slug(file.name)}.json", record)
+    return record
+
+
+def _contamination(args: argparse.Namespace) -> int:
+    from lexbench import plugins
+    from lexbench.robustness.report import probe_markdown
+
+    spec = plugins.benchmark(args.name)
+    options = _options(args, spec)
+    if spec.regenerate is not None:
+        record = _generated(args, spec, options)
+    elif spec.public_file is not None:
+        record = _completion(args, spec, options)
+    else:
+        raise ValueError(
+            f"{spec.name} neither generates its items nor declares a public file: "
+            f"there is nothing to probe"
+        )
+    print(terminal_text(probe_markdown(record)))
+    return 0
+
+
+def register(cli: Any) -> None:
+    parser = cli.command(
+        "contamination",
+        "probe whether a benchmark's published data is in a model (docs/robustness.md)",
+        _contamination,
+    )
+    parser.add_argument("name", metavar="BENCHMARK", help="a registered benchmark")
+    parser.add_argument(
+        "--limit", type=positive_int, default=None, help="the benchmark's --limit, for each set"
+    )
+    parser.add_argument("--data", type=Path, default=None, help="the benchmark's data file")
+    parser.add_argument(
+        "--option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="any other builder option (VALUE read as JSON when it parses)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="completion probe: seed of the control shuffle"
+    )
+    add_model_arguments(parser)
+    add_run_arguments(parser)

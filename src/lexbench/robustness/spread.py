@@ -1,0 +1,191 @@
+"""The spread of accuracy across runs of one design: fresh item sets (`kind="sets"`: mean,
+SD and t interval over the fresh sets, the published set placed among them) or wordings
+(`kind="prompts"`: the same over every wording, the paper's placed among them, and a
+bootstrap interval over items per wording). Per cell too: the values of the benchmark's
+`spread_fields` in the samples (a relation, an operation, a token type).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lexbench.robustness.stats import published_position, sample_sd, t_interval
+from lexbench.stats import bootstrap_interval
+
+OVERALL = "overall"
+SCORE_LABEL = "score (mean value ×100)"
+
+
+@dataclass(frozen=True)
+class Member:
+    """One run of the spread: its label ("seed 3", "guard"), folder, whether it is the
+    published one, and its samples' `correct` values with their cells."""
+
+    label: str
+    folder: Path
+    published: bool
+    correct: tuple[bool, ...]
+    cells: tuple[tuple[str, ...], ...]  # per sample, the cells it counts in
+    values: tuple[float, ...] = ()  # per sample, its graded value (MRR's reciprocal rank)
+
+
+def cells_of(sample: Mapping[str, Any], fields: Sequence[str]) -> tuple[str, ...]:
+    """The cells a sample counts in: "relation=synonym", "token_type+operation=words+union"."""
+    out = []
+    for spec in fields:
+        parts = spec.split("+")
+        if all(p in sample for p in parts):
+            out.append(f"{spec}=" + "+".join(str(sample[p]) for p in parts))
+    return tuple(out)
+
+
+def member_from_samples(
+    label: str,
+    folder: Path,
+    published: bool,
+    samples: Sequence[Mapping[str, Any]],
+    fields: Sequence[str],
+) -> Member:
+    scored = [s for s in samples if s.get("correct") is not None]
+    return Member(
+        label,
+        folder,
+        published,
+        tuple(bool(s["correct"]) for s in scored),
+        tuple(cells_of(s, fields) for s in scored),
+        tuple(_value(s) for s in scored),
+    )
+
+
+def _value(sample: Mapping[str, Any]) -> float:
+    value = sample.get("value")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
+        return float(value)
+    return float(bool(sample["correct"]))
+
+
+def mean_value(member: Member) -> float:
+    return sum(member.values) / len(member.values) if member.values else math.nan
+
+
+def graded(members: Sequence[Member]) -> bool:
+    """Whether any sample's value is other than its right/wrong (a ranking score)."""
+    return any(v != float(c) for m in members for v, c in zip(m.values, m.correct))
+
+
+def accuracy(member: Member, cell: str = OVERALL) -> float:
+    hits = [c for c, cells in zip(member.correct, member.cells) if cell == OVERALL or cell in cells]
+    return sum(hits) / len(hits) if hits else math.nan
+
+
+def _summary(values: Sequence[float], published: float, others: Sequence[float]) -> dict[str, Any]:
+    """Mean, SD and t interval of `values`; the published run placed among `others`."""
+    interval = t_interval(values)
+    return {
+        "mean": interval.estimate,
+        "sd": sample_sd(values),
+        "low": interval.low,
+        "high": interval.high,
+        "n": interval.n,
+        **{k: v for k, v in published_position(published, others).items() if k != "method"},
+    }
+
+
+def summarise(kind: str, members: Sequence[Member], bootstrap: bool = False) -> dict[str, Any]:
+    """The spread record (without identity fields): per member its accuracies, and per cell
+    the summary. For sets the summary is over the fresh sets and places the published one
+    among them; for wordings it is over every wording and places the paper's among the
+    others."""
+    (published,) = [m for m in members if m.published]
+    others = [m for m in members if not m.published]
+    compared = others if kind == "sets" else list(members)
+    cells = sorted({c for m in members for cells in m.cells for c in cells})
+    summary = {}
+    for cell in [OVERALL, *cells]:
+        summary[cell] = _summary(
+            [accuracy(m, cell) for m in compared],
+            accuracy(published, cell),
+            [accuracy(m, cell) for m in others],
+        )
+    if graded(members):  # the benchmark's own score too (MRR@10 for the ranking sets)
+        summary["score"] = _summary(
+            [mean_value(m) for m in compared],
+            mean_value(published),
+            [mean_value(m) for m in others],
+        )
+    rows = []
+    for m in members:
+        row: dict[str, Any] = {
+            "label": m.label,
+            "folder": str(m.folder),
+            "published": m.published,
+            "scored": len(m.correct),
+            "accuracy": accuracy(m),
+            **({"score": mean_value(m)} if "score" in summary else {}),
+            "cells": {cell: accuracy(m, cell) for cell in cells},
+        }
+        if bootstrap and m.correct:
+            interval = bootstrap_interval([float(c) for c in m.correct], resamples=2000, seed=0)
+            row["bootstrap"] = {"low": interval.low, "high": interval.high, "resamples": 2000}
+            if "score" in summary:
+                interval = bootstrap_interval(list(m.values), resamples=2000, seed=0)
+                row["score_bootstrap"] = {"low": interval.low, "high": interval.high}
+        rows.append(row)
+    return {
+        "kind": kind,
+        "published_folder": str(published.folder),
+        "members": rows,
+        "summary": summary,
+        "interval": "t interval of the mean across "
+        + ("the fresh sets (published set excluded)" if kind == "sets" else "every wording"),
+    }
+
+
+def pct(value: float) -> str:
+    return "–" if value is None or value != value else f"{100 * value:.1f}"
+
+
+def spread_table(record: Mapping[str, Any]) -> str:
+    """Markdown: the per-run accuracies, then mean, SD, 95% interval and the published
+    run's place, per cell."""
+    kind = record["kind"]
+    what = "set" if kind == "sets" else "wording"
+    boot = any("bootstrap" in m for m in record["members"])
+    lines = [
+        f"| {what} | scored | accuracy (%) |" + (" bootstrap 95% (%) |" if boot else ""),
+        "|---|---:|---:|" + ("---|" if boot else ""),
+    ]
+    if "score" in record["summary"]:
+        lines[0] += " score (mean value) |" if not boot else " score (mean value, bootstrap 95%) |"
+        lines[1] += "---:|"
+    for m in record["members"]:
+        label = m["label"] + (" (published)" if m["published"] else "")
+        interval = m.get("bootstrap")
+        tail = f" [{pct(interval['low'])}, {pct(interval['high'])}] |" if interval else ""
+        if "score" in m:
+            score_interval = m.get("score_bootstrap")
+            around = (
+                f" [{score_interval['low']:.3f}, {score_interval['high']:.3f}]"
+                if score_interval
+                else ""
+            )
+            tail += f" {m['score']:.3f}{around} |"
+        lines.append(f"| {label} | {m['scored']} | {pct(m['accuracy'])} |{tail}")
+    over = "fresh sets" if kind == "sets" else "wordings"
+    lines += [
+        "",
+        f"| cell | mean over {over} (%) | SD (pp) | 95% interval (%) | published (%) | rank | z |",
+        "|---|---:|---:|---|---:|---:|---:|",
+    ]
+    for cell, s in record["summary"].items():
+        z = "–" if s["z"] != s["z"] or s["z"] is None else f"{s['z']:+.2f}"
+        lines.append(
+            f"| {SCORE_LABEL if cell == 'score' else cell} | {pct(s['mean'])} | {pct(s['sd'])} "
+            f"| [{pct(s['low'])}, {pct(s['high'])}] "
+            f"| {pct(s['published'])} | {s['rank']} of {s['of']} | {z} |"
+        )
+    return "\n".join(lines)
