@@ -26,9 +26,9 @@ if TYPE_CHECKING:  # the layers below are imported only when a part is used
     from lexbench.report.leaderboard import Row
     from lexbench.report.registry import Reporter
     from lexbench.report.runs import LoadedRun
-    from lexbench.stats import TestResult
     from lexbench.robustness.completion import PublicFile
     from lexbench.robustness.variants import PromptVariant
+    from lexbench.stats import TestResult
     from lexbench.types import Request, Response, Score
 
 #: The model a benchmark runs on when none is named (the packaged SmolLM2-135M-Instruct).
