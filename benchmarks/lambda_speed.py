@@ -55,13 +55,15 @@ import json, os, sys, time
 from collections import Counter
 sys.path.insert(0, sys.argv[1])
 from fake_openai_server import default_reply, split_tokens
-from lexbench.benchmarks.lambda_.benchmark import LambdaConfig, generate_items, parse_and_score, prompt_text
+from lexbench.benchmarks.lambda_.benchmark import parse_and_score
+from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items
+from lexbench.benchmarks.lambda_.prompts import prompt_text
 from lexbench.lexicon.wordnet import load_index
 index = load_index(progress=False)
 items = generate_items(index, LambdaConfig(per_relation=1000))
 outputs = ["".join(split_tokens(default_reply(prompt_text(item)))[:2]) for item in items]
 started = time.perf_counter()
-from lexbench.benchmarks.lambda_.taxonomy import drift_finder
+from lexbench.benchmarks.lambda_.drift import drift_finder
 drift = drift_finder(index)
 opened = time.perf_counter()
 verdicts = [parse_and_score(output, item, index, drift) for item, output in zip(items, outputs)]
