@@ -12,6 +12,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from lexbench.commands.numbers import (
+    POSITIVE,
+    RATE,
+    TIMEOUT,
+    WAIT_SECONDS,
+    count,
+)
 from lexbench.models.registry import DEFAULT_MODEL
 
 # argparse dest -> backend option name. Only options the user set are passed on, so a
@@ -72,8 +79,8 @@ def add_model_arguments(
     )
     group.add_argument("--dtype", default=None, help="hf: float32 (CPU default), bfloat16, float16")
     group.add_argument("--device", default=None, help="hf: auto (default), cpu, cuda, cuda:1, mps")
-    group.add_argument("--batch-size", type=int, default=None, help="hf: prompts per forward pass")
-    group.add_argument("--threads", type=int, default=None, help="hf: CPU threads for torch")
+    group.add_argument("--batch-size", type=POSITIVE, default=None, help="hf: prompts per forward pass")
+    group.add_argument("--threads", type=count(1, 4096), default=None, help="hf: CPU threads for torch")
     chat = group.add_mutually_exclusive_group()
     chat.add_argument(
         "--chat-template",
@@ -108,14 +115,14 @@ def add_model_arguments(
         "--api", choices=["completions", "chat"], default=None, help="openai: which endpoint to use"
     )
     group.add_argument(
-        "--max-concurrency", type=int, default=None, help="openai: requests in flight"
+        "--max-concurrency", type=count(1, 100_000), default=None, help="openai: requests in flight"
     )
-    group.add_argument("--requests-per-minute", type=float, default=None, help="openai: rate limit")
-    group.add_argument("--timeout", type=float, default=None, help="openai: seconds per request")
-    group.add_argument("--max-retries", type=int, default=None, help="openai: retries per request")
+    group.add_argument("--requests-per-minute", type=RATE, default=None, help="openai: rate limit")
+    group.add_argument("--timeout", type=TIMEOUT, default=None, help="openai: seconds per request")
+    group.add_argument("--max-retries", type=count(0, 1_000), default=None, help="openai: retries per request")
     group.add_argument(
         "--prompts-per-request",
-        type=int,
+        type=count(1, 1024),
         default=None,
         metavar="N",
         help="openai: completions prompts sent in one request where the server "
@@ -123,7 +130,7 @@ def add_model_arguments(
     )
     group.add_argument(
         "--max-retry-wait",
-        type=float,
+        type=WAIT_SECONDS,
         default=None,
         metavar="SECONDS",
         help="openai: the longest Retry-After the run waits for (default 120); a "
@@ -168,11 +175,8 @@ def open_cache(args: argparse.Namespace) -> Any:
     return ResponseCache(args.cache)
 
 
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+#: A count of 1 or more (kept under this name: every command module uses it).
+positive_int = POSITIVE
 
 
 # ------------------------------------------------------------------------------ finishing a run

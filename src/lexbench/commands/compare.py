@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lexbench.commands.numbers import SEED
 from lexbench.commands.common import positive_int, terminal_text
 
 SUFFIX_FORMATS = {
@@ -121,4 +122,4 @@ def register(cli: Any) -> None:
         default=10_000,
         help="permutation and bootstrap resamples (default 10000)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed for resampling (default 0)")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed for resampling (default 0)")

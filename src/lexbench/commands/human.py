@@ -15,6 +15,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from lexbench.commands.numbers import PORT, SEED
 from lexbench.commands.common import terminal_text
 
 
@@ -73,7 +74,7 @@ def _add_serve_arguments(parser: argparse.ArgumentParser, task: Any) -> None:
     parser.add_argument(
         "--sample", default="paper", help=f"paper ({paper}) or N ({task.sample_unit})"
     )
-    parser.add_argument("--sample-seed", type=int, default=0)
+    parser.add_argument("--sample-seed", type=SEED, default=0)
     parser.add_argument(
         "--order",
         choices=["same", "per-annotator"],
@@ -88,7 +89,7 @@ def _add_serve_arguments(parser: argparse.ArgumentParser, task: Any) -> None:
         default=None,
         help="the study directory (default studies/BENCHMARK); an existing study is resumed",
     )
-    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--port", type=PORT, default=8765)
     parser.add_argument(
         "--annotators",
         nargs="+",

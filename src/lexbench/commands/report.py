@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from lexbench.commands.numbers import SEED
 from lexbench.commands.common import positive_int
 
 
@@ -64,4 +65,4 @@ def register(cli: Any) -> None:
         default=10_000,
         help="bootstrap/permutation resamples for the comparison (default 10000)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed for resampling (default 0)")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed for resampling (default 0)")

@@ -53,6 +53,7 @@ from lexbench.models.openai_retry import (
     is_permanent_status,
     is_retryable_status,
     parse_retry_after,
+    wait_text,
     retry_delay,
 )
 
@@ -153,7 +154,7 @@ class Sender:
                 deliver(
                     call,
                     RequestFailed(
-                        f"the server asked to wait {retry.retry_after:.0f} s before retrying "
+                        f"the server asked to wait {wait_text(retry.retry_after)} before retrying "
                         f"(Retry-After), more than --max-retry-wait {limit:g} s; not retried; "
                         f"last: {retry.reason}"
                     ),

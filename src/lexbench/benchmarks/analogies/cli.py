@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from lexbench.commands.numbers import SEED, count
 from lexbench.commands.common import (
     add_model_arguments,
     add_run_arguments,
@@ -13,6 +14,9 @@ from lexbench.commands.common import (
     run_and_report,
     run_options,
 )
+
+#: Complete analogies prepended to a query: a handful at most fits a small model's context.
+SHOTS = count(0, 100)
 
 SETS = {
     "google": (
@@ -141,7 +145,7 @@ def add_ranking_arguments(parser: argparse.ArgumentParser, *, shots_nargs: str |
     if shots_nargs:
         group.add_argument(
             "--shots",
-            type=int,
+            type=SHOTS,
             nargs=shots_nargs,
             default=[0],
             metavar="K",
@@ -151,12 +155,12 @@ def add_ranking_arguments(parser: argparse.ArgumentParser, *, shots_nargs: str |
     else:
         group.add_argument(
             "--shots",
-            type=int,
+            type=SHOTS,
             default=0,
             metavar="K",
             help="complete analogies prepended to the query (default 0)",
         )
-    group.add_argument("--seed", type=int, default=0, help="seed of the shot choice (default 0)")
+    group.add_argument("--seed", type=SEED, default=0, help="seed of the shot choice (default 0)")
     group.add_argument(
         "--method",
         default=None,

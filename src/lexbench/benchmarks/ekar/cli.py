@@ -18,6 +18,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from lexbench.commands.numbers import DROPOUT, LAYER
 from lexbench.commands.common import (
     add_model_arguments,
     add_run_arguments,
@@ -176,7 +177,7 @@ def register(cli: Any) -> None:
     )
     task.add_argument(
         "--encoder-layer",
-        type=int,
+        type=LAYER,
         default=-1,
         help="contextual: the hidden layer read (default -1, the last)",
     )
@@ -337,7 +338,7 @@ def register_finetune(cli: Any) -> None:
         "Acc(Δ) input with gold explanations",
     )
     qa.add_argument("--max-length", type=positive_int, default=256, help="tokens per choice")
-    qa.add_argument("--dropout", type=float, default=0.1, help="in the MLP head")
+    qa.add_argument("--dropout", type=DROPOUT, default=0.1, help="in the MLP head")
     add_ekar_data(qa)
     add_training_arguments(
         qa,

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from lexbench.commands.numbers import PROBABILITY_MASS, SEED, TEMPERATURE, count
 from lexbench.commands.common import (
     add_model_arguments,
     add_run_arguments,
@@ -15,7 +16,12 @@ from lexbench.commands.common import (
     run_and_report,
     terminal_text,
 )
+from lexbench.benchmarks.lambda_.items import MAX_PER_RELATION
 from lexbench.lexicon.wordnet import PAPER_RELATIONS, RELATIONS
+
+
+#: `--per-relation`, checked at parse time.
+PER_RELATION = count(1, MAX_PER_RELATION)
 
 
 def _add_dataset_arguments(parser: argparse.ArgumentParser, *, per_relation_default: int) -> None:
@@ -26,10 +32,10 @@ def _add_dataset_arguments(parser: argparse.ArgumentParser, *, per_relation_defa
         default="strict",
         help="strict: the paper's text (default); listing: its generation script",
     )
-    group.add_argument("--seed", type=int, default=42, help="PRNG seed (default 42, the paper's)")
+    group.add_argument("--seed", type=SEED, default=42, help="PRNG seed (default 42, the paper's)")
     group.add_argument(
         "--per-relation",
-        type=positive_int,
+        type=PER_RELATION,
         default=per_relation_default,
         help=f"items per relation (default {per_relation_default})",
     )
@@ -214,7 +220,7 @@ def register_sheets(cli: Any) -> None:
     )
     add_dataset_arguments(export)
     export.add_argument("--sample", type=positive_int, default=100, help="items per relation")
-    export.add_argument("--sample-seed", type=int, default=0)
+    export.add_argument("--sample-seed", type=SEED, default=0)
     export.add_argument("-o", "--output", required=True, type=Path, help="CSV sheet to write")
     score = cli.benchmark_command(
         "human", "lambda-score", "score a filled LAMBDA sheet into a run folder", _human_score
@@ -281,16 +287,16 @@ def register(cli: Any) -> None:
     )
     sampling.add_argument(
         "--temperature",
-        type=float,
+        type=TEMPERATURE,
         default=0.0,
         help="sampling temperature (default 0: greedy, the paper's protocol)",
     )
     sampling.add_argument(
-        "--top-p", type=float, default=1.0, help="nucleus sampling mass (default 1)"
+        "--top-p", type=PROBABILITY_MASS, default=1.0, help="nucleus sampling mass (default 1)"
     )
     sampling.add_argument(
         "--sampling-seed",
-        type=int,
+        type=SEED,
         default=0,
         help="seed of the first sample; sample k uses seed + k (default 0)",
     )

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from lexbench.commands.numbers import SEED
 from lexbench.benchmarks.analogies.cli import add_ranking_arguments, vector_options
 from lexbench.commands.common import (
     add_model_arguments,
@@ -177,7 +178,7 @@ def register_finetune(cli: Any) -> None:
         default=None,
         help="BATS 3.0 zip or folder (default: downloaded once and checked)",
     )
-    scan.add_argument("--split-seed", type=int, default=101, help="the paper code's seed (101)")
+    scan.add_argument("--split-seed", type=SEED, default=101, help="the paper code's seed (101)")
     scan.add_argument(
         "--loss-on",
         choices=["sequence", "answer"],
@@ -230,7 +231,7 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
         default=1_000_000,
         help="resamples of the paper's unpaired test (default 1000000)",
     )
-    scan_group.add_argument("--test-seed", type=int, default=0)
+    scan_group.add_argument("--test-seed", type=SEED, default=0)
 
 
 def finetune_table(folder: Path, experiment: str, args: argparse.Namespace) -> dict[str, Any]:

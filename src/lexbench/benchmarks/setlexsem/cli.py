@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from lexbench.commands.numbers import NON_NEGATIVE, PROBABILITY_MASS, SEED, TEMPERATURE
 from lexbench.commands.common import (
     add_model_arguments,
     add_run_arguments,
@@ -35,12 +36,12 @@ def _add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("decoding (overrides the grid's; recorded in every row)")
     group.add_argument(
         "--temperature",
-        type=float,
+        type=TEMPERATURE,
         default=None,
         help="0 = greedy (default); the paper used 0.25 with --top-k 20 --top-p 0.25",
     )
-    group.add_argument("--top-p", type=float, default=None)
-    group.add_argument("--top-k", type=int, default=None)
+    group.add_argument("--top-p", type=PROBABILITY_MASS, default=None)
+    group.add_argument("--top-k", type=NON_NEGATIVE, default=None, help="0: off")
     group.add_argument(
         "--max-new-tokens",
         type=positive_int,
@@ -58,7 +59,7 @@ def _add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="stop generating at </answer> (saves time; the tag then counts as closed)",
     )
-    group.add_argument("--decoding-seed", type=int, default=None, help="sampling seed")
+    group.add_argument("--decoding-seed", type=SEED, default=None, help="sampling seed")
 
 
 def _add_select_argument(parser: argparse.ArgumentParser) -> None:
