@@ -79,8 +79,12 @@ def add_model_arguments(
     )
     group.add_argument("--dtype", default=None, help="hf: float32 (CPU default), bfloat16, float16")
     group.add_argument("--device", default=None, help="hf: auto (default), cpu, cuda, cuda:1, mps")
-    group.add_argument("--batch-size", type=POSITIVE, default=None, help="hf: prompts per forward pass")
-    group.add_argument("--threads", type=count(1, 4096), default=None, help="hf: CPU threads for torch")
+    group.add_argument(
+        "--batch-size", type=POSITIVE, default=None, help="hf: prompts per forward pass"
+    )
+    group.add_argument(
+        "--threads", type=count(1, 4096), default=None, help="hf: CPU threads for torch"
+    )
     chat = group.add_mutually_exclusive_group()
     chat.add_argument(
         "--chat-template",
@@ -119,7 +123,9 @@ def add_model_arguments(
     )
     group.add_argument("--requests-per-minute", type=RATE, default=None, help="openai: rate limit")
     group.add_argument("--timeout", type=TIMEOUT, default=None, help="openai: seconds per request")
-    group.add_argument("--max-retries", type=count(0, 1_000), default=None, help="openai: retries per request")
+    group.add_argument(
+        "--max-retries", type=count(0, 1_000), default=None, help="openai: retries per request"
+    )
     group.add_argument(
         "--prompts-per-request",
         type=count(1, 1024),
@@ -138,6 +144,20 @@ def add_model_arguments(
     )
 
 
+def add_limit_argument(parser: Any, stratum: str, order: str = "") -> None:
+    """`--limit N`, one meaning everywhere: the first N items of each stratum (`stratum`
+    names it for this benchmark; `order` says what "first" means when it is not the
+    file's order)."""
+    parser.add_argument(
+        "--limit",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help=f"a slice: the first N items of each {stratum}{order} (every "
+        "`lexbench run` reads --limit this way; default: all)",
+    )
+
+
 def model_options(args: argparse.Namespace) -> dict[str, Any]:
     return {
         option: getattr(args, dest)
@@ -149,7 +169,7 @@ def model_options(args: argparse.Namespace) -> dict[str, Any]:
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("run")
     group.add_argument(
-        "--out", type=Path, default=Path("runs"), help="root of the run folders (default: ./runs)"
+        "--out", type=Path, default=DEFAULT_RUNS, help="root of the run folders (default: ./runs)"
     )
     group.add_argument(
         "--cache",
@@ -165,6 +185,35 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"exit 0 even when some requests failed (default: exit "
         f"{EXIT_SOME_FAILED}, or {EXIT_ALL_FAILED} when all failed)",
     )
+
+
+#: Where `lexbench run` writes run folders, and where `leaderboard` and `report` look by default.
+DEFAULT_RUNS = Path("runs")
+
+
+def add_runs_argument(parser: argparse.ArgumentParser, example: str) -> None:
+    """The RUN... positional of `leaderboard` and `report`: run folders or folders holding
+    them, ./runs when none is named."""
+    parser.add_argument(
+        "runs",
+        nargs="*",
+        type=Path,
+        metavar="RUN",
+        help=f"run folders, or directories that hold them (e.g. {example}; default: ./runs, "
+        "where `lexbench run` writes)",
+    )
+
+
+def runs_or_default(paths: Sequence[Path]) -> list[Path]:
+    """The run paths given, or ./runs; a missing ./runs is one clear line."""
+    if paths:
+        return list(paths)
+    if not DEFAULT_RUNS.is_dir():
+        raise FileNotFoundError(
+            f"no run folders named and no ./runs here ({Path.cwd()}): run a benchmark first "
+            "(lexbench run lambda --limit 5), or name run folders: lexbench leaderboard PATH..."
+        )
+    return [DEFAULT_RUNS]
 
 
 def open_cache(args: argparse.Namespace) -> Any:

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.numbers import SEED
 from lexbench.commands.common import positive_int, terminal_text
+from lexbench.commands.numbers import SEED
 
 SUFFIX_FORMATS = {
     ".csv": "csv",

@@ -15,8 +15,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.numbers import PORT, SEED
 from lexbench.commands.common import terminal_text
+from lexbench.commands.numbers import PORT, SEED
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -9,9 +9,17 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.numbers import DROPOUT, EPOCHS, FRACTION, LEARNING_RATE, NON_NEGATIVE, POSITIVE, SEED, IntOrWord
 from lexbench.commands.common import positive_int
-
+from lexbench.commands.numbers import (
+    DROPOUT,
+    EPOCHS,
+    FRACTION,
+    LEARNING_RATE,
+    NON_NEGATIVE,
+    POSITIVE,
+    SEED,
+    IntOrWord,
+)
 
 #: `--eval-every`: "epoch" or a number of steps.
 eval_every = IntOrWord("epoch", POSITIVE)

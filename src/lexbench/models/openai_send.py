@@ -53,8 +53,8 @@ from lexbench.models.openai_retry import (
     is_permanent_status,
     is_retryable_status,
     parse_retry_after,
-    wait_text,
     retry_delay,
+    wait_text,
 )
 
 Deliver = Callable[[Call, Any], None]

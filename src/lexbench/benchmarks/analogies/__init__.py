@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lexbench.benchmarks.base import DEFAULT_VECTORS, BenchmarkSpec, SuiteEntry
+from lexbench.benchmarks.base import BenchmarkSpec, SuiteEntry
 
 RANK_QUESTION = ("a", "b", "c", "d")
 
@@ -68,7 +68,6 @@ def _ranking_set(name: str, description: str, suite: SuiteEntry | None) -> Bench
         description=description,
         build=_classic(name),
         needs_any=("rank", "analogy"),
-        default_model=DEFAULT_VECTORS,
         limit_option="limit_per_relation",
         suite=suite,
         commands=_set_commands(name),
@@ -87,7 +86,6 @@ BENCHMARKS = [
         description="SAT-style multiple-choice analogies",
         build=_build_sat,
         needs_any=("loglikelihood", "analogy"),
-        default_model=DEFAULT_VECTORS,
         commands=_set_commands("sat"),
         reporters=_reporters("sat"),
         question_fields={"sat": ("a", "b", "choices", "answer")},

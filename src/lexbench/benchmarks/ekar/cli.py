@@ -18,14 +18,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.numbers import DROPOUT, LAYER
 from lexbench.commands.common import (
+    add_limit_argument,
     add_model_arguments,
     add_run_arguments,
     model_options,
     positive_int,
     run_and_report,
 )
+from lexbench.commands.numbers import DROPOUT, LAYER
 from lexbench.finetune.cli import finished, output_folder, training_config
 
 
@@ -147,7 +148,7 @@ def register(cli: Any) -> None:
         default=None,
         help="Hub base URL (default $HF_ENDPOINT or https://huggingface.co)",
     )
-    data.add_argument("--limit", type=positive_int, default=None, help="the first N items only")
+    add_limit_argument(data, "meta-relation of the query (R1-R5, unknown)")
     task = run.add_argument_group("task")
     task.add_argument(
         "--task",

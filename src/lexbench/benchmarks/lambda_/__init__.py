@@ -45,6 +45,7 @@ SPEC = BenchmarkSpec(
     description="LAMBDA: two-shot WordNet lexical analogies",
     build=_build,
     needs_any=("generate",),
+    data_option="wordnet",  # the files it reads: a WordNet 3.0 database
     suite=SuiteEntry(order=10),
     commands=_commands,
     reporters=_reporters,

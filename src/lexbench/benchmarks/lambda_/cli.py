@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.numbers import PROBABILITY_MASS, SEED, TEMPERATURE, count
+from lexbench.benchmarks.lambda_.items import MAX_PER_RELATION
 from lexbench.commands.common import (
+    add_limit_argument,
     add_model_arguments,
     add_run_arguments,
     model_options,
@@ -16,9 +17,8 @@ from lexbench.commands.common import (
     run_and_report,
     terminal_text,
 )
-from lexbench.benchmarks.lambda_.items import MAX_PER_RELATION
+from lexbench.commands.numbers import PROBABILITY_MASS, SEED, TEMPERATURE, count
 from lexbench.lexicon.wordnet import PAPER_RELATIONS, RELATIONS
-
 
 #: `--per-relation`, checked at parse time.
 PER_RELATION = count(1, MAX_PER_RELATION)
@@ -49,8 +49,11 @@ def _add_dataset_arguments(parser: argparse.ArgumentParser, *, per_relation_defa
     )
     group.add_argument(
         "--wordnet",
+        "--data",
+        dest="wordnet",
         default=None,
-        help="a WordNet 3.0 database directory (default: found automatically)",
+        help="a WordNet 3.0 database directory, the data LAMBDA is drawn from "
+        "(default: found automatically)",
     )
 
 
@@ -261,12 +264,7 @@ def register(cli: Any) -> None:
         default=None,
         help="a JSONL file from `lexbench generate lambda` (default: generate now)",
     )
-    run.add_argument(
-        "--limit",
-        type=positive_int,
-        default=None,
-        help="evaluate the first N items of each relation",
-    )
+    add_limit_argument(run, "relation")
     run.add_argument(
         "--protocol",
         choices=["paper", "word"],

@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.numbers import SEED
 from lexbench.benchmarks.analogies.cli import add_ranking_arguments, vector_options
 from lexbench.commands.common import (
+    add_limit_argument,
     add_model_arguments,
     add_run_arguments,
     model_options,
@@ -18,6 +18,7 @@ from lexbench.commands.common import (
     run_options,
     terminal_text,
 )
+from lexbench.commands.numbers import SEED
 from lexbench.finetune.cli import finished, output_folder, training_config
 
 
@@ -94,9 +95,7 @@ def register(cli: Any) -> None:
     data.add_argument(
         "--data", default=None, help="a SCAN_dataset.csv (default: the copy shipped with lexbench)"
     )
-    data.add_argument(
-        "--limit", type=positive_int, default=None, help="evaluate the first N analogies"
-    )
+    add_limit_argument(data, "concept mapping (65 mappings)")
     data.add_argument(
         "--types",
         nargs="+",

@@ -57,6 +57,7 @@ SPEC = BenchmarkSpec(
     # Measured on the packaged SmolLM2-135M-Instruct: an instruct model answers SetLexSem's
     # prompts only in its chat format (README, Models).
     chat_default=True,
+    data_option="wordnet",  # the files it reads: a WordNet 3.0 database (its word sets)
     # The paper grid's Table 3 core (zero-shot, formal, the base prompt, operand size 2:
     # numbers and words, every token length and operation): 32 configurations, so that
     # `--limit N` stays N prompts per configuration of a slice a CPU finishes in minutes.

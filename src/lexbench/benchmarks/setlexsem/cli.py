@@ -7,14 +7,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.numbers import NON_NEGATIVE, PROBABILITY_MASS, SEED, TEMPERATURE
 from lexbench.commands.common import (
+    add_limit_argument,
     add_model_arguments,
     add_run_arguments,
     model_options,
     positive_int,
     run_and_report,
 )
+from lexbench.commands.numbers import NON_NEGATIVE, PROBABILITY_MASS, SEED, TEMPERATURE
 
 GRID_HELP = (
     "paper (the paper's design: 6,400 configurations x 50 prompts), lexbench (the "
@@ -27,8 +28,11 @@ def _add_grid_argument(parser: argparse.ArgumentParser, default: str) -> None:
     parser.add_argument("--grid", default=default, help=f"{GRID_HELP} (default: {default})")
     parser.add_argument(
         "--wordnet",
+        "--data",
+        dest="wordnet",
         default=None,
-        help="a WordNet 3.0 database directory (default: found automatically)",
+        help="a WordNet 3.0 database directory, the data of the word sets "
+        "(default: found automatically)",
     )
 
 
@@ -207,12 +211,7 @@ def register(cli: Any) -> None:
         default=None,
         help="a JSONL file from `lexbench generate setlexsem` (default: generate from --grid now)",
     )
-    run.add_argument(
-        "--limit",
-        type=positive_int,
-        default=None,
-        help="evaluate the first N prompts of every configuration",
-    )
+    add_limit_argument(run, "configuration")
     _add_select_argument(run)
     _add_decoding_arguments(run)
     add_model_arguments(run)
