@@ -111,6 +111,18 @@ class SuiteEntry:
 
 
 @dataclass(frozen=True)
+class LabelSetting:
+    """A setting a run's label names when it differs from the benchmark's default:
+    `key` is its dotted path in config.json ("benchmark.prompt_style"), `name` what the
+    label calls it ("prompt"). A setting the run does not record, or records as null, is
+    not named (null means "not set": the default)."""
+
+    key: str
+    name: str
+    default: Any = None
+
+
+@dataclass(frozen=True)
 class FinetuneTables:
     """How `lexbench finetune table FOLDER` turns a benchmark's fine-tuned folders into its
     paper's tables: `experiments` are the names its folders' lineage files carry,
@@ -145,6 +157,9 @@ class BenchmarkSpec:
     * `reporters()`: report sections for its runs (default: the generic one);
     * `headline(run)`: its leaderboard row (default: accuracy with a Wilson interval);
     * `human_task()`: its human-study task, if people can take it;
+    * `label_settings`: the settings that name a run in reports and leaderboards when they
+      differ from their defaults (`smollm2-135m (prompt=completion, limit=5)`; a run at
+      every default is `smollm2-135m (defaults)`);
     * `question_fields`: per run name, the sample fields that make up an item's question,
       so `compare` pairs only items asked the same question (default: the prompt);
     * `build_progress`: `build` takes `progress=` (building shows a bar of its own);
@@ -168,6 +183,7 @@ class BenchmarkSpec:
     human_task: Callable[[], Any] | None = None
     finetune_tables: FinetuneTables | None = None
     question_fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    label_settings: tuple[LabelSetting, ...] = ()
     build_progress: bool = False
     #: Where it was registered from, filled in by `lexbench.plugins` ("built-in", a
     #: distribution "name version", or "path FILE").

@@ -14,7 +14,7 @@ import csv
 import io
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +80,9 @@ def headline(run: LoadedRun) -> Row:
 
     spec = plugins.spec_for_run(run.benchmark)
     row = spec.headline(run) if spec is not None and spec.headline is not None else None
-    return row if row is not None else accuracy_row(run)
+    # Named by the run's label (model plus the settings that differ from the defaults), so
+    # runs of one model in different conditions are told apart.
+    return replace(row if row is not None else accuracy_row(run), model=run.label)
 
 
 def leaderboards(runs: Sequence[LoadedRun]) -> dict[str, list[Row]]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lexbench.benchmarks.base import BenchmarkSpec, SuiteEntry
+from lexbench.benchmarks.base import BenchmarkSpec, LabelSetting, SuiteEntry
 
 RANK_QUESTION = ("a", "b", "c", "d")
 
@@ -62,7 +62,9 @@ def _headline(run: Any) -> Any:
     return ranking_headline(run)
 
 
-def _ranking_set(name: str, description: str, suite: SuiteEntry | None) -> BenchmarkSpec:
+def _ranking_set(
+    name: str, description: str, suite: SuiteEntry | None, vector_method: str
+) -> BenchmarkSpec:
     return BenchmarkSpec(
         name=name,
         description=description,
@@ -74,13 +76,20 @@ def _ranking_set(name: str, description: str, suite: SuiteEntry | None) -> Bench
         reporters=_reporters(name),
         headline=_headline,
         question_fields={name: RANK_QUESTION},
+        label_settings=(
+            LabelSetting("benchmark.shots", "shots", 0),
+            LabelSetting("benchmark.method", "method", vector_method),  # word vectors only
+            LabelSetting("benchmark.dataset.limit_per_relation", "limit"),
+            LabelSetting("benchmark.dataset.source", "data", "default"),
+        ),
     )
 
 
 BENCHMARKS = [
-    _ranking_set("google", "the Google analogy set", SuiteEntry(order=30)),
-    _ranking_set("bats", "BATS 3.0", SuiteEntry(order=40)),
-    _ranking_set("pairs", "a word-pair analogy file", None),
+    # The vector method each set defaults to (`analogies.sets.SET_DEFAULTS`).
+    _ranking_set("google", "the Google analogy set", SuiteEntry(order=30), "3cosadd"),
+    _ranking_set("bats", "BATS 3.0", SuiteEntry(order=40), "scan-paper"),
+    _ranking_set("pairs", "a word-pair analogy file", None, "3cosadd"),
     BenchmarkSpec(
         name="sat",
         description="SAT-style multiple-choice analogies",
@@ -89,5 +98,9 @@ BENCHMARKS = [
         commands=_set_commands("sat"),
         reporters=_reporters("sat"),
         question_fields={"sat": ("a", "b", "choices", "answer")},
+        label_settings=(
+            LabelSetting("benchmark.method", "method", "pairdiff"),  # word vectors only
+            LabelSetting("benchmark.dataset.limit", "limit"),
+        ),
     ),
 ]

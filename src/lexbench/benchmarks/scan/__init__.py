@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lexbench.benchmarks.base import BenchmarkSpec, FinetuneTables, SuiteEntry
+from lexbench.benchmarks.base import BenchmarkSpec, FinetuneTables, LabelSetting, SuiteEntry
 
 
 def _build(model: Any, **options: Any) -> Any:
@@ -70,4 +70,11 @@ SPEC = BenchmarkSpec(
     human_task=_human_task,
     finetune_tables=FinetuneTables(("scan-bats",), _add_table_arguments, _table),
     question_fields={"scan": ("a", "b", "c", "d")},
+    label_settings=(
+        LabelSetting("benchmark.shots", "shots", 0),
+        LabelSetting("benchmark.method", "method", "scan-paper"),  # word vectors only
+        LabelSetting("benchmark.dataset.limit", "limit"),
+        LabelSetting("benchmark.dataset.types", "types", ("science", "metaphor")),
+        LabelSetting("benchmark.dataset.source", "data", "packaged"),
+    ),
 )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lexbench.benchmarks.base import BenchmarkSpec, SuiteEntry
+from lexbench.benchmarks.base import BenchmarkSpec, LabelSetting, SuiteEntry
 
 
 def _build(model: Any, **options: Any) -> Any:
@@ -73,4 +73,13 @@ SPEC = BenchmarkSpec(
     headline=_headline,
     human_task=_human_task,
     question_fields={"setlexsem": ("operation", "set_a", "set_b", "demonstrations")},
+    label_settings=(
+        LabelSetting("benchmark.dataset.grid.source", "grid", "paper"),
+        LabelSetting("benchmark.dataset.file", "items"),
+        LabelSetting("benchmark.dataset.limit_per_config", "limit"),
+        LabelSetting("benchmark.dataset.select", "select"),
+        # Token budgets are left out: each grid sets its own (the small grid's are smaller).
+        LabelSetting("benchmark.dataset.grid.decoding.stop", "stop", ()),
+        LabelSetting("benchmark.dataset.grid.decoding.temperature", "temperature", 0.0),
+    ),
 )
