@@ -5,6 +5,7 @@ and `report` reading ./runs by default, and `python -m lexbench`."""
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 from collections import Counter
@@ -167,3 +168,28 @@ def test_python_dash_m_lexbench_is_the_command() -> None:
         [sys.executable, "-m", "lexbench", "--version"], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0 and done.stdout.startswith("lexbench ")
+
+
+def test_run_all_limit_gives_setlexsem_its_quick_budget_and_records_it(
+    tmp_path: Path, user_cache_root: Path
+) -> None:
+    """A quick check finishes on a CPU: `run all --limit` stops SetLexSem at </answer>
+    within 64 tokens, and says so in the run's config; a full run keeps the paper's."""
+    from lexbench import api
+    from lexbench.commands.suite import suite_options
+    from mock_model import ScriptedModel
+
+    spec = plugins.benchmark("setlexsem")
+    assert spec.suite is not None
+    full = suite_options(spec, spec.suite, None, None)
+    assert "decoding" not in full and "limit" not in full
+    quick = suite_options(spec, spec.suite, 1, None)
+    assert quick["decoding"] == {"max_new_tokens": 64, "stop": ["</answer>"]}
+    assert quick["limit"] == 1 and quick["select"] == full["select"]
+    model = ScriptedModel(lambda request: "<answer>{}</answer>", name="scripted")
+    run = api.run("setlexsem", model, out=tmp_path, use_cache=False, progress=False, **quick)
+    config = json.loads(run.folder.config_path.read_text())
+    decoding = config["benchmark"]["dataset"]["grid"]["decoding"]
+    assert decoding["max_new_tokens"] == 64 and decoding["stop"] == ["</answer>"]
+    assert {row.decoding.max_new_tokens for row in model.sent} == {64}
+    assert len(model.sent) == 32  # one prompt of each of the 32 configurations

@@ -104,10 +104,13 @@ class Benchmark(Protocol):
 
 @dataclass(frozen=True)
 class SuiteEntry:
-    """How a benchmark takes part in `lexbench run all`: in `order`, built with `options`."""
+    """How a benchmark takes part in `lexbench run all`: in `order`, built with `options`;
+    `quick_options` are added when `run all --limit N` asks for a slice (budgets a CPU
+    finishes; recorded in the run's config like any option). A full run keeps the paper's."""
 
     order: int
     options: Mapping[str, Any] = field(default_factory=dict)
+    quick_options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,19 @@ def _skip_reason(error: BaseException) -> str | None:
     return None
 
 
+def suite_options(spec: Any, entry: Any, limit: int | None, data: Path | None) -> dict[str, Any]:
+    """The builder options of one benchmark in `run all`: its suite options; with a limit,
+    its quick budgets and the limit; its data path."""
+    options = dict(entry.options)
+    if limit is not None:
+        options.update(entry.quick_options)
+        if spec.limit_option:
+            options[spec.limit_option] = limit
+    if data is not None and spec.data_option:
+        options[spec.data_option] = data
+    return options
+
+
 def run_suite(
     model: str,
     *,
@@ -79,11 +92,7 @@ def run_suite(
             name = chosen.name
             if only and name not in only:
                 continue
-            options = dict(entry.options)
-            if limit is not None and chosen.limit_option:
-                options[chosen.limit_option] = limit
-            if data and name in data:
-                options[readers[name]] = data[name]
+            options = suite_options(chosen, entry, limit, (data or {}).get(name))
             print(f"lexbench: {name} ...", file=sys.stderr)
             try:
                 done.append(

@@ -67,6 +67,9 @@ SPEC = BenchmarkSpec(
             "grid": "paper",
             "select": ["study=main", "k=0", "phrasing=formal", "method=baseline", "m=2"],
         },
+        # `run all --limit N` (a quick check): stop at the closing tag, and a budget that an
+        # answer of two size-2 sets fits with room for a sentence before it.
+        quick_options={"decoding": {"max_new_tokens": 64, "stop": ["</answer>"]}},
     ),
     commands=_commands,
     reporters=_reporters,
