@@ -240,8 +240,9 @@ def _plain(value: Any) -> Any:
     return [_plain(v) for v in value] if isinstance(value, (list, tuple)) else value
 
 
-def _shown(value: Any) -> str:
-    """A setting's value as a label shows it: short, no JSON quotes."""
+def _shown(value: Any, path: bool = False) -> str:
+    """A setting's value as a label shows it: short, no JSON quotes; a file or folder
+    (`path`) by its name."""
     if isinstance(value, (list, tuple)):
         text = "+".join(_shown(v) for v in value)
     elif isinstance(value, bool):
@@ -252,9 +253,13 @@ def _shown(value: Any) -> str:
         text = " ".join(f"{key}:{_shown(value[key])}" for key in sorted(value))
     else:
         text = str(value)
-        if "/" in text:  # a data file or folder: its name says enough
+        if path and "/" in text:  # a data file or folder: its name says enough
             text = Path(text).name or text
     return text if len(text) <= 32 else text[:29] + "..."
+
+
+#: Label settings whose values are files or folders, shown by their names.
+PATH_SETTINGS = ("data", "items", "grid")
 
 
 def changed_settings(run: LoadedRun) -> list[str] | None:
@@ -270,7 +275,7 @@ def changed_settings(run: LoadedRun) -> list[str] | None:
         value = _setting(run.config, setting.key)
         if value is None or _plain(value) == _plain(setting.default):
             continue
-        shown.append(f"{setting.name}={_shown(value)}")
+        shown.append(f"{setting.name}={_shown(value, setting.name in PATH_SETTINGS)}")
     return shown
 
 
