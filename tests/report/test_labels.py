@@ -141,3 +141,20 @@ def test_labels_of_real_run_folders_have_no_nulls(tmp_path: Path) -> None:
     (folder / "config.json").write_text(json.dumps(config))
     [run] = load_runs([folder])
     assert run.label == "model-a"
+
+
+def test_only_file_settings_are_shortened_to_their_names() -> None:
+    grid = {"source": "paper", "decoding": {"stop": ["</answer>"], "temperature": 0.0}}
+    config = {
+        "model": {"name": "smollm2-135m"},
+        "benchmark": {"dataset": {"grid": grid, "limit_per_config": 5}},
+    }
+    run = LoadedRun(Path("/r/s"), config, [], {"benchmark": "setlexsem"}, "", "")
+    [labelled] = label_runs([run])
+    assert labelled.label == "smollm2-135m (limit=5, stop=</answer>)"
+    scan = {
+        "model": {"name": "glove"},
+        "benchmark": {"dataset": {"source": "/data/copies/SCAN_dataset.csv"}},
+    }
+    [other] = label_runs([LoadedRun(Path("/r/t"), scan, [], {"benchmark": "scan"}, "", "")])
+    assert other.label == "glove (data=SCAN_dataset.csv)"
