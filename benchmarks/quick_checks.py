@@ -58,8 +58,8 @@ def _run(arguments: list[str], work: Path, name: str) -> tuple[float, float, int
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    skipped = "; ".join(
-        line.split(": ", 1)[1].split(":", 1)[0]
+    skipped = ", ".join(
+        line.split()[1].rstrip(":")
         for line in done.stdout.splitlines()
         if line.startswith("skipped ")
     )
