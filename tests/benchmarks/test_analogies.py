@@ -328,9 +328,12 @@ def test_command_line_for_the_classic_sets(bats_zip, tmp_path, capsys):
     from lexbench.cli import main
 
     common = ["--out", str(tmp_path / "runs"), "--no-cache", "--no-progress"]
-    assert main(["run", "bats", "--data", str(bats_zip), "--method", "3cosmul", *common]) == 0
+    glove = ["--model", "glove"]  # every run defaults to the packaged SmolLM2
+    assert (
+        main(["run", "bats", "--data", str(bats_zip), "--method", "3cosmul", *glove, *common]) == 0
+    )
     assert "| 3_Encyclopedic_semantics | 12 | 12 |" in capsys.readouterr().out
-    assert main(["run", "pairs", "--data", str(tmp_path / "none.txt"), *common]) == 2
+    assert main(["run", "pairs", "--data", str(tmp_path / "none.txt"), *glove, *common]) == 2
     assert "No such file or folder (data)" in capsys.readouterr().err  # before any model loads
 
 

@@ -522,7 +522,8 @@ def test_cli_errors_are_one_clear_line(tmp_path, capsys):
 
 
 def test_load_benchmark_records_the_data_hash():
-    benchmark = load_benchmark(data=FOLDERS["en"], limit=5)
-    assert len(benchmark.items()) == 5
+    benchmark = load_benchmark(data=FOLDERS["en"], limit=1)
+    assert len(benchmark.items()) == 5  # the first item of each meta-relation the file has
     info = benchmark.config()["dataset"]
-    assert info["source"] == "local" and len(info["sha256"]) == 64 and info["limit"] == 5
+    assert info["source"] == "local" and len(info["sha256"]) == 64 and info["limit"] == 1
+    assert info["limit_per"] == "meta-relation"

@@ -24,7 +24,7 @@ def samples_of(evaluation):
     "language, folder, mode", [("en", "english", "hard"), ("zh", "chinese", "easy")]
 )
 def test_loglikelihood_qa(smollm2, tmp_path, tmp_cache, language, folder, mode):
-    benchmark = load_benchmark(language=language, mode=mode, data=FIXTURES / folder, limit=4)
+    benchmark = load_benchmark(language=language, mode=mode, data=FIXTURES / folder, limit=1)
     evaluation = evaluate(benchmark, smollm2, out_root=tmp_path, cache=tmp_cache, progress=False)
     assert evaluation.results["overall"]["n"] == 4
     for row in samples_of(evaluation):
@@ -42,7 +42,7 @@ def test_loglikelihood_qa(smollm2, tmp_path, tmp_cache, language, folder, mode):
 
 def test_generate_qa_both_modes(smollm2, tmp_path):
     for mode in ("hard", "easy"):
-        benchmark = load_benchmark(mode=mode, method="generate", data=FIXTURES / "english", limit=2)
+        benchmark = load_benchmark(mode=mode, method="generate", data=FIXTURES / "english", limit=1)
         evaluation = evaluate(benchmark, smollm2, out_root=tmp_path, progress=False)
         results = evaluation.results
         assert results["overall"]["n"] == 2

@@ -52,7 +52,7 @@ def test_argument_errors_come_from_argparse(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["run", "lambda", "--limit", "0"])
     assert stop.value.code == 2
-    assert "must be at least 1" in capsys.readouterr().err
+    assert "must be an integer from 1" in capsys.readouterr().err
 
 
 def test_every_benchmark_command_is_registered(capsys):

@@ -53,8 +53,11 @@ def test_summary_is_table_3_by_model_with_the_sd(run_folders):
     by_label = {}
     for line in summary.splitlines():
         cells = [c.strip() for c in line.split("|")[1:-1]]
-        if len(cells) == 6 and cells[0] in ("steady", "shaky"):
-            by_label[cells[0]] = cells
+        model = cells[0].split(" (")[0] if cells else ""
+        if len(cells) == 6 and model in ("steady", "shaky"):
+            # Labelled with the settings that differ from the defaults.
+            assert cells[0] == f"{model} (grid=small, limit=1)"
+            by_label[model] = cells
     assert set(by_label) == {"steady", "shaky"}
     # A model right everywhere has mean 100 and SD 0; one wrong on every third prompt spreads.
     assert by_label["steady"][1:3] == ["100.00", "0.00"]

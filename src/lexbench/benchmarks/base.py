@@ -15,9 +15,10 @@ the command line, `run all`, `report`, `leaderboard`, `compare`, `rescore`, `hum
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:  # the layers below are imported only when a part is used
     import argparse
@@ -31,10 +32,42 @@ if TYPE_CHECKING:  # the layers below are imported only when a part is used
     from lexbench.stats import TestResult
     from lexbench.types import Request, Response, Score
 
-#: The model a benchmark runs on when none is named (the packaged SmolLM2-135M-Instruct).
+#: The model every `lexbench run` uses when none is named (the packaged SmolLM2-135M-Instruct).
 DEFAULT_MODEL = "smollm2-135m"
-#: The packaged GloVe vectors: the default of benchmarks only word vectors answer well.
+#: The packaged GloVe vectors: what `--model glove` names (the vector baselines).
 DEFAULT_VECTORS = "glove"
+
+T = TypeVar("T")
+
+#: The one meaning of `--limit N`, quoted in every benchmark's help and the docs.
+LIMIT_RULE = (
+    "the first N items of each stratum the benchmark names (its relation, mapping or "
+    "configuration), in the benchmark's order"
+)
+
+
+def first_per_stratum(
+    items: Sequence[T], limit: int | None, stratum: Callable[[T], Hashable]
+) -> list[T]:
+    """The `--limit N` rule: the first `limit` items of each stratum, in the items' order
+    (None: all of them). Every stratum keeps items, so per-stratum tables and clustered
+    intervals exist on a slice.
+
+    >>> first_per_stratum(["a1", "a2", "b1", "a3", "b2"], 1, lambda word: word[0])
+    ['a1', 'b1']
+    """
+    if limit is None:
+        return list(items)
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
+    taken: Counter[Hashable] = Counter()
+    chosen: list[T] = []
+    for item in items:
+        key = stratum(item)
+        if taken[key] < limit:
+            taken[key] += 1
+            chosen.append(item)
+    return chosen
 
 
 class Benchmark(Protocol):
@@ -74,10 +107,25 @@ class Benchmark(Protocol):
 
 @dataclass(frozen=True)
 class SuiteEntry:
-    """How a benchmark takes part in `lexbench run all`: in `order`, built with `options`."""
+    """How a benchmark takes part in `lexbench run all`: in `order`, built with `options`;
+    `quick_options` are added when `run all --limit N` asks for a slice (budgets a CPU
+    finishes; recorded in the run's config like any option). A full run keeps the paper's."""
 
     order: int
     options: Mapping[str, Any] = field(default_factory=dict)
+    quick_options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LabelSetting:
+    """A setting a run's label names when it differs from the benchmark's default:
+    `key` is its dotted path in config.json ("benchmark.prompt_style"), `name` what the
+    label calls it ("prompt"). A setting the run does not record, or records as null, is
+    not named (null means "not set": the default)."""
+
+    key: str
+    name: str
+    default: Any = None
 
 
 @dataclass(frozen=True)
@@ -130,6 +178,9 @@ class BenchmarkSpec:
     * `chat_default`: wrap generation prompts in the chat format for chat models;
     * `default_model`: the model spec the command line uses when none is given;
     * `limit_option`: the builder option `--limit N` sets (None: the benchmark has none);
+      the builder keeps the first N items of each stratum (`first_per_stratum`);
+    * `data_option`: the builder option `--data PATH` sets, in its own `run` and in
+      `lexbench run all --data NAME=PATH` (None: it reads no files);
     * `suite`: its place and options in `lexbench run all` (None: not in the suite);
     * `run_names`: the benchmark names its run folders carry (default: its own name);
     * `commands(cli)`: adds its own sub-commands (`run NAME`, `generate NAME`, ...); without
@@ -138,6 +189,9 @@ class BenchmarkSpec:
     * `reporters()`: report sections for its runs (default: the generic one);
     * `headline(run)`: its leaderboard row (default: accuracy with a Wilson interval);
     * `human_task()`: its human-study task, if people can take it;
+    * `label_settings`: the settings that name a run in reports and leaderboards when they
+      differ from their defaults (`smollm2-135m (prompt=completion, limit=5)`; a run at
+      every default is `smollm2-135m (defaults)`);
     * `question_fields`: per run name, the sample fields that make up an item's question,
       so `compare` pairs only items asked the same question (default: the prompt);
     * `build_progress`: `build` takes `progress=` (building shows a bar of its own);
@@ -159,6 +213,7 @@ class BenchmarkSpec:
     chat_default: bool = False
     default_model: str = DEFAULT_MODEL
     limit_option: str | None = "limit"
+    data_option: str | None = "data"
     suite: SuiteEntry | None = None
     run_names: tuple[str, ...] = ()
     commands: Callable[[Any], None] | None = None
@@ -167,6 +222,7 @@ class BenchmarkSpec:
     human_task: Callable[[], Any] | None = None
     finetune_tables: FinetuneTables | None = None
     question_fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    label_settings: tuple[LabelSetting, ...] = ()
     build_progress: bool = False
     comparison_tests: tuple[ComparisonTest, ...] = ()
     prompt_variants: Callable[[], Sequence[PromptVariant]] | None = None

@@ -12,6 +12,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from lexbench.commands.numbers import (
+    POSITIVE,
+    RATE,
+    TIMEOUT,
+    WAIT_SECONDS,
+    count,
+)
 from lexbench.models.registry import DEFAULT_MODEL
 
 # argparse dest -> backend option name. Only options the user set are passed on, so a
@@ -72,8 +79,12 @@ def add_model_arguments(
     )
     group.add_argument("--dtype", default=None, help="hf: float32 (CPU default), bfloat16, float16")
     group.add_argument("--device", default=None, help="hf: auto (default), cpu, cuda, cuda:1, mps")
-    group.add_argument("--batch-size", type=int, default=None, help="hf: prompts per forward pass")
-    group.add_argument("--threads", type=int, default=None, help="hf: CPU threads for torch")
+    group.add_argument(
+        "--batch-size", type=POSITIVE, default=None, help="hf: prompts per forward pass"
+    )
+    group.add_argument(
+        "--threads", type=count(1, 4096), default=None, help="hf: CPU threads for torch"
+    )
     chat = group.add_mutually_exclusive_group()
     chat.add_argument(
         "--chat-template",
@@ -108,14 +119,16 @@ def add_model_arguments(
         "--api", choices=["completions", "chat"], default=None, help="openai: which endpoint to use"
     )
     group.add_argument(
-        "--max-concurrency", type=int, default=None, help="openai: requests in flight"
+        "--max-concurrency", type=count(1, 100_000), default=None, help="openai: requests in flight"
     )
-    group.add_argument("--requests-per-minute", type=float, default=None, help="openai: rate limit")
-    group.add_argument("--timeout", type=float, default=None, help="openai: seconds per request")
-    group.add_argument("--max-retries", type=int, default=None, help="openai: retries per request")
+    group.add_argument("--requests-per-minute", type=RATE, default=None, help="openai: rate limit")
+    group.add_argument("--timeout", type=TIMEOUT, default=None, help="openai: seconds per request")
+    group.add_argument(
+        "--max-retries", type=count(0, 1_000), default=None, help="openai: retries per request"
+    )
     group.add_argument(
         "--prompts-per-request",
-        type=int,
+        type=count(1, 1024),
         default=None,
         metavar="N",
         help="openai: completions prompts sent in one request where the server "
@@ -123,11 +136,25 @@ def add_model_arguments(
     )
     group.add_argument(
         "--max-retry-wait",
-        type=float,
+        type=WAIT_SECONDS,
         default=None,
         metavar="SECONDS",
         help="openai: the longest Retry-After the run waits for (default 120); a "
         "server asking for a longer wait fails those requests at once",
+    )
+
+
+def add_limit_argument(parser: Any, stratum: str, order: str = "") -> None:
+    """`--limit N`, one meaning everywhere: the first N items of each stratum (`stratum`
+    names it for this benchmark; `order` says what "first" means when it is not the
+    file's order)."""
+    parser.add_argument(
+        "--limit",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help=f"a slice: the first N items of each {stratum}{order} (every "
+        "`lexbench run` reads --limit this way; default: all)",
     )
 
 
@@ -142,7 +169,7 @@ def model_options(args: argparse.Namespace) -> dict[str, Any]:
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("run")
     group.add_argument(
-        "--out", type=Path, default=Path("runs"), help="root of the run folders (default: ./runs)"
+        "--out", type=Path, default=DEFAULT_RUNS, help="root of the run folders (default: ./runs)"
     )
     group.add_argument(
         "--cache",
@@ -176,6 +203,35 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+#: Where `lexbench run` writes run folders, and where `leaderboard` and `report` look by default.
+DEFAULT_RUNS = Path("runs")
+
+
+def add_runs_argument(parser: argparse.ArgumentParser, example: str) -> None:
+    """The RUN... positional of `leaderboard` and `report`: run folders or folders holding
+    them, ./runs when none is named."""
+    parser.add_argument(
+        "runs",
+        nargs="*",
+        type=Path,
+        metavar="RUN",
+        help=f"run folders, or directories that hold them (e.g. {example}; default: ./runs, "
+        "where `lexbench run` writes)",
+    )
+
+
+def runs_or_default(paths: Sequence[Path]) -> list[Path]:
+    """The run paths given, or ./runs; a missing ./runs is one clear line."""
+    if paths:
+        return list(paths)
+    if not DEFAULT_RUNS.is_dir():
+        raise FileNotFoundError(
+            f"no run folders named and no ./runs here ({Path.cwd()}): run a benchmark first "
+            "(lexbench run lambda --limit 5), or name run folders: lexbench leaderboard PATH..."
+        )
+    return [DEFAULT_RUNS]
+
+
 def open_cache(args: argparse.Namespace) -> Any:
     if args.no_cache:
         return None
@@ -184,11 +240,8 @@ def open_cache(args: argparse.Namespace) -> Any:
     return ResponseCache(args.cache)
 
 
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+#: A count of 1 or more (kept under this name: every command module uses it).
+positive_int = POSITIVE
 
 
 # ------------------------------------------------------------------------------ finishing a run

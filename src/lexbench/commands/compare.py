@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.commands.common import positive_int, terminal_text
+from lexbench.commands.numbers import NON_NEGATIVE, SEED
 
 SUFFIX_FORMATS = {
     ".csv": "csv",
@@ -21,17 +22,6 @@ SUFFIX_FORMATS = {
     ".json": "json",
     ".txt": "text",
 }
-
-
-def non_negative_int(text: str) -> int:
-    """argparse type: an integer 0 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is negative: give 0 or more")
-    return value
 
 
 def output_format(requested: str | None, output: Path | None) -> str:
@@ -135,10 +125,10 @@ def register(cli: Any) -> None:
         default=10_000,
         help="permutation and bootstrap resamples (default 10000)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed for resampling (default 0)")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed for resampling (default 0)")
     parser.add_argument(
         "--paper-resamples",
-        type=non_negative_int,
+        type=NON_NEGATIVE,
         default=None,
         metavar="N",
         help="resamples of the tests the benchmark's paper used, shown beside the paired "

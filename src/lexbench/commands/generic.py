@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.commands.common import (
+    add_limit_argument,
     add_model_arguments,
     add_run_arguments,
     model_options,
-    positive_int,
     run_and_report,
     run_options,
     terminal_text,
@@ -80,20 +80,16 @@ def _benchmark_options(args: argparse.Namespace, spec: Any) -> dict[str, Any]:
             raise ValueError(f"{spec.name} takes no --limit")
         options[spec.limit_option] = args.limit
     if args.data is not None:
-        options["data"] = args.data
+        if spec.data_option is None:
+            raise ValueError(f"{spec.name} reads no data files; it takes no --data")
+        options[spec.data_option] = args.data
     return options
 
 
 def _add_benchmark_options(parser: argparse.ArgumentParser, spec: Any) -> None:
     group = parser.add_argument_group("benchmark")
     if spec.limit_option is not None:
-        group.add_argument(
-            "--limit",
-            type=positive_int,
-            default=None,
-            metavar="N",
-            help=f"a slice of the benchmark (its option {spec.limit_option})",
-        )
+        add_limit_argument(group, "stratum the benchmark defines")
     else:
         parser.set_defaults(limit=None)
     group.add_argument("--data", type=Path, default=None, help="a data file or folder")

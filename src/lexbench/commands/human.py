@@ -19,19 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.commands.common import terminal_text
+from lexbench.commands.numbers import SEED, SERVE_PORT
 
 DEFAULT_HOST = "127.0.0.1"
-
-
-def port_number(text: str) -> int:
-    """argparse type: a TCP port, 1-65535."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1-65535)") from None
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"port {value} is out of range: use 1-65535")
-    return value
 
 
 def host_address(text: str) -> str:
@@ -178,7 +168,7 @@ def _add_serve_arguments(parser: argparse.ArgumentParser, task: Any) -> None:
     parser.add_argument(
         "--sample", default="paper", help=f"paper ({paper}) or N ({task.sample_unit})"
     )
-    parser.add_argument("--sample-seed", type=int, default=0)
+    parser.add_argument("--sample-seed", type=SEED, default=0)
     parser.add_argument(
         "--order",
         choices=["same", "per-annotator"],
@@ -193,7 +183,7 @@ def _add_serve_arguments(parser: argparse.ArgumentParser, task: Any) -> None:
         default=None,
         help="the study directory (default studies/BENCHMARK); an existing study is resumed",
     )
-    parser.add_argument("--port", type=port_number, default=8765, help="1-65535 (default 8765)")
+    parser.add_argument("--port", type=SERVE_PORT, default=8765, help="1-65535 (default 8765)")
     parser.add_argument(
         "--host",
         type=host_address,

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.common import positive_int
+from lexbench.commands.common import add_runs_argument, positive_int, runs_or_default
+from lexbench.commands.numbers import SEED
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -14,7 +15,7 @@ def _report(args: argparse.Namespace) -> int:
 
     limit = None if args.all_samples else args.max_samples
     files = build_report(
-        args.runs,
+        runs_or_default(args.runs),
         args.output,
         title=args.title,
         max_samples=limit,
@@ -32,13 +33,7 @@ def register(cli: Any) -> None:
     parser = cli.command(
         "report", "turn run folders into one self-contained HTML page plus Markdown", _report
     )
-    parser.add_argument(
-        "runs",
-        nargs="+",
-        type=Path,
-        metavar="RUN",
-        help="run folders, or directories that hold run folders (e.g. runs/lambda)",
-    )
+    add_runs_argument(parser, "runs/lambda")
     parser.add_argument(
         "-o",
         "--output",
@@ -64,4 +59,4 @@ def register(cli: Any) -> None:
         default=10_000,
         help="bootstrap/permutation resamples for the comparison (default 10000)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed for resampling (default 0)")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed for resampling (default 0)")

@@ -11,12 +11,24 @@ from typing import Any
 from lexbench.commands.common import (
     add_model_arguments,
     add_run_arguments,
+    add_runs_argument,
     check_failures,
     model_options,
     open_cache,
     positive_int,
+    runs_or_default,
     terminal_text,
 )
+
+
+def data_override(text: str) -> tuple[str, Path]:
+    """`--data NAME=PATH` of `run all` -> (NAME, PATH)."""
+    name, sep, path = text.partition("=")
+    if not sep or not name.strip() or not path.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=PATH (e.g. bats=BATS_3.0.zip), got {text!r}"
+        )
+    return name.strip(), Path(path.strip()).expanduser()
 
 
 # Errors that mean "this benchmark cannot run here" (no data offline, a model that cannot
@@ -30,6 +42,19 @@ def _skip_reason(error: BaseException) -> str | None:
     return None
 
 
+def suite_options(spec: Any, entry: Any, limit: int | None, data: Path | None) -> dict[str, Any]:
+    """The builder options of one benchmark in `run all`: its suite options; with a limit,
+    its quick budgets and the limit; its data path."""
+    options = dict(entry.options)
+    if limit is not None:
+        options.update(entry.quick_options)
+        if spec.limit_option:
+            options[spec.limit_option] = limit
+    if data is not None and spec.data_option:
+        options[spec.data_option] = data
+    return options
+
+
 def run_suite(
     model: str,
     *,
@@ -40,8 +65,10 @@ def run_suite(
     progress: bool,
     chat: bool | None,
     only: list[str] | None = None,
+    data: dict[str, Path] | None = None,
 ) -> tuple[list[Any], list[tuple[str, str]]]:
-    """Run every suite benchmark on one model (opened once); returns (evaluations, skips)."""
+    """Run every suite benchmark on one model (opened once); returns (evaluations, skips).
+    `data` gives a benchmark's files by name (its `data_option`)."""
     from lexbench import api
     from lexbench.models.registry import open_model
 
@@ -52,6 +79,12 @@ def run_suite(
             f"--only {' '.join(unknown)}: not in the suite; it holds "
             f"{', '.join(spec.name for spec, _ in suite)}"
         )
+    readers = {spec.name: spec.data_option for spec, _ in suite if spec.data_option}
+    for name in sorted(set(data or {}) - set(readers)):
+        raise ValueError(
+            f"--data {name}=...: {name} is not a suite benchmark that reads files; "
+            f"those are {', '.join(readers)}"
+        )
     done: list[Any] = []
     skipped: list[tuple[str, str]] = []
     with open_model(model, model_opts) as backend:
@@ -59,9 +92,7 @@ def run_suite(
             name = chosen.name
             if only and name not in only:
                 continue
-            options = dict(entry.options)
-            if limit is not None and chosen.limit_option:
-                options[chosen.limit_option] = limit
+            options = suite_options(chosen, entry, limit, (data or {}).get(name))
             print(f"lexbench: {name} ...", file=sys.stderr)
             try:
                 done.append(
@@ -105,6 +136,7 @@ def _run_all(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             chat=args.chat,
             only=args.only,
+            data=dict(args.data),
         )
     finally:
         if cache is not None:
@@ -130,7 +162,7 @@ def _run_all(args: argparse.Namespace) -> int:
 def _leaderboard(args: argparse.Namespace) -> int:
     from lexbench.report.leaderboard import build_leaderboard, to_csv, to_markdown
 
-    tables = build_leaderboard(args.runs)
+    tables = build_leaderboard(runs_or_default(args.runs))
     text = to_csv(tables) if args.format == "csv" else to_markdown(tables)
     if args.output:
         args.output.write_text(text, encoding="utf-8")
@@ -164,9 +196,19 @@ def register(cli: Any) -> None:
         "--limit",
         type=positive_int,
         default=None,
-        help="a small slice of each benchmark: N items per relation (LAMBDA, "
-        "Google, BATS), the first N (SCAN, E-KAR), N prompts per "
-        "configuration (SetLexSem)",
+        metavar="N",
+        help="a small slice of each benchmark: the first N items of each stratum it "
+        "names in its own help (LAMBDA, Google, BATS: relation; SCAN: concept "
+        "mapping; E-KAR: meta-relation; SetLexSem: configuration); default: all",
+    )
+    run.add_argument(
+        "--data",
+        type=data_override,
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="a benchmark's local data, as its own --data takes it (e.g. "
+        "bats=BATS_3.0.zip ekar=ekar_english/); repeatable",
     )
     run.add_argument(
         "--only",
@@ -190,13 +232,7 @@ def register(cli: Any) -> None:
         "one table per benchmark across run folders: the headline metric with its 95%% interval",
         _leaderboard,
     )
-    board.add_argument(
-        "runs",
-        nargs="+",
-        type=Path,
-        metavar="RUN",
-        help="run folders, or directories that hold them (e.g. runs/)",
-    )
+    add_runs_argument(board, "runs/lambda")
     board.add_argument("--format", choices=["md", "csv"], default="md")
     board.add_argument("-o", "--output", type=Path, default=None, help="write to this file")
 

@@ -10,35 +10,37 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.commands.common import positive_int
+from lexbench.commands.numbers import (
+    DROPOUT,
+    EPOCHS,
+    FRACTION,
+    LEARNING_RATE,
+    NON_NEGATIVE,
+    POSITIVE,
+    SEED,
+    IntOrWord,
+)
 
-
-def eval_every(text: str) -> str | int:
-    if text == "epoch":
-        return text
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(
-            f"must be 'epoch' or a positive number of steps, got {text}"
-        )
-    return value
+#: `--eval-every`: "epoch" or a number of steps.
+eval_every = IntOrWord("epoch", POSITIVE)
 
 
 def add_training_arguments(parser: argparse.ArgumentParser, defaults: str) -> None:
     group = parser.add_argument_group("training", f"defaults: {defaults}")
-    group.add_argument("--learning-rate", type=float, default=None)
+    group.add_argument("--learning-rate", type=LEARNING_RATE, default=None)
     group.add_argument("--batch-size", type=positive_int, default=None, help="per device")
-    group.add_argument("--epochs", type=float, default=None)
+    group.add_argument("--epochs", type=EPOCHS, default=None)
     group.add_argument(
         "--max-steps",
-        type=int,
+        type=POSITIVE,
         default=None,
         help="stop after this many optimiser steps (overrides --epochs)",
     )
     group.add_argument(
-        "--seed", type=int, default=None, help="seeds initialisation, data order and dropout"
+        "--seed", type=SEED, default=None, help="seeds initialisation, data order and dropout"
     )
-    group.add_argument("--weight-decay", type=float, default=None)
-    group.add_argument("--warmup-steps", type=int, default=None)
+    group.add_argument("--weight-decay", type=FRACTION, default=None)
+    group.add_argument("--warmup-steps", type=NON_NEGATIVE, default=None)
     group.add_argument("--lr-scheduler", default=None, help="transformers scheduler name (linear)")
     group.add_argument("--optimizer", default=None, help="transformers optim name (adamw_torch)")
     group.add_argument("--gradient-accumulation", type=positive_int, default=None)
@@ -77,7 +79,7 @@ def add_training_arguments(parser: argparse.ArgumentParser, defaults: str) -> No
     lora.add_argument("--lora", action="store_true", help="train LoRA adapters, merged on save")
     lora.add_argument("--lora-r", type=positive_int, default=8)
     lora.add_argument("--lora-alpha", type=positive_int, default=16)
-    lora.add_argument("--lora-dropout", type=float, default=0.05)
+    lora.add_argument("--lora-dropout", type=DROPOUT, default=0.05)
     lora.add_argument(
         "--lora-targets", default="all-linear", help="module names, comma-separated, or all-linear"
     )

@@ -21,6 +21,18 @@ RETRYABLE_STATUSES = frozenset({408, 409, 425, 429})
 
 # The default longest Retry-After waited for; a longer ban fails the request at once.
 MAX_RETRY_AFTER_SECONDS = 120.0
+# A Retry-After is kept only up to a year: longer (1e308, inf) means "not in this run", and
+# is printed as "over a year" rather than as a 309-digit number.
+YEAR_SECONDS = 365.0 * 86_400.0
+
+
+def wait_text(seconds: float) -> str:
+    """A wait as people read it: "90 s", "over a year".
+
+    >>> wait_text(90.4), wait_text(1e308)
+    ('90 s', 'over a year')
+    """
+    return "over a year" if seconds >= YEAR_SECONDS else f"{seconds:.0f} s"
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -44,7 +56,7 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
         seconds = moment.timestamp() - (time.time() if now is None else now)
     if math.isnan(seconds):
         return None
-    return max(0.0, seconds)
+    return min(max(0.0, seconds), YEAR_SECONDS)
 
 
 def backoff_delay(attempt: int, rng: random.Random, base: float = 0.5, cap: float = 30.0) -> float:

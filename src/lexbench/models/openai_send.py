@@ -54,6 +54,7 @@ from lexbench.models.openai_retry import (
     is_retryable_status,
     parse_retry_after,
     retry_delay,
+    wait_text,
 )
 
 Deliver = Callable[[Call, Any], None]
@@ -156,7 +157,7 @@ class Sender:
                 deliver(
                     call,
                     RequestFailed(
-                        f"the server asked to wait {retry.retry_after:.0f} s before retrying "
+                        f"the server asked to wait {wait_text(retry.retry_after)} before retrying "
                         f"(Retry-After), more than --max-retry-wait {limit:g} s; not retried; "
                         f"last: {retry.reason}"
                     ),

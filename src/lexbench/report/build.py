@@ -140,7 +140,8 @@ def build_report(
         BenchmarkBlock(
             anchor="leaderboard",
             title="Leaderboard",
-            summary_html=md.to_html(board, heading_offset=1),
+            # The block's own title says "Leaderboard": its table without the heading again.
+            summary_html=md.to_html(board.partition("\n")[2], heading_offset=1),
             comparison_html="",
             figures=[],
             runs=[],
@@ -190,7 +191,9 @@ def build_report(
                 )
         run_sections = [(run.label, reporter.run_markdown(run)) for run in group]
 
-        markdown_parts += [f"## {heading}", "", "### Summary", "", summary, ""]
+        markdown_parts += [f"## {heading}", ""]
+        if summary.strip():  # no heading over nothing
+            markdown_parts += ["### Summary", "", summary, ""]
         markdown_parts += notes + ([""] if notes else [])
         if comparison_md:
             markdown_parts += [comparison_md, ""]

@@ -2,11 +2,14 @@
 
 Each function writes one PNG (and returns its path), uses the headless Agg backend, and
 never touches global pyplot state beyond its own figure. Styling is deliberately plain:
-readable at column width, colour-blind-safe palette, intervals drawn as whiskers.
+readable at column width, colour-blind-safe palette, intervals drawn as whiskers. Titles
+wrap to the figure's width and legends sit beside the axes, never over the bars; the saved
+image is cropped to what was drawn (`bbox_inches="tight"`), so neither is cut off.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,9 +41,30 @@ def _save(fig: Any, path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path, dpi=150)
+    fig.savefig(path, dpi=150, bbox_inches="tight")
     _pyplot().close(fig)
     return path
+
+
+def wrapped(text: str, width_inches: float, font_size: float = 12.0) -> str:
+    """`text` broken into lines that fit `width_inches` at `font_size` points (a character
+    is about half the font size wide).
+
+    >>> wrapped("SCAN MRR@10 by type: smollm2-135m (shots=1, limit=5) and glove", 3.0)
+    'SCAN MRR@10 by type:\\nsmollm2-135m (shots=1, limit=5)\\nand glove'
+    """
+    columns = max(12, int(width_inches * 72 / (0.55 * font_size)))
+    return textwrap.fill(text, columns, break_long_words=False, break_on_hyphens=False)
+
+
+def set_title(ax: Any, text: str) -> None:
+    """A title wrapped to the axes' figure width."""
+    ax.set_title(wrapped(text, ax.figure.get_figwidth()))
+
+
+def legend_beside(ax: Any) -> None:
+    """The legend right of the axes, outside them: it never covers a bar or a whisker."""
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
 def bar_with_intervals(
@@ -96,13 +120,13 @@ def bar_with_intervals(
         ha="right" if max(len(s) for s in labels) > 8 else "center",
     )
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    set_title(ax, title)
     fixed = None if isinstance(ylim, str) else ylim
     limits = _auto_ylim(highs) if ylim == "auto" else _finite_limits(fixed)
     if limits is not None:
         ax.set_ylim(*limits)
     if series:
-        ax.legend(frameon=False, fontsize=8)
+        legend_beside(ax)
     ax.spines[["top", "right"]].set_visible(False)
     return _save(fig, path)
 
@@ -157,7 +181,7 @@ def scatter_with_trend(
         ax.text(0.02, 0.96, annotation, transform=ax.transAxes, va="top", fontsize=8)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    set_title(ax, title)
     limits = _finite_limits(ylim)
     if limits is not None:
         ax.set_ylim(*limits)
@@ -215,7 +239,7 @@ def violin(
         positions, list(named), rotation=30 if slant else 0, ha="right" if slant else "center"
     )
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    set_title(ax, title)
     limits = _finite_limits(ylim)
     if limits is not None:
         ax.set_ylim(*limits)

@@ -83,7 +83,9 @@ def headline(run: LoadedRun) -> Row:
     row = spec.headline(run) if spec is not None and spec.headline is not None else None
     row = row if row is not None else accuracy_row(run)
     spread = spread_columns(run.path)  # SD across sets / prompts, where a spread was run
-    return replace(row, extra={**row.extra, **spread}) if spread else row
+    # Named by the run's label (model plus the settings that differ from the defaults), so
+    # runs of one model in different conditions are told apart.
+    return replace(row, model=run.label, extra={**row.extra, **spread})
 
 
 def leaderboards(runs: Sequence[LoadedRun]) -> dict[str, list[Row]]:

@@ -164,9 +164,11 @@ def render_page(
         parts = [
             f'<section id="{html.escape(block.anchor, quote=True)}" class="benchmark">',
             f"<h2>{html.escape(block.title)}</h2>",
-            "<h3>Summary</h3>",
-            f'<div class="table-wrap">{block.summary_html}</div>',
         ]
+        # No heading over nothing: a block without runs (the leaderboard) is its table alone.
+        if block.summary_html.strip():
+            parts += ["<h3>Summary</h3>"] if block.runs else []
+            parts += [f'<div class="table-wrap">{block.summary_html}</div>']
         parts += [f'<p class="note">{html.escape(n)}</p>' for n in block.notes]
         if block.comparison_html:
             parts += [f'<div class="comparison">{block.comparison_html}</div>']

@@ -1,9 +1,12 @@
 """Run folders as the report and compare commands see them.
 
 `load_runs` reads each run folder once (config.json, samples.jsonl, results.json, report.md
-and the PNGs under figures/) and gives every run a short label that tells it apart from the
-others in the same report: the model name, plus the benchmark settings that differ when two
-runs share a model (`smollm2-135m (protocol=word)`).
+and the PNGs under figures/) and gives every run a short label: the model name plus the
+settings that differ from the benchmark's defaults, as the benchmark declares them
+(`BenchmarkSpec.label_settings`): `smollm2-135m (prompt=completion, limit=5)`. A run at
+every default is its model's name alone, or `smollm2-135m (defaults)` beside other runs of
+the same model; runs that still share a label are told apart by the settings that differ
+between them.
 
 A path may be a run folder or a directory holding run folders (such as `runs/`): those are
 found recursively, in sorted order, so `lexbench report runs/lambda -o out` works.
@@ -224,6 +227,74 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, str]:
 _LABEL_NOISE = ("dataset_sha256", "file_sha256", "items", "decoding", "answer_guard", "name")
 
 
+def _setting(config: Mapping[str, Any], dotted: str) -> Any:
+    value: Any = config
+    for part in dotted.split("."):
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(part)
+    return value
+
+
+def _plain(value: Any) -> Any:
+    return [_plain(v) for v in value] if isinstance(value, (list, tuple)) else value
+
+
+def _shown(value: Any, path: bool = False) -> str:
+    """A setting's value as a label shows it: short, no JSON quotes; a file or folder
+    (`path`) by its name."""
+    if isinstance(value, (list, tuple)):
+        text = "+".join(_shown(v) for v in value)
+    elif isinstance(value, bool):
+        text = "yes" if value else "no"
+    elif isinstance(value, float):
+        text = f"{value:g}"
+    elif isinstance(value, Mapping):
+        text = " ".join(f"{key}:{_shown(value[key])}" for key in sorted(value))
+    else:
+        text = str(value)
+        if path and "/" in text:  # a data file or folder: its name says enough
+            text = Path(text).name or text
+    return text if len(text) <= 32 else text[:29] + "..."
+
+
+#: Label settings whose values are files or folders, shown by their names.
+PATH_SETTINGS = ("data", "items", "grid")
+
+
+def changed_settings(run: LoadedRun) -> list[str] | None:
+    """["prompt=completion", "limit=5"]: the settings of `run` that differ from its
+    benchmark's defaults; None when the benchmark declares no label settings."""
+    from lexbench import plugins
+
+    spec = plugins.spec_for_run(run.benchmark)
+    if spec is None or not spec.label_settings:
+        return None
+    shown = []
+    for setting in spec.label_settings:
+        value = _setting(run.config, setting.key)
+        if value is None or _plain(value) == _plain(setting.default):
+            continue
+        shown.append(f"{setting.name}={_shown(value, setting.name in PATH_SETTINGS)}")
+    return shown
+
+
+def _settings_labels(runs: Sequence[LoadedRun]) -> list[str]:
+    """The model plus its changed settings; "(defaults)" where another run of the same
+    benchmark and model is beside it."""
+    changed = [changed_settings(run) for run in runs]
+    models = Counter((run.benchmark, run.model_name) for run in runs)
+    labels = []
+    for run, settings in zip(runs, changed):
+        if settings:
+            labels.append(f"{run.model_name} ({', '.join(settings)})")
+        elif settings is not None and models[(run.benchmark, run.model_name)] > 1:
+            labels.append(f"{run.model_name} (defaults)")
+        else:
+            labels.append(run.model_name)
+    return labels
+
+
 def distinguishing_settings(runs: Sequence[LoadedRun]) -> list[dict[str, str]]:
     """Per run, the benchmark settings whose values differ across `runs` (short ones first)."""
     flat = [_flatten(run.config.get("benchmark", {})) for run in runs]
@@ -237,9 +308,14 @@ def distinguishing_settings(runs: Sequence[LoadedRun]) -> list[dict[str, str]]:
     return [{k: f.get(k, "-") for k in readable[:3]} for f in flat]
 
 
+def _unquoted(value: str) -> str:
+    """A flattened setting for a label: JSON quotes off, null (not set) as "unset"."""
+    return "unset" if value in ("null", "-") else value.strip('"')
+
+
 def label_runs(runs: Sequence[LoadedRun]) -> list[LoadedRun]:
     """Give each run a label unique among the runs of its benchmark."""
-    labels = [run.model_name for run in runs]
+    labels = _settings_labels(runs)
     keys = [(run.benchmark, label) for run, label in zip(runs, labels)]
     for key in [k for k, c in Counter(keys).items() if c > 1]:
         name = key[1]
@@ -248,9 +324,9 @@ def label_runs(runs: Sequence[LoadedRun]) -> list[LoadedRun]:
         for i, differing in zip(members, settings):
             if differing:
                 shown = ", ".join(
-                    f"{k.split('.')[-1]}={v.strip(chr(34))}" for k, v in differing.items()
+                    f"{k.split('.')[-1]}={_unquoted(v)}" for k, v in differing.items()
                 )
-                labels[i] = f"{name} ({shown})"
+                labels[i] = f"{name} ({shown})" if "(" not in name else f"{name} [{shown}]"
     # Same model, same settings: the folder name (a config hash) tells them apart; if even
     # that repeats, number them in the order given.
     counts = Counter((run.benchmark, label) for run, label in zip(runs, labels))

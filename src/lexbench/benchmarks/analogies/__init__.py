@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lexbench.benchmarks.base import DEFAULT_VECTORS, BenchmarkSpec, ComparisonTest, SuiteEntry
+from lexbench.benchmarks.base import BenchmarkSpec, ComparisonTest, LabelSetting, SuiteEntry
 
 RANK_QUESTION = ("a", "b", "c", "d")
 
@@ -93,14 +93,17 @@ def _google_file(options: Any) -> Any:
 
 
 def _ranking_set(
-    name: str, description: str, suite: SuiteEntry | None, public_file: Any = None
+    name: str,
+    description: str,
+    suite: SuiteEntry | None,
+    vector_method: str,
+    public_file: Any = None,
 ) -> BenchmarkSpec:
     return BenchmarkSpec(
         name=name,
         description=description,
         build=_classic(name),
         needs_any=("rank", "analogy"),
-        default_model=DEFAULT_VECTORS,
         limit_option="limit_per_relation",
         suite=suite,
         commands=_set_commands(name),
@@ -110,22 +113,32 @@ def _ranking_set(
         comparison_tests=(SCAN_PAPER_TEST,),
         prompt_variants=_variants,
         public_file=public_file,
+        label_settings=(
+            LabelSetting("benchmark.shots", "shots", 0),
+            LabelSetting("benchmark.method", "method", vector_method),  # word vectors only
+            LabelSetting("benchmark.dataset.limit_per_relation", "limit"),
+            LabelSetting("benchmark.dataset.source", "data", "default"),
+        ),
     )
 
 
 BENCHMARKS = [
-    _ranking_set("google", "the Google analogy set", SuiteEntry(order=30), _google_file),
-    _ranking_set("bats", "BATS 3.0", SuiteEntry(order=40)),
-    _ranking_set("pairs", "a word-pair analogy file", None),
+    # The vector method each set defaults to (`analogies.sets.SET_DEFAULTS`).
+    _ranking_set("google", "the Google analogy set", SuiteEntry(order=30), "3cosadd", _google_file),
+    _ranking_set("bats", "BATS 3.0", SuiteEntry(order=40), "scan-paper"),
+    _ranking_set("pairs", "a word-pair analogy file", None, "3cosadd"),
     BenchmarkSpec(
         name="sat",
         description="SAT-style multiple-choice analogies",
         build=_build_sat,
         needs_any=("loglikelihood", "analogy"),
-        default_model=DEFAULT_VECTORS,
         commands=_set_commands("sat"),
         reporters=_reporters("sat"),
         question_fields={"sat": ("a", "b", "choices", "answer")},
         prompt_variants=_variants,
+        label_settings=(
+            LabelSetting("benchmark.method", "method", "pairdiff"),  # word vectors only
+            LabelSetting("benchmark.dataset.limit", "limit"),
+        ),
     ),
 ]

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from lexbench.commands.common import (
+    add_limit_argument,
     add_model_arguments,
     add_run_arguments,
     model_options,
@@ -13,6 +14,10 @@ from lexbench.commands.common import (
     run_and_report,
     run_options,
 )
+from lexbench.commands.numbers import SEED, count
+
+#: Complete analogies prepended to a query: a handful at most fits a small model's context.
+SHOTS = count(0, 100)
 
 SETS = {
     "google": (
@@ -49,7 +54,7 @@ def _handler(name: str) -> Any:
                 cache=cache,
                 use_cache=cache is not None,
                 data=args.data,
-                limit_per_relation=args.limit_per_relation,
+                limit_per_relation=args.limit,
                 shots=args.shots,
                 seed=args.seed,
                 method=args.method,
@@ -78,6 +83,7 @@ def _run_sat(args: argparse.Namespace) -> int:
             use_cache=cache is not None,
             data=args.data,
             method=args.method,
+            limit=args.limit,
             **run_options(args),
         ),
     )
@@ -98,6 +104,7 @@ def register_sat(cli: Any) -> None:
         required=True,
         help="JSON lines {stem, choice, answer} or Turney's SAT text format",
     )
+    add_limit_argument(group, "file (SAT has no relations: the first N questions)")
     group.add_argument(
         "--method",
         default=None,
@@ -111,7 +118,7 @@ def register_sat(cli: Any) -> None:
         metavar="N",
         help="word-vector models only: keep the N most frequent words",
     )
-    add_model_arguments(sat, default_model="glove")
+    add_model_arguments(sat)
     add_run_arguments(sat)
 
 
@@ -124,14 +131,18 @@ def register_set(cli: Any, name: str) -> None:
     group = parser.add_argument_group("dataset")
     group.add_argument("--data", default=None, required=name == "pairs", help=data_help)
     group.add_argument(
-        "--limit-per-relation",
+        "--limit",
+        "--limit-per-relation",  # the earlier spelling, kept working
+        dest="limit",
         type=positive_int,
         default=None,
         metavar="N",
-        help="at most N questions per section/relation (a seeded sample)",
+        help="a slice: the first N questions of each section/relation, in a seeded "
+        "shuffle of it (the file lists each word pair's questions together); every "
+        "`lexbench run` reads --limit this way (default: all)",
     )
     add_ranking_arguments(parser, shots_nargs=None)
-    add_model_arguments(parser, default_model="glove")
+    add_model_arguments(parser)
     add_run_arguments(parser)
 
 
@@ -141,7 +152,7 @@ def add_ranking_arguments(parser: argparse.ArgumentParser, *, shots_nargs: str |
     if shots_nargs:
         group.add_argument(
             "--shots",
-            type=int,
+            type=SHOTS,
             nargs=shots_nargs,
             default=[0],
             metavar="K",
@@ -151,12 +162,12 @@ def add_ranking_arguments(parser: argparse.ArgumentParser, *, shots_nargs: str |
     else:
         group.add_argument(
             "--shots",
-            type=int,
+            type=SHOTS,
             default=0,
             metavar="K",
             help="complete analogies prepended to the query (default 0)",
         )
-    group.add_argument("--seed", type=int, default=0, help="seed of the shot choice (default 0)")
+    group.add_argument("--seed", type=SEED, default=0, help="seed of the shot choice (default 0)")
     group.add_argument(
         "--method",
         default=None,

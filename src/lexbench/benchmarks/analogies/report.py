@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from lexbench.report.leaderboard import Row, fmt
-from lexbench.report.registry import GenericReporter
+from lexbench.report.registry import Figure, GenericReporter
 from lexbench.report.runs import LoadedRun
 
 LABELS = {
@@ -80,10 +81,75 @@ class AnalogyReporter(GenericReporter):
                 )
         cluster = runs[0].results.get("cluster", "mapping")
         return (
-            "\n".join(lines) + f"\n\nEstimate ± standard error clustered by {cluster}; "
+            side_by_side_markdown(runs)
+            + "\n".join(lines)
+            + f"\n\nEstimate ± standard error clustered by {cluster}; "
             "metrics over scored items (an item the model cannot take is left out or "
             "counted wrong, as the run's config says)."
         )
+
+    def figures(self, runs: Sequence[LoadedRun], folder: Path) -> list[Figure]:
+        """Each run's own figures, after one of every ranking run side by side."""
+        own = GenericReporter.figures(self, runs, folder)
+        ranked = _side_by_side_results(runs)
+        if ranked is None:
+            return own
+        from lexbench.benchmarks.analogies.tables import mrr_figure
+        from lexbench.run.store import slug
+
+        name = self.title or self.benchmark
+        path = mrr_figure(
+            folder / f"{slug(self.benchmark)}-side-by-side.png",
+            ranked,
+            title=f"{name}: MRR@10 by type, {len(ranked)} runs side by side",
+        )
+        caption = "95% intervals clustered by mapping; groups every run has"
+        return [Figure(f"{name}: runs side by side", path, caption), *own]
+
+
+def _groups(results: Mapping[str, Any]) -> list[str]:
+    return ["overall", *sorted(results.get("by_type") or {})]
+
+
+def _side_by_side_results(
+    runs: Sequence[LoadedRun],
+) -> dict[str, dict[str, Any]] | None:
+    """{label: results trimmed to the groups every run has}, for two or more ranking runs
+    (MRR@10 overall and by type); None otherwise."""
+    ranked = [r for r in runs if isinstance((r.results.get("overall") or {}).get("mrr"), Mapping)]
+    if len(ranked) < 2:
+        return None
+    shared = [g for g in _groups(ranked[0].results) if all(g in _groups(r.results) for r in ranked)]
+    return {
+        run.label: {
+            "overall": run.results["overall"],
+            "by_type": {g: run.results["by_type"][g] for g in shared if g != "overall"},
+        }
+        for run in ranked
+    }
+
+
+def side_by_side_markdown(runs: Sequence[LoadedRun]) -> str:
+    """A table with one column per run: MRR@10 ± clustered SE overall and per type (empty
+    for fewer than two ranking runs)."""
+    ranked = _side_by_side_results(runs)
+    if ranked is None:
+        return ""
+    labels = list(ranked)
+    first = next(iter(ranked.values()))
+    lines = [
+        "MRR@10 ± clustered SE, runs side by side:",
+        "",
+        "| group | " + " | ".join(labels) + " |",
+        "|---|" + "---:|" * len(labels),
+    ]
+    for group in ["overall", *first["by_type"]]:
+        cells = [
+            _cell((r["overall"] if group == "overall" else r["by_type"][group]).get("mrr"))
+            for r in ranked.values()
+        ]
+        lines.append(f"| {group} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n\nEach run by group:\n\n"
 
 
 def ranking_headline(run: LoadedRun) -> Row | None:

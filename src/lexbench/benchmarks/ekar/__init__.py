@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lexbench.benchmarks.base import BenchmarkSpec, FinetuneTables, SuiteEntry
+from lexbench.benchmarks.base import BenchmarkSpec, FinetuneTables, LabelSetting, SuiteEntry
 
 
 def _build(model: Any, **options: Any) -> Any:
@@ -71,6 +71,17 @@ SPEC = BenchmarkSpec(
     reporters=_reporters,
     human_task=_human_task,
     finetune_tables=FinetuneTables(("ekar-qa", "ekar-explain"), _add_table_arguments, _table),
+    label_settings=(
+        LabelSetting("benchmark.method", "method", "loglikelihood"),
+        LabelSetting("benchmark.normalisation", "normalisation", "per_char"),
+        LabelSetting("benchmark.mode", "mode", "hard"),
+        LabelSetting("benchmark.language", "language", "en"),
+        LabelSetting("benchmark.split", "split", "validation"),
+        LabelSetting("benchmark.prompt_format", "prompt", "paper"),  # explanations
+        LabelSetting("benchmark.decoding.max_new_tokens", "max-new-tokens", 48),  # explanations
+        LabelSetting("benchmark.dataset.limit", "limit"),
+        LabelSetting("benchmark.dataset.revision", "revision", "v1.1"),
+    ),
     question_fields={
         "ekar": ("language", "question", "choices", "gold"),
         "ekar-explain": ("language", "question", "choices"),

@@ -28,7 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lexbench.benchmarks.ekar.data import LABELS, RELATION_NAMES, UNKNOWN_RELATION, EkarItem
+from lexbench.benchmarks.base import first_per_stratum
+from lexbench.benchmarks.ekar.data import (
+    LABELS,
+    RELATION_NAMES,
+    UNKNOWN_RELATION,
+    EkarItem,
+    limit_stratum,
+)
 from lexbench.benchmarks.ekar.letters import Extraction, extract_letter
 from lexbench.benchmarks.ekar.splits import load_split
 
@@ -282,13 +289,14 @@ def load_benchmark(
     """An `EkarBenchmark` over one split, read from `data` or downloaded from the Hub
     (EASY mode on v1.0's test split reads test_easy_blind.json)."""
     loaded = load_split(language, split, data=data, revision=revision, endpoint=endpoint, mode=mode)
-    items = loaded.items[:limit] if limit else loaded.items
+    items = first_per_stratum(loaded.items, limit, limit_stratum)
     info = {
         "source": loaded.source,
         "file": loaded.path.name,
         "sha256": loaded.sha256,
         "revision": revision if data is None else None,
         "limit": limit,
+        **({"limit_per": "meta-relation"} if limit is not None else {}),
         "blind": loaded.blind,
     }
     return EkarBenchmark(

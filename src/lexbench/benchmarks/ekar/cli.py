@@ -20,12 +20,14 @@ from typing import Any
 
 from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
 from lexbench.commands.common import (
+    add_limit_argument,
     add_model_arguments,
     add_run_arguments,
     model_options,
     positive_int,
     run_and_report,
 )
+from lexbench.commands.numbers import DROPOUT, LAYER
 from lexbench.finetune.cli import finished, output_folder, training_config
 
 
@@ -155,7 +157,7 @@ def register(cli: Any) -> None:
         default=None,
         help="Hub base URL (default $HF_ENDPOINT or https://huggingface.co)",
     )
-    data.add_argument("--limit", type=positive_int, default=None, help="the first N items only")
+    add_limit_argument(data, "meta-relation of the query (R1-R5, unknown)")
     task = run.add_argument_group("task")
     task.add_argument(
         "--task",
@@ -185,7 +187,7 @@ def register(cli: Any) -> None:
     )
     task.add_argument(
         "--encoder-layer",
-        type=int,
+        type=LAYER,
         default=-1,
         help="contextual: the hidden layer read (default -1, the last)",
     )
@@ -347,7 +349,7 @@ def register_finetune(cli: Any) -> None:
         "Acc(Δ) input with gold explanations",
     )
     qa.add_argument("--max-length", type=positive_int, default=256, help="tokens per choice")
-    qa.add_argument("--dropout", type=float, default=0.1, help="in the MLP head")
+    qa.add_argument("--dropout", type=DROPOUT, default=0.1, help="in the MLP head")
     add_ekar_data(qa)
     add_training_arguments(
         qa,

@@ -126,6 +126,12 @@ class Relation:
         return [self.head, self.tail, self.code]
 
 
+def limit_stratum(item: EkarItem) -> str:
+    """What `--limit N` keeps N of: the query's first meta-relation ("R3"; "unknown" when
+    the query carries no annotation)."""
+    return item.query_meta_relations[0]
+
+
 @dataclass(frozen=True)
 class EkarItem:
     """One E-KAR problem. `answer` is None on a label-free (blind) test split;

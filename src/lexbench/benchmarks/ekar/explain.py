@@ -29,7 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lexbench.benchmarks.ekar.data import META_RELATIONS, EkarItem
+from lexbench.benchmarks.base import first_per_stratum
+from lexbench.benchmarks.ekar.data import META_RELATIONS, EkarItem, limit_stratum
 from lexbench.benchmarks.ekar.explain_prompts import (
     EXPLAIN_DECODING,
     PROMPT_FORMATS,
@@ -357,13 +358,14 @@ def load_explanation_benchmark(
         similarity.check_language(language)
     bleurt, moverscore = plan_bleurt(bleurt_checkpoint), plan_moverscore(moverscore_model)
     loaded = load_split(language, split, data=data, revision=revision, endpoint=endpoint, mode=mode)
-    items = loaded.items[:limit] if limit else loaded.items
+    items = first_per_stratum(loaded.items, limit, limit_stratum)
     info = {
         "source": loaded.source,
         "file": loaded.path.name,
         "sha256": loaded.sha256,
         "revision": revision if data is None else None,
         "limit": limit,
+        **({"limit_per": "meta-relation"} if limit is not None else {}),
     }
     return ExplanationBenchmark(
         dataset=items,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lexbench.benchmarks.base import BenchmarkSpec, Regeneration, SuiteEntry
+from lexbench.benchmarks.base import BenchmarkSpec, LabelSetting, Regeneration, SuiteEntry
 
 
 def _build(model: Any, **options: Any) -> Any:
@@ -56,16 +56,33 @@ def _with_seed(options: Any, seed: int) -> dict[str, Any]:
     return {**options, "seed": seed}
 
 
+# What names a run beside its model when it differs from the paper's protocol.
+LABEL_SETTINGS = (
+    LabelSetting("benchmark.prompt_style", "prompt", "paper"),
+    LabelSetting("benchmark.protocol", "protocol", "paper"),
+    LabelSetting("chat", "chat", False),
+    LabelSetting("benchmark.dataset.limit_per_relation", "limit"),
+    LabelSetting("benchmark.sampling.temperature", "temperature", 0.0),
+    LabelSetting("benchmark.sampling.samples", "samples", 1),
+    LabelSetting("benchmark.dataset.file", "items"),
+    LabelSetting("benchmark.dataset.profile", "profile", "strict"),
+    LabelSetting("benchmark.dataset.seed", "seed", 42),
+    LabelSetting("benchmark.dataset.per_relation", "per-relation", 1000),
+    LabelSetting("benchmark.dataset.relations", "relations", ("synonym", "antonym", "derivation")),
+)
+
 SPEC = BenchmarkSpec(
     name="lambda",
     description="LAMBDA: two-shot WordNet lexical analogies",
     build=_build,
     needs_any=("generate",),
+    data_option="wordnet",  # the files it reads: a WordNet 3.0 database
     suite=SuiteEntry(order=10),
     commands=_commands,
     reporters=_reporters,
     human_task=_human_task,
     question_fields={"lambda": ("relation", "support", "query")},
+    label_settings=LABEL_SETTINGS,
     build_progress=True,
     prompt_variants=_variants,
     regenerate=Regeneration(_published_seed, _with_seed),

@@ -7,7 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from lexbench.benchmarks.lambda_.items import MAX_PER_RELATION
 from lexbench.commands.common import (
+    add_limit_argument,
     add_model_arguments,
     add_run_arguments,
     model_options,
@@ -15,7 +17,11 @@ from lexbench.commands.common import (
     run_and_report,
     terminal_text,
 )
+from lexbench.commands.numbers import PROBABILITY_MASS, SEED, TEMPERATURE, count
 from lexbench.lexicon.wordnet import PAPER_RELATIONS, RELATIONS
+
+#: `--per-relation`, checked at parse time.
+PER_RELATION = count(1, MAX_PER_RELATION)
 
 
 def _add_dataset_arguments(parser: argparse.ArgumentParser, *, per_relation_default: int) -> None:
@@ -26,10 +32,10 @@ def _add_dataset_arguments(parser: argparse.ArgumentParser, *, per_relation_defa
         default="strict",
         help="strict: the paper's text (default); listing: its generation script",
     )
-    group.add_argument("--seed", type=int, default=42, help="PRNG seed (default 42, the paper's)")
+    group.add_argument("--seed", type=SEED, default=42, help="PRNG seed (default 42, the paper's)")
     group.add_argument(
         "--per-relation",
-        type=positive_int,
+        type=PER_RELATION,
         default=per_relation_default,
         help=f"items per relation (default {per_relation_default})",
     )
@@ -43,8 +49,11 @@ def _add_dataset_arguments(parser: argparse.ArgumentParser, *, per_relation_defa
     )
     group.add_argument(
         "--wordnet",
+        "--data",
+        dest="wordnet",
         default=None,
-        help="a WordNet 3.0 database directory (default: found automatically)",
+        help="a WordNet 3.0 database directory, the data LAMBDA is drawn from "
+        "(default: found automatically)",
     )
     beyond = parser.add_argument_group(
         "beyond the paper", "opt-in; see docs/benchmarks/lambda.md, 'Beyond the paper'"
@@ -262,7 +271,7 @@ def register_sheets(cli: Any) -> None:
     )
     add_dataset_arguments(export)
     export.add_argument("--sample", type=positive_int, default=100, help="items per relation")
-    export.add_argument("--sample-seed", type=int, default=0)
+    export.add_argument("--sample-seed", type=SEED, default=0)
     export.add_argument("-o", "--output", required=True, type=Path, help="CSV sheet to write")
     score = cli.benchmark_command(
         "human", "lambda-score", "score a filled LAMBDA sheet into a run folder", _human_score
@@ -303,12 +312,7 @@ def register(cli: Any) -> None:
         default=None,
         help="a JSONL file from `lexbench generate lambda` (default: generate now)",
     )
-    run.add_argument(
-        "--limit",
-        type=positive_int,
-        default=None,
-        help="evaluate the first N items of each relation",
-    )
+    add_limit_argument(run, "relation")
     run.add_argument(
         "--protocol",
         choices=["paper", "word", "phrase"],
@@ -337,16 +341,16 @@ def register(cli: Any) -> None:
     )
     sampling.add_argument(
         "--temperature",
-        type=float,
+        type=TEMPERATURE,
         default=0.0,
         help="sampling temperature (default 0: greedy, the paper's protocol)",
     )
     sampling.add_argument(
-        "--top-p", type=float, default=1.0, help="nucleus sampling mass (default 1)"
+        "--top-p", type=PROBABILITY_MASS, default=1.0, help="nucleus sampling mass (default 1)"
     )
     sampling.add_argument(
         "--sampling-seed",
-        type=int,
+        type=SEED,
         default=0,
         help="seed of the first sample; sample k uses seed + k (default 0)",
     )

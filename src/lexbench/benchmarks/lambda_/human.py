@@ -32,7 +32,8 @@ def sample_lambda(items: Sequence[Any], per_relation: int, seed: int = 0) -> lis
 def add_dataset_arguments(parser: argparse.ArgumentParser, *, with_wordnet: bool = True) -> None:
     """Which LAMBDA items a study or sheet draws from (a generated file, or generated now);
     `with_wordnet=False` where the command has its own `--wordnet`."""
-    from lexbench.commands.common import positive_int
+    from lexbench.benchmarks.lambda_.items import MAX_PER_RELATION
+    from lexbench.commands.numbers import SEED, count
     from lexbench.lexicon.wordnet import PAPER_RELATIONS, RELATIONS
 
     group = parser.add_argument_group("LAMBDA dataset (the items a sample is drawn from)")
@@ -44,10 +45,10 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, with_wordnet: bool
         "the paper's dataset now)",
     )
     group.add_argument("--profile", choices=["strict", "listing"], default="strict")
-    group.add_argument("--seed", type=int, default=42, help="generation seed (default 42)")
+    group.add_argument("--seed", type=SEED, default=42, help="generation seed (default 42)")
     group.add_argument(
         "--per-relation",
-        type=positive_int,
+        type=count(1, MAX_PER_RELATION),
         default=1000,
         help="items generated per relation (default 1000)",
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from lexbench.benchmarks.analogies import SCAN_PAPER_TEST
-from lexbench.benchmarks.base import BenchmarkSpec, FinetuneTables, SuiteEntry
+from lexbench.benchmarks.base import BenchmarkSpec, FinetuneTables, LabelSetting, SuiteEntry
 
 
 def _build(model: Any, **options: Any) -> Any:
@@ -87,4 +87,11 @@ SPEC = BenchmarkSpec(
     prompt_variants=_variants,
     spread_fields=("type",),
     public_file=_public_file,
+    label_settings=(
+        LabelSetting("benchmark.shots", "shots", 0),
+        LabelSetting("benchmark.method", "method", "scan-paper"),  # word vectors only
+        LabelSetting("benchmark.dataset.limit", "limit"),
+        LabelSetting("benchmark.dataset.types", "types", ("science", "metaphor")),
+        LabelSetting("benchmark.dataset.source", "data", "packaged"),
+    ),
 )

@@ -40,6 +40,7 @@ from lexbench.benchmarks.analogies.tables import (
     paired_mrr_test,
     report_markdown,
 )
+from lexbench.benchmarks.base import first_per_stratum
 from lexbench.hashing import sha256_file
 from lexbench.models.base import Model
 
@@ -168,18 +169,15 @@ class ScanBenchmark(RankAnalogyBenchmark):
 def select(
     items: Sequence[Analogy], *, types: Sequence[str] | None = None, limit: int | None = None
 ) -> list[Analogy]:
-    """Items of the given types; with `limit`, the first N (file order)."""
+    """Items of the given types; with `limit`, the first N of each concept mapping (file
+    order), so a slice covers every mapping and the mapping-clustered errors exist."""
     chosen = list(items)
     if types:
         unknown = [t for t in types if t not in SCAN_TYPES]
         if unknown:
             raise ValueError(f"unknown SCAN type(s) {unknown}; choose from {', '.join(SCAN_TYPES)}")
         chosen = [i for i in chosen if i.type in types]
-    if limit is not None:
-        if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
-        chosen = chosen[:limit]
-    return chosen
+    return first_per_stratum(chosen, limit, lambda item: item.mapping)
 
 
 def build_scan(
@@ -206,6 +204,7 @@ def build_scan(
         "source": str(data) if data else "packaged",
         "file_sha256": sha256_file(located),
         "limit": limit,
+        **({"limit_per": "mapping"} if limit is not None else {}),
         "types": list(types) if types else list(SCAN_TYPES),
     }
     return ScanBenchmark(

@@ -8,6 +8,7 @@ from typing import Any
 
 from lexbench.benchmarks.analogies.cli import add_ranking_arguments, vector_options
 from lexbench.commands.common import (
+    add_limit_argument,
     add_model_arguments,
     add_run_arguments,
     model_options,
@@ -17,6 +18,7 @@ from lexbench.commands.common import (
     run_options,
     terminal_text,
 )
+from lexbench.commands.numbers import SEED
 from lexbench.finetune.cli import finished, output_folder, training_config
 
 
@@ -98,9 +100,7 @@ def register(cli: Any) -> None:
     data.add_argument(
         "--data", default=None, help="a SCAN_dataset.csv (default: the copy shipped with lexbench)"
     )
-    data.add_argument(
-        "--limit", type=positive_int, default=None, help="evaluate the first N analogies"
-    )
+    add_limit_argument(data, "concept mapping (65 mappings)")
     data.add_argument(
         "--types",
         nargs="+",
@@ -182,7 +182,7 @@ def register_finetune(cli: Any) -> None:
         default=None,
         help="BATS 3.0 zip or folder (default: downloaded once and checked)",
     )
-    scan.add_argument("--split-seed", type=int, default=101, help="the paper code's seed (101)")
+    scan.add_argument("--split-seed", type=SEED, default=101, help="the paper code's seed (101)")
     scan.add_argument(
         "--loss-on",
         choices=["sequence", "answer"],
@@ -235,7 +235,7 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
         default=1_000_000,
         help="resamples of the paper's unpaired test (default 1000000)",
     )
-    scan_group.add_argument("--test-seed", type=int, default=0)
+    scan_group.add_argument("--test-seed", type=SEED, default=0)
 
 
 def finetune_table(folder: Path, experiment: str, args: argparse.Namespace) -> dict[str, Any]:

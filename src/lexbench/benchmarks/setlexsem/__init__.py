@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lexbench.benchmarks.base import BenchmarkSpec, Regeneration, SuiteEntry
+from lexbench.benchmarks.base import BenchmarkSpec, LabelSetting, Regeneration, SuiteEntry
 
 
 def _build(model: Any, **options: Any) -> Any:
@@ -82,6 +82,7 @@ SPEC = BenchmarkSpec(
     # Measured on the packaged SmolLM2-135M-Instruct: an instruct model answers SetLexSem's
     # prompts only in its chat format (README, Models).
     chat_default=True,
+    data_option="wordnet",  # the files it reads: a WordNet 3.0 database (its word sets)
     # The paper grid's Table 3 core (zero-shot, formal, the base prompt, operand size 2:
     # numbers and words, every token length and operation): 32 configurations, so that
     # `--limit N` stays N prompts per configuration of a slice a CPU finishes in minutes.
@@ -91,6 +92,9 @@ SPEC = BenchmarkSpec(
             "grid": "paper",
             "select": ["study=main", "k=0", "phrasing=formal", "method=baseline", "m=2"],
         },
+        # `run all --limit N` (a quick check): stop at the closing tag, and a budget that an
+        # answer of two size-2 sets fits with room for a sentence before it.
+        quick_options={"decoding": {"max_new_tokens": 64, "stop": ["</answer>"]}},
     ),
     commands=_commands,
     reporters=_reporters,
@@ -100,4 +104,13 @@ SPEC = BenchmarkSpec(
     prompt_variants=_variants,
     regenerate=Regeneration(_published_seed, _with_seed),
     spread_fields=("operation", "token_type", "token_type+operation"),
+    label_settings=(
+        LabelSetting("benchmark.dataset.grid.source", "grid", "paper"),
+        LabelSetting("benchmark.dataset.file", "items"),
+        LabelSetting("benchmark.dataset.limit_per_config", "limit"),
+        LabelSetting("benchmark.dataset.select", "select"),
+        # Token budgets are left out: each grid sets its own (the small grid's are smaller).
+        LabelSetting("benchmark.dataset.grid.decoding.stop", "stop", ()),
+        LabelSetting("benchmark.dataset.grid.decoding.temperature", "temperature", 0.0),
+    ),
 )

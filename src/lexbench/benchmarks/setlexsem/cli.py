@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.commands.common import (
+    add_limit_argument,
     add_model_arguments,
     add_run_arguments,
     model_options,
     positive_int,
     run_and_report,
 )
+from lexbench.commands.numbers import NON_NEGATIVE, PROBABILITY_MASS, SEED, TEMPERATURE
 
 GRID_HELP = (
     "paper (the paper's design: 6,496 configurations x 50 prompts), lexbench (the "
@@ -26,8 +28,11 @@ def _add_grid_argument(parser: argparse.ArgumentParser, default: str) -> None:
     parser.add_argument("--grid", default=default, help=f"{GRID_HELP} (default: {default})")
     parser.add_argument(
         "--wordnet",
+        "--data",
+        dest="wordnet",
         default=None,
-        help="a WordNet 3.0 database directory (default: found automatically)",
+        help="a WordNet 3.0 database directory, the data of the word sets "
+        "(default: found automatically)",
     )
 
 
@@ -35,12 +40,12 @@ def _add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("decoding (overrides the grid's; recorded in every row)")
     group.add_argument(
         "--temperature",
-        type=float,
+        type=TEMPERATURE,
         default=None,
         help="0 = greedy (default); the paper used 0.25 with --top-k 20 --top-p 0.25",
     )
-    group.add_argument("--top-p", type=float, default=None)
-    group.add_argument("--top-k", type=int, default=None)
+    group.add_argument("--top-p", type=PROBABILITY_MASS, default=None)
+    group.add_argument("--top-k", type=NON_NEGATIVE, default=None, help="0: off")
     group.add_argument(
         "--max-new-tokens",
         type=positive_int,
@@ -58,7 +63,7 @@ def _add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="stop generating at </answer> (saves time; the tag then counts as closed)",
     )
-    group.add_argument("--decoding-seed", type=int, default=None, help="sampling seed")
+    group.add_argument("--decoding-seed", type=SEED, default=None, help="sampling seed")
 
 
 def _add_select_argument(parser: argparse.ArgumentParser) -> None:
@@ -221,12 +226,7 @@ def register(cli: Any) -> None:
         default=None,
         help="a JSONL file from `lexbench generate setlexsem` (default: generate from --grid now)",
     )
-    run.add_argument(
-        "--limit",
-        type=positive_int,
-        default=None,
-        help="evaluate the first N prompts of every configuration",
-    )
+    add_limit_argument(run, "configuration")
     _add_select_argument(run)
     run.add_argument(
         "--parser",
