@@ -158,3 +158,23 @@ def test_only_file_settings_are_shortened_to_their_names() -> None:
     }
     [other] = label_runs([LoadedRun(Path("/r/t"), scan, [], {"benchmark": "scan"}, "", "")])
     assert other.label == "glove (data=SCAN_dataset.csv)"
+
+
+def test_the_wording_graded_credit_and_another_wordnet_name_a_run() -> None:
+    """Settings added beyond the paper (a prompt wording, graded credit, a WN-LMF wordnet)
+    tell runs apart; the paper's wording is never named."""
+    paper = _lambda_run("smollm2-135m", "/r/a")
+    worded = _lambda_run("smollm2-135m", "/r/b", prompt_variant="arrow")
+    graded = _lambda_run("smollm2-135m", "/r/c", graded={"kind": "glove", "definition": "..."})
+    finnish = _lambda_run(
+        "smollm2-135m",
+        "/r/d",
+        dataset={"per_relation": 1000, "seed": 42, "wordnet_lmf": {"lexicon": "mini-fi:1.0"}},
+    )
+    labels = [run.label for run in label_runs([paper, worded, graded, finnish])]
+    assert labels == [
+        "smollm2-135m (defaults)",
+        "smollm2-135m (wording=arrow)",
+        "smollm2-135m (graded=glove)",
+        "smollm2-135m (wordnet=mini-fi:1.0)",
+    ]

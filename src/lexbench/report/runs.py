@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from lexbench.benchmarks.base import LabelSetting
 from lexbench.run.store import RunFolder, read_run
 from lexbench.types import content_hash
 
@@ -258,6 +259,9 @@ def _shown(value: Any, path: bool = False) -> str:
     return text if len(text) <= 32 else text[:29] + "..."
 
 
+#: The prompt wording a run used, recorded only when it is not the paper's.
+WORDING = LabelSetting("benchmark.prompt_variant", "wording")
+
 #: Label settings whose values are files or folders, shown by their names.
 PATH_SETTINGS = ("data", "items", "grid")
 
@@ -271,7 +275,8 @@ def changed_settings(run: LoadedRun) -> list[str] | None:
     if spec is None or not spec.label_settings:
         return None
     shown = []
-    for setting in spec.label_settings:
+    # A wording other than the paper's (`--prompt-variant`) names every benchmark's run.
+    for setting in (*spec.label_settings, WORDING):
         value = _setting(run.config, setting.key)
         if value is None or _plain(value) == _plain(setting.default):
             continue

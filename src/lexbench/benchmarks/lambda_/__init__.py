@@ -69,6 +69,10 @@ LABEL_SETTINGS = (
     LabelSetting("benchmark.dataset.seed", "seed", 42),
     LabelSetting("benchmark.dataset.per_relation", "per-relation", 1000),
     LabelSetting("benchmark.dataset.relations", "relations", ("synonym", "antonym", "derivation")),
+    # Beyond the paper (issue 28): another wordnet, the token filter, graded credit.
+    LabelSetting("benchmark.dataset.wordnet_lmf.lexicon", "wordnet"),
+    LabelSetting("benchmark.dataset.token_filter.tokenizer", "tokenizer"),
+    LabelSetting("benchmark.graded.kind", "graded"),
 )
 
 SPEC = BenchmarkSpec(

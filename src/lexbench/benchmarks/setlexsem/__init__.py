@@ -112,5 +112,6 @@ SPEC = BenchmarkSpec(
         # Token budgets are left out: each grid sets its own (the small grid's are smaller).
         LabelSetting("benchmark.dataset.grid.decoding.stop", "stop", ()),
         LabelSetting("benchmark.dataset.grid.decoding.temperature", "temperature", 0.0),
+        LabelSetting("benchmark.parser", "parser", "paper"),
     ),
 )
