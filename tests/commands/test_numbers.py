@@ -13,7 +13,16 @@ from lexbench.commands.numbers import PORT, RANGED, SEED, TIMEOUT, FloatRange, I
 from lexbench.models.openai_retry import parse_retry_after, wait_text
 
 # Argument types that are not numbers (they parse strings into something else).
-NOT_NUMBERS = {"str", "Path", "parse_option", "data_override"}
+# Text options with their own checks (a host, a study link): not numbers.
+NOT_NUMBERS = {
+    "str",
+    "Path",
+    "parse_option",
+    "data_override",
+    "host_address",
+    "host_name_option",
+    "study_url",
+}
 
 
 def _walk(

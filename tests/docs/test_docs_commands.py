@@ -45,7 +45,11 @@ def parser():
 
 PLACEHOLDER = re.compile(r"[A-Z][A-Z0-9_]*|<[^>]+>")
 INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
-INVALID_NUMBER = re.compile(r"invalid (?:int|float|positive_int|\w+) value: '([^']*)'")
+INVALID_NUMBER = re.compile(
+    r"invalid (?:int|float|positive_int|\w+) value: '([^']*)'"
+    # A range checked at parse time (lexbench.commands.numbers).
+    r"|must be (?:an integer|a number) from .*, got '?([^',]*)'?$"
+)
 
 
 def _argparse_error(parser, argv: list[str]) -> str | None:
@@ -67,7 +71,12 @@ def _placeholder_error(parser, argv: list[str], depth: int = 0) -> str | None:
         return error
     choice = INVALID_CHOICE.search(error)
     number = INVALID_NUMBER.search(error)
-    word = (choice or number).group(1) if (choice or number) else ""
+    if choice:
+        word = choice.group(1)
+    elif number:
+        word = number.group(1) or number.group(2) or ""
+    else:
+        word = ""
     if not PLACEHOLDER.fullmatch(word) or word not in argv:
         return error
     position = argv.index(word)

@@ -25,6 +25,7 @@ from lexbench.commands.common import (
     positive_int,
     terminal_text,
 )
+from lexbench.commands.numbers import SEED
 
 DEFAULT_SETS = 5
 
@@ -153,7 +154,7 @@ def register(cli: Any) -> None:
         help="any other builder option (VALUE read as JSON when it parses)",
     )
     parser.add_argument(
-        "--seed", type=int, default=0, help="completion probe: seed of the control shuffle"
+        "--seed", type=SEED, default=0, help="completion probe: seed of the control shuffle"
     )
     add_model_arguments(parser)
     add_run_arguments(parser)

@@ -127,7 +127,11 @@ class DriftFinder:
                 f"graded-cosine>={GRADED_COSINE}-or->={GRADED_PAIR_COSINE}"
                 f"-with-wup>={GRADED_PAIR_WUP}"
             )
-        out.append(f"near-miss-of-R(E):index-similar-cosine>={NEAR_MISS_COSINE}")
+        # A near miss uses the same sources as drift, so it names only those present.
+        near = "near-miss-of-R(E):index"
+        near += "-similar" if self.senses is not None else ""
+        near += f"-cosine>={NEAR_MISS_COSINE}" if self.vectors is not None else ""
+        out.append(near)
         return out
 
     def reason(self, answer: str, query: str) -> str | None:
