@@ -178,3 +178,22 @@ def test_the_wording_graded_credit_and_another_wordnet_name_a_run() -> None:
         "smollm2-135m (graded=glove)",
         "smollm2-135m (wordnet=mini-fi:1.0)",
     ]
+
+
+def _ekar_run(folder: str, **benchmark: Any) -> LoadedRun:
+    config = {"model": {"name": "smollm2-135m"}, "benchmark": benchmark}
+    return LoadedRun(Path(folder), config, [], {"benchmark": "ekar"}, "", "")
+
+
+def test_a_setting_of_one_task_names_only_that_tasks_runs() -> None:
+    """E-KAR's explanation length names an explain run that changed it, never a QA run
+    whose fixed answer budget sits under the same key."""
+    qa = _ekar_run("/r/a", task="qa", method="generate", decoding={"max_new_tokens": 12})
+    explain = _ekar_run("/r/b", task="explain", decoding={"max_new_tokens": 64})
+    shorter = _ekar_run("/r/c", task="explain", decoding={"max_new_tokens": 48})
+    labels = [run.label for run in label_runs([qa, explain, shorter])]
+    assert labels == [
+        "smollm2-135m (method=generate)",
+        "smollm2-135m (defaults)",
+        "smollm2-135m (max-new-tokens=48)",
+    ]

@@ -126,6 +126,9 @@ class LabelSetting:
     key: str
     name: str
     default: Any = None
+    #: (key, value): name the setting only in runs whose config has that value there (a
+    #: setting of one task of several, such as E-KAR's explanation length).
+    only_when: tuple[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -277,6 +277,8 @@ def changed_settings(run: LoadedRun) -> list[str] | None:
     shown = []
     # A wording other than the paper's (`--prompt-variant`) names every benchmark's run.
     for setting in (*spec.label_settings, WORDING):
+        if setting.only_when and _setting(run.config, setting.only_when[0]) != setting.only_when[1]:
+            continue
         value = _setting(run.config, setting.key)
         if value is None or _plain(value) == _plain(setting.default):
             continue

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from lexbench.benchmarks.base import BenchmarkSpec, FinetuneTables, LabelSetting, SuiteEntry
+from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
 
 
 def _build(model: Any, **options: Any) -> Any:
@@ -78,7 +79,12 @@ SPEC = BenchmarkSpec(
         LabelSetting("benchmark.language", "language", "en"),
         LabelSetting("benchmark.split", "split", "validation"),
         LabelSetting("benchmark.prompt_format", "prompt", "paper"),  # explanations
-        LabelSetting("benchmark.decoding.max_new_tokens", "max-new-tokens", 48),  # explanations
+        LabelSetting(
+            "benchmark.decoding.max_new_tokens",
+            "max-new-tokens",
+            EXPLANATION_MAX_NEW_TOKENS,
+            only_when=("benchmark.task", "explain"),
+        ),
         LabelSetting("benchmark.dataset.limit", "limit"),
         LabelSetting("benchmark.dataset.revision", "revision", "v1.1"),
     ),

@@ -217,7 +217,11 @@ def _export(args: argparse.Namespace) -> int:
     if args.format != "hf":  # lm-eval, inspect: the shared exporters, lexbench's scorer
         from lexbench.export.command import export
 
-        print(export("lambda", export_options(args), args.format, args.output))
+        # Another wordnet and the token filter draw other items: the exporters build with them.
+        options = export_options(args)
+        if args.items is None:
+            options.update(_beyond_options(args))
+        print(export("lambda", options, args.format, args.output))
         return 0
     items, meta = _items_and_manifest(args)
     out = write_lambda_hf_dataset(args.output, items, meta, args.prompt_style)

@@ -4,8 +4,7 @@ paper's strict accuracy, which stays the headline.
 For each item:
 
 * 1 when the strict scorer counts the answer right (it is in R(E));
-* 0 when there is no answer, an echo of the query, a format word ("answer", "word"), or a
-  failed request;
+* 0 when there is no answer, an echo of the query or a format word ("answer", "word");
 * otherwise the similarity of the answer to the nearest member of R(E):
   - `path`: WordNet 3.0 path similarity, 1 / (1 + the shortest hypernym path between a
     sense of the answer and a sense of the candidate), over senses of the same part of
@@ -17,7 +16,8 @@ For each item:
 The answer graded is the strict scorer's (its first word, or the whole candidate it
 matched); under `--protocol phrase` it is the whole first line when that line is a WordNet
 or GloVe entry ("hot dog"), else its first word. The mean credit comes with a percentile
-bootstrap 95% interval (10,000 resamples, seed 0), overall and per relation.
+bootstrap 95% interval (10,000 resamples, seed 0), overall and per relation. A failed
+request gets no credit at all: it is left out, as it is from strict accuracy.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import numpy as np
 from lexbench.text import words
 
 GRADED_KINDS = ("path", "glove")
-ZERO_CLASSES = frozenset({"no_answer", "identity_echo", "format_failure", "request_failed"})
+ZERO_CLASSES = frozenset({"no_answer", "identity_echo", "format_failure"})
 DEFINITIONS = {
     "path": (
         "1 for an answer in R(E); 0 for no answer, an echo or a format word; otherwise the "
