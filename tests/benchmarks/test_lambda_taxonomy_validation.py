@@ -203,3 +203,10 @@ def test_random_common_words_are_rarely_drift(wordnet_index, drift):
     # Deterministic: the same draws give the same count.
     again = random_answer_check(rows, vocabulary, wordnet_index, drift, pairs=1000, seed=0)
     assert again == check
+
+
+def test_the_random_answer_check_refuses_a_vocabulary_of_only_answers(wordnet_index, drift):
+    _, rows = load_labelled(VALIDATION)
+    row = rows[0]
+    with pytest.raises(ValueError, match="needs a word other than"):
+        random_answer_check([row], [row.query, *row.candidates], wordnet_index, drift, pairs=3)

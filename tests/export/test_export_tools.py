@@ -318,3 +318,9 @@ def test_the_hf_hint_loads_the_split_it_names(benchmark, tmp_path, capsys, wordn
     assert "split='test'" in call
     loaded = eval(f"datasets.load_dataset({call}, cache_dir={str(tmp_path / 'cache')!r})")
     assert isinstance(loaded, datasets.Dataset) and loaded.num_rows > 0
+
+
+def test_the_hf_export_keeps_the_selected_configurations(tmp_path, capsys, wordnet_index):
+    _export("setlexsem", "hf", tmp_path / "hf", capsys)
+    rows = _rows(tmp_path / "hf")
+    assert rows and {row["operation"] for row in rows} == {"intersection"}

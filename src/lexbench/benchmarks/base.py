@@ -34,16 +34,8 @@ if TYPE_CHECKING:  # the layers below are imported only when a part is used
 
 #: The model every `lexbench run` uses when none is named (the packaged SmolLM2-135M-Instruct).
 DEFAULT_MODEL = "smollm2-135m"
-#: The packaged GloVe vectors: what `--model glove` names (the vector baselines).
-DEFAULT_VECTORS = "glove"
 
 T = TypeVar("T")
-
-#: The one meaning of `--limit N`, quoted in every benchmark's help and the docs.
-LIMIT_RULE = (
-    "the first N items of each stratum the benchmark names (its relation, mapping or "
-    "configuration), in the benchmark's order"
-)
 
 
 def first_per_stratum(

@@ -170,16 +170,17 @@ def lmf_index(
     `version` is "LEXICON-ID:VERSION (LANGUAGE)"; `fingerprint` the file's sha256.
     """
     source = Path(path)
+    wanted = tuple(relations)  # read once: a generator would be empty the second time
     stat = source.stat() if source.is_file() else None
     key = (
         str(source.resolve()),
         stat.st_size if stat else -1,
         stat.st_mtime_ns if stat else -1,
         language,
-        tuple(relations),
+        wanted,
     )
     if key not in _LOADED:
-        _LOADED[key] = _build_lmf_index(source, language, tuple(relations))
+        _LOADED[key] = _build_lmf_index(source, language, wanted)
     return _LOADED[key]
 
 

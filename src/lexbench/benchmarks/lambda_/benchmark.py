@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from lexbench.benchmarks.base import first_per_stratum
 from lexbench.benchmarks.lambda_.drift import DriftFinder, drift_finder
 from lexbench.benchmarks.lambda_.items import LambdaItem, dumps_items
 from lexbench.benchmarks.lambda_.prompts import (
@@ -389,12 +390,4 @@ def build_lambda(
 
 def limit_per_relation(items: Sequence[Any], limit: int | None) -> list[Any]:
     """The first `limit` items of each relation (items are already in random order)."""
-    if limit is None:
-        return list(items)
-    taken: dict[str, int] = {}
-    out = []
-    for item in items:
-        if taken.get(item.relation, 0) < limit:
-            taken[item.relation] = taken.get(item.relation, 0) + 1
-            out.append(item)
-    return out
+    return first_per_stratum(items, limit, lambda item: item.relation)

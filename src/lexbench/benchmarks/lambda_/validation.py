@@ -216,6 +216,11 @@ def random_answer_check(
         raise ValueError("the random-answer check needs at least one item and one word")
     items = sorted({row.id: row for row in rows}.values(), key=lambda row: row.id)
     words = sorted(set(vocabulary))
+    for row in items:  # else drawing a word that is neither query nor answer never ends
+        if set(words) <= {row.query, *row.candidates}:
+            raise ValueError(
+                f"the random-answer check needs a word other than {row.id}'s query and answers"
+            )
     rng = random.Random(seed)
     filed = 0
     examples: list[tuple[str, str, str]] = []

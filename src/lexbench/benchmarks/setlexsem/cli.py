@@ -180,6 +180,11 @@ def _export(args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory() as work:
             meta = write_items(f"{work}/items.jsonl", args.grid, args.wordnet)
             items = read_items(f"{work}/items.jsonl")
+    if args.select:  # the same configurations the lm-eval and inspect exports keep
+        from lexbench.benchmarks.setlexsem.files import parse_selection, select_items
+
+        items = select_items(items, parse_selection(args.select))
+        meta = {**meta, "select": list(args.select)}
     out = write_setlexsem_hf_dataset(args.output, items, meta)
     print(
         f"wrote {len(items)} rows to {out} (split 'test'); load them with\n"
