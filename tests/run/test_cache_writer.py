@@ -56,3 +56,29 @@ def test_a_commit_that_fails_in_the_timer_is_raised_in_the_runner(tmp_path, monk
             writer.add(next(entries(1, start=1)))
         with pytest.raises(CacheError, match="disk is full"):
             writer.close()  # what is left is still committed, and fails the same way
+
+
+class _InterruptedDelete:
+    """The cache's connection, interrupted (Ctrl-C) between the insert and the delete."""
+
+    def __init__(self, real):
+        self.real = real
+
+    def executemany(self, sql, rows):
+        if sql.startswith("DELETE"):
+            raise KeyboardInterrupt
+        return self.real.executemany(sql, rows)
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
+def test_an_interrupted_commit_leaves_no_transaction_open(tmp_path, monkeypatch):
+    with ResponseCache(tmp_path / "c.sqlite") as cache:
+        real = cache._db
+        monkeypatch.setattr(cache, "_db", _InterruptedDelete(real))
+        with pytest.raises(KeyboardInterrupt):
+            cache.put_many(list(entries(3)))
+        assert not real.in_transaction  # the shared connection is usable by the next writer
+        monkeypatch.setattr(cache, "_db", real)
+        assert cache.count() == 0
