@@ -15,14 +15,21 @@ from pathlib import Path
 from typing import Any
 
 
-def cache_root() -> Path:
-    """The directory lexbench writes its caches under, created on demand."""
+def cache_location(*parts: str) -> Path:
+    """Where a sub-directory of the cache root is, without creating anything (a reader of
+    a read-only cache finds it, or finds nothing there)."""
     explicit = os.environ.get("LEXBENCH_CACHE")
     if explicit:
         root = Path(explicit)
     else:
         xdg = os.environ.get("XDG_CACHE_HOME")
         root = (Path(xdg) if xdg else Path.home() / ".cache") / "lexbench"
+    return root.joinpath(*parts)
+
+
+def cache_root() -> Path:
+    """The directory lexbench writes its caches under, created on demand."""
+    root = cache_location()
     root.mkdir(parents=True, exist_ok=True)
     return root
 

@@ -168,6 +168,35 @@ def test_annotator_names_are_checked():
             check_annotator(bad)
 
 
+def test_a_read_only_study_made_before_invitations_reads_as_none(
+    tmp_path, lambda_items, monkeypatch
+):
+    from lexbench.human import store
+
+    build_study(tmp_path / "s", "lambda", lambda_items, sample=1).close()
+    path = tmp_path / "s" / "study.sqlite"
+    with sqlite3.connect(path) as old:  # as studies were before invitations
+        old.execute("DROP TABLE invites")
+    old.close()
+    real = store.connect_database
+
+    def read_only(at: Path) -> sqlite3.Connection:
+        # Tests run as root, which ignores permissions: SQLite's own read-only mode.
+        db = sqlite3.connect(f"file:{at}?mode=ro", uri=True, check_same_thread=False)
+        db.isolation_level = None
+        return db
+
+    monkeypatch.setattr(store, "connect_database", read_only)
+    study = Study(tmp_path / "s")
+    assert study.invited() == set() and study.invitee("x" * 40) is None
+    assert study.answers() == []
+    study.close()
+    monkeypatch.setattr(store, "connect_database", real)
+    writable = Study(tmp_path / "s")  # a writable one gains the table
+    assert writable.invitee(writable.invite("ann")) == "ann"
+    writable.close()
+
+
 def test_ekar_easy_needs_the_hard_answer_first_and_hard_cannot_change(tmp_path):
     items = load_split("en", "validation", data=EKAR).items
     study = build_study(tmp_path / "e", "ekar", items, sample=3, options={"language": "en"})

@@ -92,6 +92,19 @@ def test_a_damaged_memo_costs_a_rehash_not_a_failure(memo_root):
     assert remembered_sha256(weights) == digest
 
 
+def test_a_cache_that_cannot_be_written_costs_a_rehash_not_a_failure(tmp_path, monkeypatch):
+    # Tests run as root, which ignores permissions: a file where the cache root's folder
+    # should be refuses every mkdir and write as a read-only cache would.
+    blocked = tmp_path / "lexbench-cache"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("LEXBENCH_CACHE", str(blocked))
+    weights = tmp_path / "w.bin"
+    weights.write_bytes(b"abc")
+    expected = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    assert remembered_sha256(weights) == expected
+    assert remembered_sha256(weights) == expected
+
+
 def test_word_vectors_given_as_a_path_are_keyed_on_their_content(memo_root):
     from lexbench.models.embeddings import load
 

@@ -178,6 +178,21 @@ def test_streaming_answers_are_cached_as_they_arrive(tmp_cache, capsys):
     assert [r.text for r in out] == [f"p{i}" for i in range(10)]
 
 
+def test_a_failing_end_of_run_does_not_hide_the_interrupt(tmp_cache, monkeypatch, capsys):
+    from lexbench.run.cache import CacheError
+
+    def full_disk(rows):
+        raise CacheError("response cache cannot grow: the disk is full")
+
+    monkeypatch.setattr(tmp_cache, "put_many", full_disk)
+    requests = [generate(f"r{i}", f"p{i}") for i in range(10)]
+    with pytest.raises(KeyboardInterrupt):  # Ctrl-C keeps its exit status (130)
+        execute(StreamingModel(die_after=4), requests, cache=tmp_cache, progress=False)
+    assert "disk is full" in capsys.readouterr().err  # said, not raised
+    with pytest.raises(CacheError, match="disk is full"):  # raised on the normal path
+        execute(StreamingModel(), requests, cache=tmp_cache, progress=False)
+
+
 def test_a_response_delivered_twice_is_a_backend_bug(tmp_cache):
     with pytest.raises(RuntimeError, match="twice"):
         execute(

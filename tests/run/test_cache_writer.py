@@ -51,8 +51,59 @@ def test_a_commit_that_fails_in_the_timer_is_raised_in_the_runner(tmp_path, monk
         monkeypatch.setattr(cache, "put_many", full_disk)
         writer = GroupedWriter(cache, max_delay=0.02)
         writer.add(next(entries(1)))
-        writer._timer.join(30)  # the timer met the failure and stopped
+        deadline = time.monotonic() + 30
+        while writer._failure is None:  # the timer met the failure
+            assert time.monotonic() < deadline, "the timer never tried to commit"
+            time.sleep(0.01)
         with pytest.raises(CacheError, match="disk is full"):
             writer.add(next(entries(1, start=1)))
         with pytest.raises(CacheError, match="disk is full"):
             writer.close()  # what is left is still committed, and fails the same way
+
+
+def test_the_timer_keeps_committing_after_a_failed_commit(tmp_path, monkeypatch):
+    with ResponseCache(tmp_path / "c.sqlite") as cache:
+        real, calls = cache.put_many, []
+
+        def full_once(rows):
+            calls.append(len(rows))
+            if len(calls) == 1:
+                raise CacheError("the disk is full")
+            return real(rows)
+
+        monkeypatch.setattr(cache, "put_many", full_once)
+        writer = GroupedWriter(cache, max_delay=0.02)
+        writer.add(next(entries(1)))
+        deadline = time.monotonic() + 30
+        while cache.count() == 0:  # no answer arrives after it: the timer tries again
+            assert time.monotonic() < deadline, "the waiting answer was never committed"
+            time.sleep(0.01)
+        with pytest.raises(CacheError, match="disk is full"):
+            writer.close()  # the failure is still said, never dropped
+        assert cache.count() == 1
+
+
+class _InterruptedDelete:
+    """The cache's connection, interrupted (Ctrl-C) between the insert and the delete."""
+
+    def __init__(self, real):
+        self.real = real
+
+    def executemany(self, sql, rows):
+        if sql.startswith("DELETE"):
+            raise KeyboardInterrupt
+        return self.real.executemany(sql, rows)
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
+def test_an_interrupted_commit_leaves_no_transaction_open(tmp_path, monkeypatch):
+    with ResponseCache(tmp_path / "c.sqlite") as cache:
+        real = cache._db
+        monkeypatch.setattr(cache, "_db", _InterruptedDelete(real))
+        with pytest.raises(KeyboardInterrupt):
+            cache.put_many(list(entries(3)))
+        assert not real.in_transaction  # the shared connection is usable by the next writer
+        monkeypatch.setattr(cache, "_db", real)
+        assert cache.count() == 0

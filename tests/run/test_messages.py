@@ -119,3 +119,16 @@ def test_lambdas_length_figure_with_a_nan_accuracy_is_drawn(tmp_path):
     }
     figure = LambdaReporter()._length_figure(run, 1, block, tmp_path)
     assert figure.path.stat().st_size > 0
+
+
+def test_the_undecodable_byte_is_named_exactly_across_read_blocks(tmp_path):
+    from lexbench.commands.inputs import undecodable_byte
+
+    path = tmp_path / "items.jsonl"
+    # A character begun at the end of one block and broken by the next one's first byte.
+    path.write_bytes(b"abcdef" + "€".encode()[:2] + b"X and more")
+    assert undecodable_byte(path, chunk=8) == 6
+    path.write_bytes(b"abcdefg" + "€".encode()[:2])  # cut short at the end of the file
+    assert undecodable_byte(path, chunk=8) == 7
+    path.write_bytes(b"abc\xffdef")
+    assert undecodable_byte(path, chunk=8) == 3

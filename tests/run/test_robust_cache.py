@@ -162,3 +162,18 @@ def test_a_healthy_cache_checks_ok_and_is_not_rebuilt(tmp_path, capsys):
         assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 5
         (text,) = db.execute("SELECT response FROM responses LIMIT 1").fetchone()
     assert json.loads(text)["text"] == "y" * 200
+
+
+def test_two_repairs_in_one_second_keep_both_damaged_files(tmp_path, monkeypatch):
+    from lexbench.run import cache_repair
+
+    monkeypatch.setattr(cache_repair.time, "strftime", lambda fmt: "20260101-000000")
+    cache = tmp_path / "c.sqlite"
+    first, second = b"first damaged file" * 100, b"second damaged file" * 100
+    cache.write_bytes(first)
+    moved_first = cache_repair.repair_cache(cache).aside
+    cache.unlink()
+    cache.write_bytes(second)
+    moved_second = cache_repair.repair_cache(cache).aside
+    assert moved_first != moved_second
+    assert moved_first.read_bytes() == first and moved_second.read_bytes() == second

@@ -152,6 +152,37 @@ def test_a_live_claim_is_waited_for_and_its_answer_used(tmp_path, capsys):
     assert "being sent by another process" in capsys.readouterr().err
 
 
+def test_the_wait_message_counts_the_claims_of_every_chunk(tmp_path, capsys):
+    model = ScriptedModel()
+    requests = _requests(3)
+    keys = [request_key(model.fingerprint(), r) for r in requests]
+    other = Owner(socket.gethostname(), os.getppid(), "", "other")  # alive: our parent
+    path = tmp_path / "c.sqlite"
+    with ResponseCache(path) as cache:
+        _claim_as(cache, [keys[0], keys[2]], other, time.time())  # in two chunks of one
+
+        def answer_later() -> None:
+            time.sleep(0.5)
+            with ResponseCache(path) as elsewhere:
+                elsewhere.put_many(
+                    [
+                        (keys[i], model.fingerprint(), requests[i], Response(f"r{i}", text="t"))
+                        for i in (0, 2)
+                    ]
+                )
+
+        import threading
+
+        helper = threading.Thread(target=answer_later)
+        helper.start()
+        _, stats = execute(model, requests, cache=cache, chunk_size=1, progress=False)
+        helper.join()
+    assert (stats.sent, stats.cached) == (1, 2)
+    err = capsys.readouterr().err
+    assert "2 request(s) are being sent by another process" in err
+    assert err.count("being sent by another process") == 1
+
+
 def test_a_failed_request_frees_its_claim_for_a_waiter(tmp_path):
     model = ScriptedModel()
     request = _requests(1)[0]

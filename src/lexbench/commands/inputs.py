@@ -29,10 +29,13 @@ def undecodable_byte(path: Path, chunk: int = 1 << 20) -> int | None:
     with open(path, "rb") as handle:
         while True:
             block = handle.read(chunk)
+            # The decoder keeps the last block's unfinished character (up to 3 bytes) and
+            # counts the error's position from its first byte.
+            held = len(decoder.getstate()[0])
             try:
                 decoder.decode(block, final=not block)
             except UnicodeDecodeError as error:
-                return offset + error.start
+                return offset - held + error.start
             if not block:
                 return None
             offset += len(block)

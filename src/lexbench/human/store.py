@@ -19,6 +19,7 @@ transaction with `synchronous=FULL`, so killing the server loses no saved answer
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -149,7 +150,17 @@ class Study:
         self._db = connect_database(path)
         self.spec: dict[str, Any] = json.loads(self._meta("spec"))
         self.id: str = self._meta("study_id")
-        self._db.execute(_INVITES)
+        self._invites = self._has_table("invites")
+        if not self._invites:
+            # A study made before invitations: the table is added, unless the study is
+            # read-only (results read from read-only storage): it then has no invitations.
+            with contextlib.suppress(sqlite3.OperationalError):
+                self._db.execute(_INVITES)
+                self._invites = True
+
+    def _has_table(self, name: str) -> bool:
+        query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+        return self._db.execute(query, (name,)).fetchone() is not None
 
     # ------------------------------------------------------------------ reading
 
@@ -342,12 +353,14 @@ class Study:
         return secret
 
     def invited(self) -> set[str]:
+        if not self._invites:
+            return set()
         with self._lock:
             return {r[0] for r in self._db.execute("SELECT name FROM invites").fetchall()}
 
     def invitee(self, secret: str) -> str | None:
         """The annotator whose link carries this secret, None for any other string."""
-        if not secret or len(secret) > 200:
+        if not secret or len(secret) > 200 or not self._invites:
             return None
         with self._lock:
             row = self._db.execute(

@@ -32,13 +32,13 @@ from lexbench.models.hf_files import (  # noqa: F401 - re-exported: callers impo
     SMOLLM2_HUB_ID,
     SMOLLM2_PACKAGE,
     _check_hub_reachable,
-    _folder_weights_hash,
     dequantised_cache,
     hub_reachable,
     load_pretrained,
     packaged_smollm2_gguf,
 )
 from lexbench.models.targets import FirstTokenIds
+from lexbench.models.weights_identity import folder_sha256
 from lexbench.types import RankedToken, Request, Response
 
 
@@ -135,7 +135,7 @@ class HFCausalLM(Model):
                 str(path),
                 name=path.name,
                 options=options,
-                weights_hash=_folder_weights_hash(path),
+                weights_hash=folder_sha256(path),
                 source=str(path.resolve()),
             )
         if spec.startswith((".", "/", "~")) or spec.count("/") > 1 or path.suffix == ".gguf":

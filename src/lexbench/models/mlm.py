@@ -82,7 +82,7 @@ class MaskedLM(Model):
     @classmethod
     def from_spec(cls, spec: str, options: MLMOptions = MLMOptions()) -> MaskedLM:
         """A local folder (saved with save_pretrained) or a Hub id (downloaded when online)."""
-        from lexbench.models.hf import _folder_weights_hash
+        from lexbench.models.weights_identity import folder_sha256
 
         path = Path(spec).expanduser()
         if path.is_dir():
@@ -90,7 +90,7 @@ class MaskedLM(Model):
                 str(path),
                 name=path.name,
                 options=options,
-                weights_hash=_folder_weights_hash(path),
+                weights_hash=folder_sha256(path),
                 source=str(path.resolve()),
             )
         return cls(spec, name=spec.replace("/", "--"), options=options, source=spec)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.hashing import sha256_file
-from lexbench.paths import cache_dir, write_atomically
+from lexbench.paths import cache_location, write_atomically
 
 # Files that can change what a model answers: weights in every format transformers,
 # sentence-transformers and torch write, configs, and tokenizers (vocab.txt, merges.txt,
@@ -61,7 +61,8 @@ MEMO_LIMIT = 4096  # remembered files; the oldest are forgotten first
 
 
 def _memo_path() -> Path:
-    return cache_dir("weights") / MEMO_FILE
+    """Where the memo is; nothing is created (a missing folder reads as an empty memo)."""
+    return cache_location("weights") / MEMO_FILE
 
 
 def _stat_key(path: Path) -> list[int]:
@@ -101,6 +102,7 @@ def remembered_sha256(path: str | Path) -> str:
         memo.pop(next(iter(memo)))
     # A read-only cache: the digest is right, it is just computed again next time.
     with contextlib.suppress(OSError):
+        memo_path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(memo_path, json.dumps(memo, sort_keys=False))
     return digest
 

@@ -290,7 +290,7 @@ class ResponseCache:
                 )
                 self._db.executemany("DELETE FROM sending WHERE key = ?", ended)
                 self._db.commit()
-            except sqlite3.Error:
+            except BaseException:
                 self._db.rollback()
                 raise
         return len(rows)

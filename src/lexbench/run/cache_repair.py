@@ -211,6 +211,17 @@ def _fold_log_into(aside: Path) -> tuple[Path, ...]:
     return tuple(p for p in (wal, shm) if p.exists())
 
 
+def _free_aside_name(path: Path) -> Path:
+    """PATH.damaged-<time>, with -2, -3, ... added when a repair in the same second (or
+    its WAL files) already took the name: a damaged file moved aside is never replaced."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside, number = path.with_name(f"{path.name}.damaged-{stamp}"), 1
+    while any(part.exists() or part.is_symlink() for part in sidecar_files(aside)):
+        number += 1
+        aside = path.with_name(f"{path.name}.damaged-{stamp}-{number}")
+    return aside
+
+
 def repair_cache(path: Path) -> Repair:
     """Move a damaged cache (with its WAL files) aside to PATH.damaged-<time> and build a
     new one at `path` from the rows that can still be read and are valid answers."""
@@ -221,8 +232,7 @@ def repair_cache(path: Path) -> Repair:
             f"read-only. Copy it to a writable place and repair the copy "
             f"(lexbench cache repair --cache COPY), or run with --cache ANOTHER_FILE"
         )
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    aside = path.with_name(f"{path.name}.damaged-{stamp}")
+    aside = _free_aside_name(path)
     salvage = salvage_rows(path) if path.is_file() else Salvage([], 0)
     for part in sidecar_files(path):
         if part.exists():

@@ -11,7 +11,8 @@ The durability promise is unchanged in kind: an answer acknowledged by a commit 
 asked again. A `kill -9` loses at most the answers of the last `max_delay` seconds (and
 fewer than `max_rows`); those requests are sent again on the rerun, like requests in
 flight. A commit that fails in the timer thread (a full disk) is raised in the runner's
-thread at its next answer or at the end, never dropped.
+thread at its next answer or at the end, never dropped; the timer keeps committing
+meanwhile.
 """
 
 from __future__ import annotations
@@ -82,8 +83,9 @@ class GroupedWriter:
                 try:
                     self.flush()
                 except BaseException as error:  # raised in the runner's thread
+                    # and tried again at the next tick: the bound on an answer's wait holds
+                    # for as long as the run goes on (a full disk may free up meanwhile)
                     self._failure = error
-                    return
 
     def _raise_failure(self) -> None:
         failure, self._failure = self._failure, None

@@ -91,6 +91,23 @@ def _plan_sends(
     return to_send, followers
 
 
+def _end(steps: list[Callable[[], None]], failing: bool) -> None:
+    """Run every step of a run's end. On the normal path the first step's error is raised
+    (after the others ran); while an error (or Ctrl-C) is already propagating, theirs are
+    said in one line each and the one in flight keeps its exit status."""
+    first: Exception | None = None
+    for step in steps:
+        try:
+            step()
+        except Exception as error:
+            if failing:
+                print(f"lexbench: also, while stopping: {error}", file=sys.stderr, flush=True)
+            elif first is None:
+                first = error
+    if first is not None:
+        raise first
+
+
 def execute(
     model: Model,
     requests: Sequence[Request],
@@ -186,7 +203,7 @@ def execute(
                 shown = now
                 bar.set_postfix(retries=now[0], failed=now[1])
 
-    told: list[bool] = []
+    told: list[str] = []  # the first other sender met
 
     def claimed(indices: list[int]) -> tuple[list[int], list[int]]:
         """(requests this run may send now, requests another process is sending): those
@@ -199,14 +216,7 @@ def execute(
                 hit = answered[keys[i]]
                 record(i, replace(hit, request_id=requests[i].id), cache_it=False, sent=False)
         if others and not told:
-            told.append(True)
-            print(
-                f"\nlexbench: {len(others)} request(s) are being sent by another process "
-                f"using {cache.path} ({next(iter(others.values()))}); waiting for its "
-                "answers instead of sending them twice",
-                file=sys.stderr,
-                flush=True,
-            )
+            told.append(next(iter(others.values())))  # said once, when the wait begins
         mine_keys, waiting = set(mine), [i for i in indices if keys[i] in others]
         return [i for i in indices if keys[i] in mine_keys], waiting
 
@@ -235,12 +245,21 @@ def execute(
             if responses[i] is None:  # not already recorded as it arrived
                 record(i, answer, cache_it=streaming)
 
+    ended = False
     try:
         waiting: list[int] = []
         for start in range(0, len(to_send), size):
             mine, others = claimed(to_send[start : start + size])
             waiting += others
             send(mine)
+        if waiting and cache is not None:  # counted across every chunk
+            print(
+                f"\nlexbench: {len(waiting)} request(s) are being sent by another process "
+                f"using {cache.path} ({told[0]}); waiting for its answers instead of "
+                "sending them twice",
+                file=sys.stderr,
+                flush=True,
+            )
         pause = 0.05
         while waiting:  # requests other processes were sending when this one reached them
             time.sleep(pause)
@@ -248,6 +267,7 @@ def execute(
             mine, waiting = claimed(waiting)
             for start in range(0, len(mine), size):
                 send(mine[start : start + size])
+        ended = True
     except KeyboardInterrupt:
         done = sum(r is not None for r in responses)
         kept = "; they are cached. Run the same command again to resume" if cache else ""
@@ -266,14 +286,12 @@ def execute(
             )
         raise
     finally:
-        if bar is not None:
-            bar.close()
-        try:
-            if writer is not None:
-                writer.close()  # commits what is left, however the run ends
-        finally:
-            if cache is not None and owner is not None:
-                cache.release_claims(owner)
+        steps: list[Callable[[], None]] = [] if bar is None else [bar.close]
+        if writer is not None:
+            steps.append(writer.close)  # commits what is left, however the run ends
+        if cache is not None and owner is not None:
+            steps.append(lambda: cache.release_claims(owner))
+        _end(steps, failing=not ended)
     retries_after = model.retry_counts()
     stats.retries = retries_after.total - retries_before.total
     stats.retry_reasons = {
