@@ -161,3 +161,28 @@ def test_compare_command_options_for_the_papers_test(tmp_path, capsys):
     assert "Paper's test: unpaired permutation (SCAN paper)" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main([*argv, "--paper-resamples", "-1"])
+
+
+def test_a_papers_test_on_accuracy_does_not_repeat_the_warnings_and_notes(tmp_path):
+    """Right/wrong runs: the SCAN paper test falls back to accuracy, beside lexbench's
+    McNemar; the id-only warning and the spread note are each given once."""
+    from dataclasses import replace as with_path
+
+    correct_a = [k % 2 == 0 for k in range(20)]
+    correct_b = [k % 3 == 0 for k in range(20)]
+    a = run_of("lm-a", correct_a, benchmark="scan")
+    b = run_of("lm-b", correct_b, benchmark="scan")
+    for k, row in enumerate(b.samples):  # the same ids, other questions for the last five
+        row["a"] = "other" if k >= 15 else None
+    spread = {"kind": "sets", "summary": {"overall": {"sd": 0.5, "n": 3}}}
+    folder = tmp_path / "scan" / "lm-a" / "run"
+    (folder.parent / "robustness").mkdir(parents=True)
+    (folder.parent / "robustness" / "sets-run.json").write_text(json.dumps(spread))
+    a = with_path(a, path=folder)
+    [paper] = paper_tests("scan", 200)
+    comparison = compare_runs([a, b], resamples=200, paper=[paper])
+    assert {p.family for p in comparison.pairs} == {"lexbench", "SCAN paper"}
+    assert {p.metric for p in comparison.pairs} == {"accuracy"}
+    id_only = [w for w in comparison.warnings if "ask different questions" in w]
+    notes = [w for w in comparison.warnings if "SD across fresh item sets" in w]
+    assert len(id_only) == 1 and len(notes) == 1

@@ -291,3 +291,43 @@ def test_the_model_is_loaded_once_for_all_the_sets(tiny_wordnet_env, tmp_path, m
         argv = ["run", "lambda", "--per-relation", "2", "--sets", "2", *_args(server, tmp_path)]
         assert main(argv) == 0
     assert loads == ["openai:fake-model"]
+
+
+def test_failed_probe_requests_exit_3_or_4_and_the_reading_says_so(tmp_path, capsys):
+    def all_fail(prompt, attempt):
+        return "500"
+
+    def some_fail(prompt, attempt):
+        return "500" if hashlib.sha256(prompt.encode()).digest()[0] % 2 else None
+
+    with FakeOpenAIServer(faults=all_fail, lifetime=120) as server:
+        argv = ["contamination", "scan", "--max-retries", "0", *_args(server, tmp_path / "a")]
+        assert main(argv) == 4
+    captured = capsys.readouterr()
+    assert "nothing was measured" in captured.out and "no sign" not in captured.out.lower()
+    assert "probe requests failed" in captured.err
+    record = _contamination(tmp_path / "a", "scan")
+    assert record["failed_requests"] == record["requests"] > 0 and not record["flagged"]
+
+    with FakeOpenAIServer(faults=some_fail, lifetime=120) as server:
+        argv = ["contamination", "scan", "--max-retries", "0", *_args(server, tmp_path / "s")]
+        assert main(argv) == 3
+        record = _contamination(tmp_path / "s", "scan")
+        assert 0 < record["failed_requests"] < record["requests"]
+        assert f"{record['failed_requests']} of {record['requests']} requests failed" in (
+            capsys.readouterr().out
+        )
+        assert main([*argv, "--allow-failures"]) == 0
+
+
+def test_a_generated_benchmark_whose_requests_all_failed_exits_4(
+    tiny_wordnet_index, tmp_path, capsys
+):
+    with FakeOpenAIServer(faults=lambda prompt, attempt: "500", lifetime=120) as server:
+        argv = ["contamination", "lambda", "--sets", "2", "--max-retries", "0"]
+        argv += ["--option", f"per_relation={PER_RELATION}", *_args(server, tmp_path)]
+        assert main(argv) == 4
+    out = capsys.readouterr().out
+    assert "nothing was measured" in out and "No sign" not in out
+    record = _contamination(tmp_path, "lambda")
+    assert record["set_test"]["rank"] is None and not record["flagged"]

@@ -23,7 +23,8 @@ from lexbench.robustness.variants import (
     VariantBenchmark,
     apply_variant,
     chosen_variants,
-    variant_names,
+    declared_variants,
+    replace_required,
 )
 from lexbench.types import Request
 from mock_model import ScriptedModel
@@ -40,7 +41,7 @@ def reworded(benchmark, name, item, request):
     "benchmark", ["lambda", "scan", "google", "bats", "sat", "setlexsem", "ekar"]
 )
 def test_every_benchmark_has_the_paper_first_and_three_more(benchmark):
-    names = variant_names(plugins.benchmark(benchmark))
+    names = [v.name for v in declared_variants(plugins.benchmark(benchmark))]
     assert names[0] == PAPER and len(names) >= 4 and len(set(names)) == len(names)
 
 
@@ -186,3 +187,9 @@ def test_a_run_in_another_wording_is_rescored_in_it(tiny_wordnet_env, tmp_path):
     after = [json.loads(line) for line in guard.folder.samples_path.read_text().splitlines()]
     assert [r["prompt"] for r in after] == [json.loads(x)["prompt"] for x in before.splitlines()]
     assert all("Reply with the single word" in r["prompt"] for r in after)
+
+
+def test_replace_required_replaces_every_occurrence_and_refuses_when_absent():
+    assert replace_required("a : b\nc : d", " : ", " -> ", "arrow") == "a -> b\nc -> d"
+    with pytest.raises(ValueError, match="prompt variant 'arrow': the prompt lacks ' : '"):
+        replace_required("a b", " : ", " -> ", "arrow")

@@ -14,6 +14,7 @@ controls. The record goes to `<out>/<benchmark>/<model>/robustness/` (shown by
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -47,13 +48,14 @@ def _options(args: argparse.Namespace, spec: Any) -> dict[str, Any]:
 
 def _generated(args: argparse.Namespace, spec: Any, options: dict[str, Any]) -> dict[str, Any]:
     from lexbench import api
+    from lexbench.robustness.completion import failure_note
     from lexbench.robustness.contamination import contamination_from_spread
     from lexbench.robustness.files import robustness_folder, write_record
     from lexbench.robustness.runs import run_steps, set_steps
 
     cache = open_cache(args)
     try:
-        _, spread, _ = run_steps(
+        evaluations, spread, _ = run_steps(
             spec,
             "sets",
             set_steps(spec, args.sets or DEFAULT_SETS, options.pop("prompt_variant", "paper")),
@@ -73,6 +75,9 @@ def _generated(args: argparse.Namespace, spec: Any, options: dict[str, Any]) -> 
         if cache is not None:
             cache.close()
     record = contamination_from_spread(spread)
+    record["requests"] = sum(e.stats.requests for e in evaluations)
+    record["failed_requests"] = sum(e.stats.failed for e in evaluations)
+    record["reading"] += failure_note(record["failed_requests"], record["requests"])
     published = Path(record["published_folder"])
     write_record(robustness_folder(published) / f"contamination-{published.name}.json", record)
     return record
@@ -133,7 +138,36 @@ def _contamination(args: argparse.Namespace) -> int:
             f"there is nothing to probe"
         )
     print(terminal_text(probe_markdown(record)))
+    _check_failures(args, record)
     return 0
+
+
+def _check_failures(args: argparse.Namespace, record: dict[str, Any]) -> None:
+    """Exit 3 when some probe requests failed, 4 when all did (docs/guarantees.md), unless
+    --allow-failures."""
+    from lexbench.commands.common import (
+        EXIT_ALL_FAILED,
+        EXIT_SOME_FAILED,
+        IncompleteRun,
+        rerun_command,
+    )
+
+    failed, requests = record.get("failed_requests") or 0, record.get("requests") or 0
+    if not failed or getattr(args, "allow_failures", False):
+        return
+    every = failed >= requests
+    what = (
+        f"all {requests} probe requests failed"
+        if every
+        else (f"{failed} of {requests} probe requests failed")
+    )
+    argv = getattr(args, "argv", None)
+    argv = sys.argv[1:] if argv is None else argv
+    raise IncompleteRun(
+        f"{what}; answers received are cached, so running the same command again sends "
+        f"only the failed requests: {rerun_command(argv)}  (--allow-failures exits 0)",
+        EXIT_ALL_FAILED if every else EXIT_SOME_FAILED,
+    )
 
 
 def register(cli: Any) -> None:

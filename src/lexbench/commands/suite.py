@@ -80,10 +80,11 @@ def run_suite(
             f"{', '.join(spec.name for spec, _ in suite)}"
         )
     readers = {spec.name: spec.data_option for spec, _ in suite if spec.data_option}
-    for name in sorted(set(data or {}) - set(readers)):
+    unknown = sorted(set(data or {}) - set(readers))
+    if unknown:
         raise ValueError(
-            f"--data {name}=...: {name} is not a suite benchmark that reads files; "
-            f"those are {', '.join(readers)}"
+            f"--data {unknown[0]}=...: {unknown[0]} is not a suite benchmark that reads "
+            f"files; those are {', '.join(readers)}"
         )
     done: list[Any] = []
     skipped: list[tuple[str, str]] = []

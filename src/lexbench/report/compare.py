@@ -371,7 +371,7 @@ def compare_runs(
         f"{c.id_only} item ids of {c.a!r} and {c.b!r} ask different questions and "
         f"are left out of their comparison"
         for c in results
-        if c.id_only and c.metric == metrics[0]
+        if c.id_only and c.metric == metrics[0] and c.family == "lexbench"
     ]
     warnings += spread_notes(results, runs)
     return Comparison(

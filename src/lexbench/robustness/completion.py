@@ -188,6 +188,7 @@ def summarise_completion(
         "p_value": p,
         "test": "one-sided Fisher exact (real rows completed more often than controls)",
         "flagged": p < 0.05 and real_hits > control_hits,
+        "requests": len(rows),
         "failed_requests": sum(1 for r in rows if r[1] is None),
         "completed_rows": [
             {"row": probe.row, "output": output, "match": match}
@@ -202,8 +203,25 @@ def summarise_completion(
     }
 
 
+def failure_note(failed: int, requests: int | None) -> str:
+    """A sentence on failed requests ("" when none failed)."""
+    if not failed:
+        return ""
+    if requests is not None and failed >= requests:
+        return f" All {failed} requests failed: nothing was measured."
+    of = f" of {requests}" if requests is not None else ""
+    return f" {failed}{of} requests failed and are left out of these counts."
+
+
 def reading_completion(record: dict[str, Any]) -> str:
     real, control = record["real"], record["control"]
+    failed = record.get("failed_requests") or 0
+    if failed and not real["probes"] and not control["probes"]:
+        return (
+            f"All {failed} probe requests failed: nothing was measured, so this says "
+            f"nothing about whether the model memorised the file. Run it again once the "
+            f"model answers."
+        )
     rate = f"{100 * (real['rate'] or 0):.1f}% ({real['completed']} of {real['probes']})"
     base = f"{100 * (control['rate'] or 0):.1f}% ({control['completed']} of {control['probes']})"
     verdict = (
@@ -219,5 +237,5 @@ def reading_completion(record: dict[str, Any]) -> str:
     return (
         f"Completed {rate} of the file's rows as written, against {base} of the controls "
         f"(the same rows in an order the file never had); one-sided Fisher exact p = "
-        f"{record['p_value']:.3g}. {verdict}"
+        f"{record['p_value']:.3g}. {verdict}" + failure_note(failed, record.get("requests"))
     )

@@ -27,8 +27,8 @@ def contamination_from_spread(spread: Mapping[str, Any]) -> dict[str, Any]:
     if not fresh:
         raise ValueError("the contamination probe needs at least one fresh set (--sets K)")
     position = published_position(published["accuracy"], [m["accuracy"] for m in fresh])
-    right = round(published["accuracy"] * published["scored"])
-    fresh_right = sum(round(m["accuracy"] * m["scored"]) for m in fresh)
+    right = _right(published)
+    fresh_right = sum(_right(m) for m in fresh)
     fresh_total = sum(m["scored"] for m in fresh)
     item_p = fisher_exact_greater(right, published["scored"], fresh_right, fresh_total)
     record = {
@@ -52,18 +52,37 @@ def contamination_from_spread(spread: Mapping[str, Any]) -> dict[str, Any]:
     return record
 
 
+def _right(member: Mapping[str, Any]) -> int:
+    """Items right: accuracy × scored (0 when nothing was scored: accuracy NaN or None)."""
+    accuracy = member.get("accuracy")
+    if not member["scored"] or accuracy is None or accuracy != accuracy:
+        return 0
+    return round(accuracy * member["scored"])
+
+
+def _pct(value: float | None, fmt: str = ".1f") -> str:
+    return "–" if value is None or value != value else format(100 * value, fmt)
+
+
 def reading_sets(record: Mapping[str, Any]) -> str:
     test = record["set_test"]
     items = record["item_test"]
     k = record["sets"]
-    gap = 100 * test["gap"]
-    head = (
-        f"The published set scored {100 * test['published']:.1f}%, the {k} fresh sets "
-        f"{100 * test['fresh_mean']:.1f}% on average: a gap of {gap:+.1f} points. It ranks "
-        f"{test['rank']} of {test['of']} (exact permutation p = {test['p_value']:.3g}; with "
-        f"{k} fresh sets p can go no lower than {test['smallest_possible_p']:.3g}); item by "
-        f"item, one-sided Fisher exact p = {items['p_value']:.3g}."
-    )
+    if test["rank"] is None:
+        head = (
+            f"The published set has no scored items (the {k} fresh sets scored "
+            f"{_pct(test['fresh_mean'])}% on average): nothing was measured, so there is no "
+            f"gap, rank or p-value."
+        )
+    else:
+        head = (
+            f"The published set scored {_pct(test['published'])}%, the {k} fresh sets "
+            f"{_pct(test['fresh_mean'])}% on average: a gap of {_pct(test['gap'], '+.1f')} "
+            f"points. It ranks {test['rank']} of {test['of']} (exact permutation p = "
+            f"{test['p_value']:.3g}; with {k} fresh sets p can go no lower than "
+            f"{test['smallest_possible_p']:.3g}); item by item, one-sided Fisher exact p = "
+            f"{items['p_value']:.3g}."
+        )
     if record["flagged"]:
         meaning = (
             " Flagged: the published set beats every fresh set and its items are right "
@@ -77,6 +96,8 @@ def reading_sets(record: Mapping[str, Any]) -> str:
             "would do; it is also what a published seed that happened to draw easier items "
             "would do, so look at which items differ before concluding."
         )
+    elif test["rank"] is None:
+        meaning = ""
     else:
         meaning = " No sign that the published set is answered better than fresh ones." + (
             f" With {k} fresh sets the set test cannot reach p = 0.05; run --sets 19 or"

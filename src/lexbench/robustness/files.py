@@ -58,14 +58,22 @@ def records_near(run_folders: Iterable[str | Path]) -> list[tuple[Path, dict[str
 
 def member_folders(run_folders: Iterable[str | Path]) -> set[Path]:
     """The run folders that are non-published members of a spread (a fresh set, another
-    wording): the leaderboard folds them into their published run's row. A spread's runs
-    all sit in its model's folder, so they are found by name there (the record stays true
-    when the runs folder moves)."""
+    wording): the leaderboard folds them into their published run's row. Only spreads whose
+    published run is among `run_folders` fold anything (a fresh set or a seed given without
+    its published run keeps its own row). A spread's runs all sit in its model's folder, so
+    they are found by name there (the record stays true when the runs folder moves)."""
+    given = [Path(p) for p in run_folders]
+    shown = {p.resolve() for p in given}
     members: set[Path] = set()
-    for path, record in records_near(run_folders):
+    for path, record in records_near(given):
         if record.get("kind") not in SPREAD_KINDS:
             continue
         model_folder = path.parent.parent
+        published = [m["folder"] for m in record.get("members", []) if m.get("published")] or [
+            record.get("published_folder") or ""
+        ]
+        if not any((model_folder / Path(f).name).resolve() in shown for f in published if f):
+            continue
         members |= {
             (model_folder / Path(m["folder"]).name).resolve()
             for m in record.get("members", [])

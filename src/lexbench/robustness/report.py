@@ -99,8 +99,8 @@ def spread_notes(pairs: Sequence[Any], runs: Sequence[Any]) -> list[str]:
     by_label = {run.label: run for run in runs}
     notes = []
     for pair in pairs:
-        if pair.metric != "accuracy":
-            continue
+        if pair.metric != "accuracy" or getattr(pair, "family", "lexbench") != "lexbench":
+            continue  # a paper's test on accuracy pairs the same runs again
         difference = abs(pair.mean_a - pair.mean_b)
         for label in (pair.a, pair.b):
             run = by_label.get(label)

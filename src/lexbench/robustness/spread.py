@@ -149,6 +149,15 @@ def pct(value: float) -> str:
     return "–" if value is None or value != value else f"{100 * value:.1f}"
 
 
+def place(summary: Mapping[str, Any]) -> str:
+    """'rank of K + 1', or '–' where the published value is missing (rank None)."""
+    return "–" if summary.get("rank") is None else f"{summary['rank']} of {summary['of']}"
+
+
+def score_text(value: float | None) -> str:
+    return "–" if value is None or value != value else f"{value:.3f}"
+
+
 def spread_table(record: Mapping[str, Any]) -> str:
     """Markdown: the per-run accuracies, then mean, SD, 95% interval and the published
     run's place, per cell."""
@@ -173,7 +182,7 @@ def spread_table(record: Mapping[str, Any]) -> str:
                 if score_interval
                 else ""
             )
-            tail += f" {m['score']:.3f}{around} |"
+            tail += f" {score_text(m['score'])}{around} |"
         lines.append(f"| {label} | {m['scored']} | {pct(m['accuracy'])} |{tail}")
     over = "fresh sets" if kind == "sets" else "wordings"
     lines += [
@@ -186,6 +195,6 @@ def spread_table(record: Mapping[str, Any]) -> str:
         lines.append(
             f"| {SCORE_LABEL if cell == 'score' else cell} | {pct(s['mean'])} | {pct(s['sd'])} "
             f"| [{pct(s['low'])}, {pct(s['high'])}] "
-            f"| {pct(s['published'])} | {s['rank']} of {s['of']} | {z} |"
+            f"| {pct(s['published'])} | {place(s)} | {z} |"
         )
     return "\n".join(lines)

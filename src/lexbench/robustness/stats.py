@@ -52,20 +52,24 @@ def published_position(published: float, fresh: Sequence[float]) -> dict[str, An
     the published set is exchangeable with the fresh ones (drawn the same way, and the
     model has no reason to know it better), its rank is uniform on 1..K+1, so p can be no
     smaller than 1/(K + 1): K = 19 fresh sets are needed to reach p = 0.05.
+
+    A NaN published value (no items of the cell in the published set) has no place: rank
+    None, and NaN gap, z and p.
     """
     values = [float(v) for v in fresh if v == v]
     k = len(values)
     mean = sum(values) / k if k else math.nan
     sd = sample_sd(values)
+    known = published == published
     at_least = 1 + sum(1 for v in values if v >= published)
     return {
         "published": published,
         "fresh_mean": mean,
-        "gap": published - mean if k else math.nan,
-        "rank": 1 + sum(1 for v in values if v > published),
+        "gap": published - mean if k and known else math.nan,
+        "rank": 1 + sum(1 for v in values if v > published) if known else None,
         "of": k + 1,
-        "z": (published - mean) / sd if sd and sd == sd and sd > 0 else math.nan,
-        "p_value": at_least / (k + 1),
+        "z": (published - mean) / sd if known and sd and sd == sd and sd > 0 else math.nan,
+        "p_value": at_least / (k + 1) if known else math.nan,
         "smallest_possible_p": 1 / (k + 1),
         "method": "exact permutation over sets (rank among K + 1)",
     }

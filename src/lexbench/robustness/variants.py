@@ -15,7 +15,7 @@ are cached apart).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -44,9 +44,10 @@ def reword(request: Request, prompt: str) -> Request:
     return replace(request, prompt=prompt)
 
 
-def replace_once(text: str, old: str, new: str, variant: str) -> str:
-    """`text` with `old` replaced by `new`, refusing in one line when `old` is absent (a
-    variant must never silently leave the paper's wording in place)."""
+def replace_required(text: str, old: str, new: str, variant: str) -> str:
+    """`text` with every occurrence of `old` replaced by `new` (as `str.replace`: LAMBDA's
+    arrow wording rewrites each " : " of the prompt), refusing in one line when `old` is
+    absent (a variant must never silently leave the paper's wording in place)."""
     if old not in text:
         raise ValueError(
             f"prompt variant {variant!r}: the prompt lacks {old!r}, the part it rewords "
@@ -136,7 +137,3 @@ def with_active_variant(spec: BenchmarkSpec, built: Any) -> Any:
 
     requested = apply_override(spec, {}).get("prompt_variant") or PAPER
     return apply_variant(spec, built, str(requested))
-
-
-def variant_names(spec: BenchmarkSpec) -> Sequence[str]:
-    return [v.name for v in declared_variants(spec)]

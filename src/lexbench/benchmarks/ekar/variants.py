@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from lexbench.benchmarks.ekar.prompts import INSTRUCTIONS, tuple_text
-from lexbench.robustness.variants import PromptVariant, replace_once, reword
+from lexbench.robustness.variants import PromptVariant, replace_required, reword
 from lexbench.types import Request
 
 OTHER_INSTRUCTIONS = {
@@ -22,7 +22,7 @@ PREAMBLES = {"en": "This is an analogy question.", "zh": "这是一道类比推�
 
 def _instruction(item: Any, request: Request) -> Request:
     language = item.language
-    text = replace_once(
+    text = replace_required(
         request.prompt, INSTRUCTIONS[language], OTHER_INSTRUCTIONS[language], "instruction"
     )
     return reword(request, text)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from lexbench.benchmarks.lambda_.prompts import ANSWER_GUARD
-from lexbench.robustness.variants import PromptVariant, replace_once, reword
+from lexbench.robustness.variants import PromptVariant, replace_required, reword
 from lexbench.types import Request
 
 OTHER_GUARD = "Reply with the single word that fills the last line, and nothing else."
@@ -15,11 +15,11 @@ INSTRUCTION = "Each line pairs two words related in the same way."
 
 
 def _guard(item: Any, request: Request) -> Request:
-    return reword(request, replace_once(request.prompt, ANSWER_GUARD, OTHER_GUARD, "guard"))
+    return reword(request, replace_required(request.prompt, ANSWER_GUARD, OTHER_GUARD, "guard"))
 
 
 def _arrow(item: Any, request: Request) -> Request:
-    text = replace_once(request.prompt, " : ", " -> ", "arrow")
+    text = replace_required(request.prompt, " : ", " -> ", "arrow")
     # The completion style ends at "E :", where the answer goes.
     return reword(request, text[: -len(" :")] + " ->" if text.endswith(" :") else text)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from lexbench.benchmarks.setlexsem.prompts import FINAL_ANSWER
-from lexbench.robustness.variants import PromptVariant, replace_once, reword
+from lexbench.robustness.variants import PromptVariant, replace_required, reword
 from lexbench.types import Request
 
 OTHER_FINAL_ANSWER = (
@@ -20,12 +20,14 @@ INSTRUCTION = "Read both sets carefully before you answer."
 
 
 def _guard(item: Any, request: Request) -> Request:
-    return reword(request, replace_once(request.prompt, FINAL_ANSWER, OTHER_FINAL_ANSWER, "guard"))
+    return reword(
+        request, replace_required(request.prompt, FINAL_ANSWER, OTHER_FINAL_ANSWER, "guard")
+    )
 
 
 def _task_line(item: Any, request: Request) -> Request:
-    text = replace_once(request.prompt, "\n<task> ", "\nTask: ", "task-line")
-    return reword(request, replace_once(text, " </task>", "", "task-line"))
+    text = replace_required(request.prompt, "\n<task> ", "\nTask: ", "task-line")
+    return reword(request, replace_required(text, " </task>", "", "task-line"))
 
 
 def _instruction(item: Any, request: Request) -> Request:
