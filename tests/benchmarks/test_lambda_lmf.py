@@ -210,39 +210,12 @@ def test_the_packaged_model_s_tokenizer_filters_words_by_their_token_count():
 def test_the_shared_exporters_draw_from_the_given_wordnet(tmp_path, tmp_cache):
     from lexbench.cli import main
 
+    source = ["--wordnet-lmf", str(LMF), "--language", "fi", "--per-relation", "3"]
     generated = tmp_path / "fi.jsonl"
-    main(
-        [
-            "generate",
-            "lambda",
-            "--wordnet-lmf",
-            str(LMF),
-            "--language",
-            "fi",
-            "--per-relation",
-            "3",
-            "-o",
-            str(generated),
-        ]
-    )
+    main(["generate", "lambda", *source, "-o", str(generated)])
     queries = [json.loads(line)["query"] for line in generated.read_text().splitlines()]
     out = tmp_path / "inspect"
-    main(
-        [
-            "export",
-            "lambda",
-            "--format",
-            "inspect",
-            "--wordnet-lmf",
-            str(LMF),
-            "--language",
-            "fi",
-            "--per-relation",
-            "3",
-            "-o",
-            str(out),
-        ]
-    )
+    main(["export", "lambda", "--format", "inspect", *source, "-o", str(out)])
     rows = [json.loads(line) for line in (out / "dataset.jsonl").read_text().splitlines()]
     assert len(rows) == len(queries)
     # Each prompt asks about one of the Finnish queries, never an English WordNet word.

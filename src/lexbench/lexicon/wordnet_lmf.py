@@ -35,60 +35,18 @@ LMF_INSTALL_HINT = (
     "(or pip install wn)"
 )
 
+# The WN-LMF synset relation types of each direction (the generic type and its kinds).
+_UP = frozenset({"hypernym", "instance_hypernym"})
+_DOWN = frozenset({"hyponym", "instance_hyponym"})
+_PARTS = ("part", "member", "substance", "location", "portion")
+_MERO = frozenset({"meronym", *(f"mero_{kind}" for kind in _PARTS)})
+_HOLO = frozenset({"holonym", *(f"holo_{kind}" for kind in _PARTS)})
 # lexbench relation -> (synset relation types read forwards, ... read backwards).
 _SYNSET_RELATIONS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    "hypernym": (
-        frozenset({"hypernym", "instance_hypernym"}),
-        frozenset({"hyponym", "instance_hyponym"}),
-    ),
-    "hyponym": (
-        frozenset({"hyponym", "instance_hyponym"}),
-        frozenset({"hypernym", "instance_hypernym"}),
-    ),
-    "meronym": (
-        frozenset(
-            {
-                "meronym",
-                "mero_part",
-                "mero_member",
-                "mero_substance",
-                "mero_location",
-                "mero_portion",
-            }
-        ),
-        frozenset(
-            {
-                "holonym",
-                "holo_part",
-                "holo_member",
-                "holo_substance",
-                "holo_location",
-                "holo_portion",
-            }
-        ),
-    ),
-    "holonym": (
-        frozenset(
-            {
-                "holonym",
-                "holo_part",
-                "holo_member",
-                "holo_substance",
-                "holo_location",
-                "holo_portion",
-            }
-        ),
-        frozenset(
-            {
-                "meronym",
-                "mero_part",
-                "mero_member",
-                "mero_substance",
-                "mero_location",
-                "mero_portion",
-            }
-        ),
-    ),
+    "hypernym": (_UP, _DOWN),
+    "hyponym": (_DOWN, _UP),
+    "meronym": (_MERO, _HOLO),
+    "holonym": (_HOLO, _MERO),
 }
 # Symmetric sense relations: a link counts both ways.
 _SENSE_RELATIONS = {"antonym": "antonym", "derivation": "derivation"}
