@@ -214,9 +214,9 @@ def test_one_explanation_length_everywhere(tmp_path):
     import argparse
     import inspect
 
-    from lexbench.benchmarks.ekar.cli import add_table_arguments
     from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
     from lexbench.benchmarks.ekar.finetune_accdelta import accdelta_table
+    from lexbench.benchmarks.ekar.finetune_cli import add_table_arguments
     from lexbench.benchmarks.ekar.finetune_explain import generate_explanations
     from lexbench.cli import build_parser
 

@@ -44,13 +44,13 @@ def _human_task() -> Any:
 
 
 def _add_table_arguments(parser: Any) -> None:
-    from lexbench.benchmarks.ekar.cli import add_table_arguments
+    from lexbench.benchmarks.ekar.finetune_cli import add_table_arguments
 
     add_table_arguments(parser)
 
 
 def _table(folder: Any, experiment: str, args: Any) -> Any:
-    from lexbench.benchmarks.ekar.cli import finetune_table
+    from lexbench.benchmarks.ekar.finetune_cli import finetune_table
 
     return finetune_table(folder, experiment, args)
 
