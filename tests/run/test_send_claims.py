@@ -195,3 +195,33 @@ def test_a_failed_request_frees_its_claim_for_a_waiter(tmp_path):
         other = Owner(me.host, me.pid, me.started, "second")
         answered, mine, others = cache.claim_for_sending([key], other)
         assert (answered, mine, others) == ({}, [key], {})
+
+
+OPEN_AT = """
+import sys, time
+from lexbench.run.cache import ResponseCache
+folder, start = sys.argv[1], float(sys.argv[2])
+time.sleep(max(0.0, start - time.time()))
+for n in range(40):  # 40 new caches, each created by 8 processes at about the same time
+    with ResponseCache(f"{folder}/c{n}.sqlite"):
+        pass
+"""
+
+
+def test_processes_creating_one_cache_at_once_all_open_it(tmp_path):
+    """SQLite answers the losers of the switch to write-ahead logging "locked" at once,
+    without its busy timeout; the cache waits its turn instead of failing (before: 3 of 8
+    processes failed here)."""
+    env = {**os.environ, "PYTHONPATH": PYTHONPATH}
+    start = time.time() + 1.5  # after every interpreter has started
+    openers = [
+        subprocess.Popen(
+            [sys.executable, "-c", OPEN_AT, str(tmp_path), str(start)],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(8)
+    ]
+    errors = [opener.communicate(timeout=120)[1] for opener in openers]
+    assert all(opener.returncode == 0 for opener in openers), errors

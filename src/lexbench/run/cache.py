@@ -150,12 +150,26 @@ class ResponseCache:
             raise CacheError(describe_problem(self.path, error)) from None
         with self._errors():
             self._db = self._connect()
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._use_wal()
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
             self._db.commit()
             # A truncated or damaged file can open fine and fail on the first read.
             self._db.execute("SELECT key FROM responses LIMIT 1").fetchall()
+
+    def _use_wal(self, patience: float = 60.0) -> None:
+        """Switch the file to write-ahead logging. Two processes creating one cache at once
+        race for this switch, and SQLite answers the loser "database is locked" at once,
+        without its busy timeout: retry for up to `patience` seconds."""
+        deadline = time.monotonic() + patience
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error).lower() or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(str(self.path), check_same_thread=False, timeout=60)
