@@ -68,7 +68,12 @@ class Benchmark(Protocol):
     Optional, not part of the Protocol so that a benchmark without them still conforms:
     `figures(results, folder) -> list[Path]` writes PNGs to `<run>/figures/`;
     `scores_in_background = True` declares `score` safe on another thread and independent
-    of the items' order, so items are scored while the model answers the rest.
+    of the items' order, so items are scored while the model answers the rest;
+    `tally() -> Tally` gives a fresh accumulator that a streaming run feeds each item and
+    its score as they are scored, in item order, and whose `finish()` returns exactly what
+    `summarize` would (without it the run keeps every item and score and calls
+    `summarize`: fine for thousands of items, not for the hundreds of thousands of a
+    paper grid).
     """
 
     name: str
@@ -95,6 +100,17 @@ class Benchmark(Protocol):
 
     def report(self, results: Mapping[str, Any]) -> str:
         """Markdown for report.md and the terminal."""
+
+
+class Tally(Protocol):
+    """What a benchmark keeps of a run as it streams (`Benchmark.tally`): counters and
+    compact per-item records, never prompts or raw outputs. `add` is called once per item,
+    in item order; `finish` returns the results.json body, equal to `summarize(items,
+    scores)` on the same items and scores."""
+
+    def add(self, item: Any, score: Score) -> None: ...
+
+    def finish(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,204 @@
+"""SetLexSem's paper grid through a run, at growing sizes: wall time, peak memory and the
+client's CPU per prompt, in one process per size.
+
+    .venv/bin/python benchmarks/setlexsem_scale.py [--sizes 20000 100000 324800]
+        [--latency 0.01] [--concurrency 128] [--work DIR] [--profile]
+
+The paper grid (`lexbench generate setlexsem --grid paper`, 324,800 prompts) is generated
+once into `--work` (kept between runs); each size runs its first N prompts with
+`lexbench run setlexsem --items FILE --model openai:fake-model` against the fake
+OpenAI-compatible server (tests/fake_openai_server.py, its own process, answering every
+request after `--latency` seconds), `--max-concurrency` prompts in flight, from an empty
+response cache and run folder. A size larger than the grid runs the whole grid.
+
+Figures per size, for the `lexbench run` process alone (the server's CPU is not counted):
+the whole run's wall time (start-up, reading, requests, scoring, samples, tables, report,
+figures), its peak resident memory (`ru_maxrss` of the child), and its user+system CPU
+divided by the prompts. Targets (issue 26): peak at the paper grid <= 400 MB and at most
+20% above the first size's; CPU <= 0.25 ms per prompt; the paper grid in under 3 minutes.
+The server and the client share this machine's cores, so the load average is printed.
+
+`--profile` writes a cProfile of each run beside its run folder (client.prof).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET_PEAK_MB = 400
+TARGET_GROWTH = 0.20
+TARGET_CPU_MS = 0.25
+TARGET_WALL_S = 180
+
+
+def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "tests" / "fake_openai_server.py"),
+            "--latency",
+            str(latency),
+            "--lifetime",
+            "3600",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if not line.startswith("PORT "):
+        process.kill()
+        raise RuntimeError(f"fake server did not start: {line!r}")
+    return process, f"http://127.0.0.1:{int(line.split()[1])}/v1"
+
+
+def paper_grid(work: Path) -> Path:
+    """The paper grid's items, generated once into `work`."""
+    path = work / "paper.jsonl"
+    if not path.is_file():
+        print(f"generating the paper grid into {path} ...", flush=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "lexbench",
+                "generate",
+                "setlexsem",
+                "--grid",
+                "paper",
+                "-o",
+                str(path),
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+    return path
+
+
+def first_lines(source: Path, count: int, target: Path) -> int:
+    """The first `count` lines of `source` into `target`; how many there were."""
+    written = 0
+    with open(source, "rb") as reader, open(target, "wb") as writer:
+        for line in reader:
+            if written == count:
+                break
+            writer.write(line)
+            written += 1
+    return written
+
+
+def run_once(
+    url: str, items: Path, folder: Path, concurrency: int, profile: bool
+) -> dict[str, float]:
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    prefix = [sys.executable]
+    if profile:
+        prefix += ["-m", "cProfile", "-o", str(folder / "client.prof")]
+    command = [
+        *prefix,
+        "-m",
+        "lexbench",
+        "run",
+        "setlexsem",
+        "--items",
+        str(items),
+        "--model",
+        "openai:fake-model",
+        "--base-url",
+        url,
+        "--max-concurrency",
+        str(concurrency),
+        "--cache",
+        str(folder / "cache.sqlite"),
+        "--out",
+        str(folder / "runs"),
+        "--no-progress",
+        "--allow-failures",
+    ]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    started = time.perf_counter()
+    with open(folder / "stderr.txt", "wb") as errors:
+        process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=errors, env=environment
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    if status != 0:
+        raise RuntimeError(
+            f"the run failed ({status}): {(folder / 'stderr.txt').read_text()[-2000:]}"
+        )
+    return {
+        "wall": wall,
+        "peak_mb": usage.ru_maxrss / 1024,  # kilobytes on Linux
+        "cpu": usage.ru_utime + usage.ru_stime,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000, 324_800])
+    parser.add_argument("--latency", type=float, default=0.01)
+    parser.add_argument("--concurrency", type=int, default=128)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/lexbench-setlexsem-scale"))
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    grid = paper_grid(args.work)
+    server, url = start_server(args.latency)
+    rows = []
+    try:
+        for size in args.sizes:
+            items = args.work / f"first-{size}.jsonl"
+            count = first_lines(grid, size, items)
+            figures = run_once(
+                url, items, args.work / f"run-{size}", args.concurrency, args.profile
+            )
+            load = os.getloadavg()[0]
+            rows.append((count, figures, load))
+            print(
+                f"{count:>9,} prompts: {figures['wall']:6.1f} s, peak "
+                f"{figures['peak_mb']:6.0f} MB, client CPU "
+                f"{1000 * figures['cpu'] / count:.3f} ms/prompt (load {load:.1f})",
+                flush=True,
+            )
+    finally:
+        server.stdin.close()  # type: ignore[union-attr]
+        server.wait(timeout=30)
+    print(
+        f"\nSetLexSem paper grid's first prompts, fake server ({1000 * args.latency:g} ms, "
+        f"{args.concurrency} in flight), one `lexbench run setlexsem --items` process each\n"
+    )
+    print("| prompts | whole run | peak memory | client CPU (user+sys) per prompt |")
+    print("|---:|---:|---:|---:|")
+    for count, figures, _ in rows:
+        print(
+            f"| {count:,} | {figures['wall']:.1f} s | {figures['peak_mb']:,.0f} MB | "
+            f"{1000 * figures['cpu'] / count:.2f} ms |"
+        )
+    first, last = rows[0][1], rows[-1][1]
+    growth = last["peak_mb"] / first["peak_mb"] - 1
+    print(
+        f"\npeak at {rows[-1][0]:,}: {last['peak_mb']:.0f} MB (target <= {TARGET_PEAK_MB}), "
+        f"{100 * growth:+.0f}% against {rows[0][0]:,} (target <= +{100 * TARGET_GROWTH:.0f}%); "
+        f"CPU per prompt at most {max(1000 * f['cpu'] / c for c, f, _ in rows):.3f} ms "
+        f"(target <= {TARGET_CPU_MS}); wall {last['wall']:.0f} s (target < {TARGET_WALL_S})"
+    )
+    print(
+        f"peak child RSS of this script's children: "
+        f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MB"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
