@@ -108,6 +108,258 @@ def _end(steps: list[Callable[[], None]], failing: bool) -> None:
         raise first
 
 
+class Session:
+    """One run's conversation with a model through the cache, a window of requests at a
+    time (`answer`), with one progress bar, one grouped cache writer and one set of send
+    claims for the whole run; `close` ends it and completes `stats`.
+
+    A streaming run (`run.evaluate`) hands it windows of a few thousand requests, so a
+    run of any length holds one window's requests and answers. Identical requests are
+    sent once within a window; a later window finds the answer in the cache (the writer
+    commits at each window's end). Without a cache such a repeat is sent again."""
+
+    def __init__(
+        self,
+        model: Model,
+        cache: ResponseCache | None = None,
+        chunk_size: int | None = None,
+        progress: bool = True,
+        description: str = "requests",
+        total: int | None = None,
+    ):
+        self.model = model
+        self.cache = cache
+        self.size = chunk_size or model.chunk_size()
+        self.progress = progress
+        self.description = description
+        self.total = total  # requests in the whole run, for the bar (None: unknown)
+        self.stats = RunStats()
+        self.answered = 0
+        self.with_error = 0  # answers carrying an error (failed, or the model's typed "no")
+        self._busy = 0.0  # seconds spent answering (the request phase)
+        self._retries_before = model.retry_counts()
+        self._fingerprint = model.fingerprint()
+        self._streaming = model.streams_answers()
+        self._bar: Any = None
+        self._shown: tuple[int, int] = (0, 0)  # (retries, failed) on the bar
+        self._owner = Owner.current() if cache is not None else None
+        self._refreshed = time.monotonic()
+        # Streamed answers are committed in small groups (see cache_writer), batches whole.
+        self._writer = GroupedWriter(cache) if cache is not None and self._streaming else None
+        self._told: list[str] = []  # the first other sender met
+
+    def _open_bar(self) -> None:
+        if self._bar is not None or not self.progress:
+            return
+        from tqdm import tqdm
+
+        self._bar = tqdm(
+            total=self.total,
+            initial=self.answered,
+            desc=self.description,
+            unit="req",
+            file=sys.stderr,
+            mininterval=0.5,
+            dynamic_ncols=True,
+        )
+
+    def answer(
+        self,
+        requests: Sequence[Request],
+        on_response: Callable[[int, Response], None] | None = None,
+    ) -> list[Response]:
+        """Answer one window of `requests`, in order (see `execute`); an interruption
+        says how far the run got and is raised."""
+        began = time.perf_counter()
+        try:
+            return self._answer(requests, on_response)
+        except KeyboardInterrupt:
+            kept = "; they are cached. Run the same command again to resume" if self.cache else ""
+            of = f"/{self.total}" if self.total is not None else ""
+            print(
+                f"\nlexbench: interrupted after {self.answered}{of} responses{kept}.",
+                file=sys.stderr,
+            )
+            raise
+        except PermanentModelError:
+            if self.cache is not None:
+                done = self.answered - self.with_error
+                of = f"/{self.total}" if self.total is not None else ""
+                print(
+                    f"lexbench: {done}{of} answers received before the error are "
+                    "cached; fix the problem and run the same command to resume.",
+                    file=sys.stderr,
+                )
+            raise
+        finally:
+            self._busy += time.perf_counter() - began
+
+    def _answer(
+        self,
+        requests: Sequence[Request],
+        on_response: Callable[[int, Response], None] | None,
+    ) -> list[Response]:
+        duplicates = _duplicate_ids(requests)
+        if duplicates:
+            raise ValueError(f"request ids must be unique; repeated: {duplicates[:5]}")
+        model, cache, stats = self.model, self.cache, self.stats
+        fingerprint, owner, writer = self._fingerprint, self._owner, self._writer
+        stats.requests += len(requests)
+        keys = request_keys(fingerprint, requests)
+        found = cache.get_many(keys) if cache is not None else {}
+        responses: list[Response | None] = []
+        pending: list[int] = []
+        for index, (request, key) in enumerate(zip(requests, keys)):
+            hit = found.get(key)
+            if hit is not None:
+                # The cached answer may come from another item asking the same thing.
+                responses.append(replace(hit, request_id=request.id))
+                self.with_error += hit.error is not None
+            else:
+                responses.append(None)
+                pending.append(index)
+        cached = len(requests) - len(pending)
+        stats.cached += cached
+        self.answered += cached
+        if on_response is not None:
+            for index, response in enumerate(responses):
+                if response is not None:
+                    on_response(index, response)
+        if not pending:
+            if self._bar is not None:
+                self._bar.update(cached)
+            return [r for r in responses if r is not None]
+        if self._bar is None:
+            self._open_bar()
+        elif cached:
+            self._bar.update(cached)
+        to_send, followers = _plan_sends(pending, keys)
+        if followers:
+            shared = sum(len(v) for v in followers.values())
+            stats.extra["deduplicated"] = stats.extra.get("deduplicated", 0) + shared
+        bar = self._bar
+
+        def record(index: int, answer: Response, cache_it: bool, sent: bool = True) -> None:
+            """Store one arrived answer (and share it with requests asking the same thing)."""
+            if responses[index] is not None:
+                raise RuntimeError(
+                    f"{type(model).__name__} answered request {requests[index].id} twice"
+                )
+            if cache_it and writer is not None and cache is not None and owner is not None:
+                writer.add((keys[index], fingerprint, requests[index], answer))
+                if time.monotonic() - self._refreshed > REFRESH_S:
+                    cache.refresh_claims(owner)
+                    self._refreshed = time.monotonic()
+            group = [index, *followers.get(index, ())]
+            for member in group:
+                final = (
+                    answer if member == index else replace(answer, request_id=requests[member].id)
+                )
+                responses[member] = final
+                # Failed requests, not a model's typed answer such as "out of vocabulary".
+                stats.failed += answer.failure == Failure.REQUEST_FAILED
+                self.with_error += answer.error is not None
+                if on_response is not None:
+                    on_response(member, final)
+            self.answered += len(group)
+            if sent:
+                stats.sent += 1
+            else:  # answered by another process sending it at the same time
+                stats.cached += len(group)
+            if bar is not None:
+                bar.update(len(group))
+                now = (model.retry_counts().total - self._retries_before.total, stats.failed)
+                if now != self._shown:
+                    self._shown = now
+                    bar.set_postfix(retries=now[0], failed=now[1])
+
+        def claimed(indices: list[int]) -> tuple[list[int], list[int]]:
+            """(requests this run may send now, requests another process is sending): those
+            another process answered meanwhile are recorded at once (never sent twice)."""
+            if cache is None or owner is None or not indices:
+                return indices, []
+            answered, mine, others = cache.claim_for_sending([keys[i] for i in indices], owner)
+            for i in indices:
+                if keys[i] in answered:
+                    hit = answered[keys[i]]
+                    record(i, replace(hit, request_id=requests[i].id), cache_it=False, sent=False)
+            if others and not self._told:
+                self._told.append(next(iter(others.values())))  # said once, when waits begin
+            mine_keys, waiting = set(mine), [i for i in indices if keys[i] in others]
+            return [i for i in indices if keys[i] in mine_keys], waiting
+
+        def send(chunk: list[int]) -> None:
+            if not chunk:
+                return
+            batch = [requests[i] for i in chunk]
+            if self._streaming:
+
+                def arrived(position: int, answer: Response, chunk: list[int] = chunk) -> None:
+                    record(chunk[position], answer, cache_it=True)
+
+                answers = model.answer_each(batch, arrived)
+            else:
+                answers = model.answer(batch)
+                if cache is not None:
+                    cache.put_many(
+                        (keys[i], fingerprint, requests[i], a) for i, a in zip(chunk, answers)
+                    )
+            if len(answers) != len(chunk):
+                raise RuntimeError(
+                    f"{type(model).__name__} returned {len(answers)} responses "
+                    f"for {len(chunk)} requests"
+                )
+            for i, answer in zip(chunk, answers):
+                if responses[i] is None:  # not already recorded as it arrived
+                    record(i, answer, cache_it=self._streaming)
+
+        waiting: list[int] = []
+        for start in range(0, len(to_send), self.size):
+            mine, others = claimed(to_send[start : start + self.size])
+            waiting += others
+            send(mine)
+        if waiting and cache is not None:  # counted across every chunk
+            print(
+                f"\nlexbench: {len(waiting)} request(s) are being sent by another process "
+                f"using {cache.path} ({self._told[0]}); waiting for its answers instead of "
+                "sending them twice",
+                file=sys.stderr,
+                flush=True,
+            )
+        pause = 0.05
+        while waiting:  # requests other processes were sending when this one reached them
+            time.sleep(pause)
+            pause = min(1.0, pause * 1.5)
+            mine, waiting = claimed(waiting)
+            for start in range(0, len(mine), self.size):
+                send(mine[start : start + self.size])
+        if writer is not None:
+            # A later window asking the same thing finds it in the cache.
+            writer.flush()
+        return [r for r in responses if r is not None]
+
+    def close(self, failing: bool = False) -> RunStats:
+        """End the run: close the bar, commit what is left, release the send claims (each
+        step runs whatever the others do), and complete `stats`."""
+        steps: list[Callable[[], None]] = [] if self._bar is None else [self._bar.close]
+        if self._writer is not None:
+            steps.append(self._writer.close)  # commits what is left, however the run ends
+        cache, owner = self.cache, self._owner
+        if cache is not None and owner is not None:
+            steps.append(lambda: cache.release_claims(owner))
+        _end(steps, failing=failing)
+        retries_after = self.model.retry_counts()
+        before = self._retries_before
+        self.stats.retries = retries_after.total - before.total
+        self.stats.retry_reasons = {
+            reason: count - before.reasons.get(reason, 0)
+            for reason, count in retries_after.reasons.items()
+            if count > before.reasons.get(reason, 0)
+        }
+        self.stats.seconds = self._busy
+        return self.stats
+
+
 def execute(
     model: Model,
     requests: Sequence[Request],
@@ -122,182 +374,11 @@ def execute(
     `on_response(index, response)` is called once for every request as its final response
     is known (cached ones first), on the thread that runs the model's loop: keep it short
     (`run.scoring.BackgroundScoring.arrived` hands the work to a thread of its own)."""
-    duplicates = _duplicate_ids(requests)
-    if duplicates:
-        raise ValueError(f"request ids must be unique; repeated: {duplicates[:5]}")
-    started = time.perf_counter()
-    stats = RunStats(requests=len(requests))
-    retries_before = model.retry_counts()
-    fingerprint = model.fingerprint()
-    keys = request_keys(fingerprint, requests)
-    found = cache.get_many(keys) if cache is not None else {}
-    responses: list[Response | None] = []
-    pending: list[int] = []
-    for index, (request, key) in enumerate(zip(requests, keys)):
-        hit = found.get(key)
-        if hit is not None:
-            # The cached answer may come from another item asking the same thing.
-            responses.append(replace(hit, request_id=request.id))
-        else:
-            responses.append(None)
-            pending.append(index)
-    stats.cached = len(requests) - len(pending)
-    if on_response is not None:
-        for index, response in enumerate(responses):
-            if response is not None:
-                on_response(index, response)
-    to_send, followers = _plan_sends(pending, keys)
-    if followers:
-        stats.extra["deduplicated"] = sum(len(v) for v in followers.values())
-
-    size = chunk_size or model.chunk_size()
-    streaming = model.streams_answers()
-    bar: Any = None
-    if progress and pending:
-        from tqdm import tqdm
-
-        bar = tqdm(
-            total=len(requests),
-            initial=stats.cached,
-            desc=description,
-            unit="req",
-            file=sys.stderr,
-            mininterval=0.5,
-            dynamic_ncols=True,
-        )
-    shown: tuple[int, int] = (0, 0)  # (retries, failed) on the bar
-
-    owner = Owner.current() if cache is not None else None
-    refreshed = [time.monotonic()]
-    # Streamed answers are committed in small groups (see cache_writer), batches whole.
-    writer = GroupedWriter(cache) if cache is not None and streaming else None
-
-    def record(index: int, answer: Response, cache_it: bool, sent: bool = True) -> None:
-        """Store one arrived answer (and share it with requests asking the same thing)."""
-        nonlocal shown
-        if responses[index] is not None:
-            raise RuntimeError(
-                f"{type(model).__name__} answered request {requests[index].id} twice"
-            )
-        if cache_it and writer is not None and cache is not None and owner is not None:
-            writer.add((keys[index], fingerprint, requests[index], answer))
-            if time.monotonic() - refreshed[0] > REFRESH_S:
-                cache.refresh_claims(owner)
-                refreshed[0] = time.monotonic()
-        group = [index, *followers.get(index, ())]
-        for member in group:
-            final = answer if member == index else replace(answer, request_id=requests[member].id)
-            responses[member] = final
-            # Failed requests, not a model's typed answer such as "out of vocabulary".
-            stats.failed += answer.failure == Failure.REQUEST_FAILED
-            if on_response is not None:
-                on_response(member, final)
-        if sent:
-            stats.sent += 1
-        else:  # answered by another process sending it at the same time
-            stats.cached += len(group)
-        if bar is not None:
-            bar.update(len(group))
-            now = (model.retry_counts().total - retries_before.total, stats.failed)
-            if now != shown:
-                shown = now
-                bar.set_postfix(retries=now[0], failed=now[1])
-
-    told: list[str] = []  # the first other sender met
-
-    def claimed(indices: list[int]) -> tuple[list[int], list[int]]:
-        """(requests this run may send now, requests another process is sending): those
-        another process answered meanwhile are recorded at once (never sent twice)."""
-        if cache is None or owner is None or not indices:
-            return indices, []
-        answered, mine, others = cache.claim_for_sending([keys[i] for i in indices], owner)
-        for i in indices:
-            if keys[i] in answered:
-                hit = answered[keys[i]]
-                record(i, replace(hit, request_id=requests[i].id), cache_it=False, sent=False)
-        if others and not told:
-            told.append(next(iter(others.values())))  # said once, when the wait begins
-        mine_keys, waiting = set(mine), [i for i in indices if keys[i] in others]
-        return [i for i in indices if keys[i] in mine_keys], waiting
-
-    def send(chunk: list[int]) -> None:
-        if not chunk:
-            return
-        batch = [requests[i] for i in chunk]
-        if streaming:
-
-            def arrived(position: int, answer: Response, chunk: list[int] = chunk) -> None:
-                record(chunk[position], answer, cache_it=True)
-
-            answers = model.answer_each(batch, arrived)
-        else:
-            answers = model.answer(batch)
-            if cache is not None:
-                cache.put_many(
-                    (keys[i], fingerprint, requests[i], a) for i, a in zip(chunk, answers)
-                )
-        if len(answers) != len(chunk):
-            raise RuntimeError(
-                f"{type(model).__name__} returned {len(answers)} responses "
-                f"for {len(chunk)} requests"
-            )
-        for i, answer in zip(chunk, answers):
-            if responses[i] is None:  # not already recorded as it arrived
-                record(i, answer, cache_it=streaming)
-
+    session = Session(model, cache, chunk_size, progress, description, total=len(requests))
     ended = False
     try:
-        waiting: list[int] = []
-        for start in range(0, len(to_send), size):
-            mine, others = claimed(to_send[start : start + size])
-            waiting += others
-            send(mine)
-        if waiting and cache is not None:  # counted across every chunk
-            print(
-                f"\nlexbench: {len(waiting)} request(s) are being sent by another process "
-                f"using {cache.path} ({told[0]}); waiting for its answers instead of "
-                "sending them twice",
-                file=sys.stderr,
-                flush=True,
-            )
-        pause = 0.05
-        while waiting:  # requests other processes were sending when this one reached them
-            time.sleep(pause)
-            pause = min(1.0, pause * 1.5)
-            mine, waiting = claimed(waiting)
-            for start in range(0, len(mine), size):
-                send(mine[start : start + size])
+        responses = session.answer(requests, on_response)
         ended = True
-    except KeyboardInterrupt:
-        done = sum(r is not None for r in responses)
-        kept = "; they are cached. Run the same command again to resume" if cache else ""
-        print(
-            f"\nlexbench: interrupted after {done}/{len(requests)} responses{kept}.",
-            file=sys.stderr,
-        )
-        raise
-    except PermanentModelError:
-        if cache is not None:
-            done = sum(r is not None and r.error is None for r in responses)
-            print(
-                f"lexbench: {done}/{len(requests)} answers received before the error are "
-                "cached; fix the problem and run the same command to resume.",
-                file=sys.stderr,
-            )
-        raise
     finally:
-        steps: list[Callable[[], None]] = [] if bar is None else [bar.close]
-        if writer is not None:
-            steps.append(writer.close)  # commits what is left, however the run ends
-        if cache is not None and owner is not None:
-            steps.append(lambda: cache.release_claims(owner))
-        _end(steps, failing=not ended)
-    retries_after = model.retry_counts()
-    stats.retries = retries_after.total - retries_before.total
-    stats.retry_reasons = {
-        reason: count - retries_before.reasons.get(reason, 0)
-        for reason, count in retries_after.reasons.items()
-        if count > retries_before.reasons.get(reason, 0)
-    }
-    stats.seconds = time.perf_counter() - started
-    return [r for r in responses if r is not None], stats
+        stats = session.close(failing=not ended)
+    return responses, stats

@@ -335,32 +335,14 @@ def write_run(
     extra: Callable[[Path], Any] | None = None,
 ) -> RunFolder:
     """Write the run folder as one unit; `extra(path)` may add files (figures) to it before
-    it is put in place. Releases this process's claim on the folder."""
-    destination = folder.path
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with claims.held(folder.path):
-            _remove_leftovers(destination)
-            staging = destination.with_name(
-                f".{destination.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-            )
-            staging.mkdir()
-            try:
-                staged = RunFolder(staging)
-                write_json(staged.config_path, {**config, "versions": package_versions()})
-                write_samples(staged.samples_path, samples)
-                write_json(staged.results_path, results)
-                _atomic_write(staged.report_path, report_markdown)
-                if extra is not None:
-                    extra(staging)
-                _put_in_place(staging, destination)
-            except BaseException:
-                shutil.rmtree(staging, ignore_errors=True)
-                raise
-    finally:
-        if folder.claim is not None:
-            folder.claim.release_all()
-    return RunFolder(destination)
+    it is put in place. Releases this process's claim on the folder. (A run that writes
+    its samples as it goes uses `run.staging.StagedRun`, which this calls.)"""
+    from lexbench.run.staging import StagedRun
+
+    with StagedRun(folder) as staged:
+        for sample in samples:
+            staged.add_sample(sample)
+        return staged.finish(config, results, report_markdown, extra)
 
 
 def read_run(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
