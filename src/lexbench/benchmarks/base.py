@@ -16,7 +16,7 @@ the command line, `run all`, `report`, `leaderboard`, `compare`, `rescore`, `hum
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -81,8 +81,10 @@ class Benchmark(Protocol):
     def config(self) -> dict[str, Any]:
         """Everything that defines the run apart from the model (goes into config.json)."""
 
-    def items(self) -> Sequence[Any]:
-        """The items to evaluate, deterministic for a given config; each has an `id`."""
+    def items(self) -> Iterable[Any]:
+        """The items to evaluate, deterministic for a given config; each has an `id`. A
+        list, or an object that yields them afresh on each iteration and tells its `len`
+        (SetLexSem's paper grid is read as it runs, never held whole)."""
 
     def requests(self, item: Any) -> list[Request]:
         """What to ask the model for one item (request ids unique across the run)."""

@@ -9,7 +9,9 @@ are computed again.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,16 +41,73 @@ class Rescored:
     items: int
 
 
+def recorded_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, row) of a samples.jsonl file, one at a time; a damaged line or a row
+    without raw responses is an error naming the line."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise ValueError(f"{path}:{number}: not valid JSON ({error.msg})") from None
+                if not isinstance(row, dict) or "responses" not in row or "id" not in row:
+                    raise ValueError(
+                        f"{path}: line {number} has no raw responses: run the benchmark again"
+                    )
+                yield number, row
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not UTF-8 text ({error.reason})") from None
+
+
+class _Recorded:
+    """The recorded rows, looked up by item id as the rebuilt items come: in step with the
+    file while the ids follow its order (a run writes its samples in item order, so a
+    re-score of any length reads it once), else from an index of the whole file."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._rows = recorded_rows(path)
+        self._by_id: dict[str, dict[str, Any]] | None = None
+
+    def row(self, item_id: str) -> dict[str, Any] | None:
+        if self._by_id is None:
+            for _, row in self._rows:
+                if str(row["id"]) == item_id:
+                    return row
+                # Out of step (a run from before samples kept item order): index the file.
+                self._by_id = {str(row["id"]): row}
+                self._by_id.update((str(r["id"]), r) for _, r in recorded_rows(self.path))
+                break
+            else:
+                return None
+        return self._by_id.get(item_id)
+
+
 def rescore_run(path: str | Path, *, write: bool = False) -> Rescored:
     """Score the run folder at `path` again; with `write`, replace its samples, results,
-    report and figures (atomically, as a run does)."""
+    report and figures (atomically, as a run does). Streams like a run: the samples are
+    read, re-scored and written one item at a time."""
     from lexbench import plugins
-    from lexbench.run.evaluate import apply_chat, sample_line
-    from lexbench.run.store import RunFolder, read_run, write_run
+    from lexbench.run.evaluate import apply_chat, sample_line, tally_of
+    from lexbench.run.staging import StagedRun
+    from lexbench.run.store import RunFolder, read_json_file
 
     folder = RunFolder(Path(path))
-    config, samples, old_results = read_run(folder.path)
-    if not samples:
+    missing = [
+        p.name
+        for p in (folder.config_path, folder.samples_path, folder.results_path)
+        if not p.is_file()
+    ]
+    if missing:
+        raise FileNotFoundError(
+            f"{folder.path} is not a lexbench run folder (missing {', '.join(missing)})"
+        )
+    config = read_json_file(folder.config_path, "config.json")
+    old_results = read_json_file(folder.results_path, "results.json")
+    if next(recorded_rows(folder.samples_path), None) is None:
         raise ValueError(
             f"{folder.samples_path} is empty: nothing to re-score; run the "
             "benchmark again to rewrite the folder"
@@ -60,12 +119,6 @@ def rescore_run(path: str | Path, *, write: bool = False) -> Rescored:
             f"{folder.config_path} records no run options (a run made before "
             "lexbench recorded them): run the benchmark again to re-score it"
         )
-    missing = [i for i, row in enumerate(samples, 1) if "responses" not in row]
-    if missing:
-        raise ValueError(
-            f"{folder.samples_path}: line {missing[0]} has no raw responses "
-            f"({len(missing)} lines lack them): run the benchmark again"
-        )
     source = str(config.get("benchmark_source") or "")
     if source.startswith("path "):
         plugins.include([source[len("path ") :]])  # a benchmark added by --include
@@ -76,45 +129,47 @@ def rescore_run(path: str | Path, *, write: bool = False) -> Rescored:
 
     recorded = config.get("benchmark") or {}
     benchmark = apply_variant(spec, benchmark, recorded.get("prompt_variant") or PAPER)
-    by_id = {str(row["id"]): row for row in samples}
-    items = list(benchmark.items())
-    absent = [item.id for item in items if str(item.id) not in by_id]
-    if absent:
-        raise ValueError(
-            f"{folder.path}: the rebuilt benchmark has items the run did not "
-            f"record ({absent[:3]}): the data or generator changed since the run"
-        )
-    scores, lines, changed = [], [], 0
-    for item in items:
-        row = by_id[str(item.id)]
-        requests = apply_chat(benchmark.requests(item), bool(config.get("chat")))
-        responses = [Response.from_dict(r) for r in row["responses"]]
-        if len(responses) != len(requests):
-            raise ValueError(
-                f"{folder.samples_path}: item {item.id} recorded "
-                f"{len(responses)} responses for {len(requests)} requests"
+    rows = _Recorded(folder.samples_path)
+    tally = tally_of(benchmark)
+    chat = bool(config.get("chat"))
+    count = changed = 0
+    with contextlib.ExitStack() as stack:
+        staged = stack.enter_context(StagedRun(folder)) if write else None
+        for item in benchmark.items():
+            row = rows.row(str(item.id))
+            if row is None:
+                raise ValueError(
+                    f"{folder.path}: the rebuilt benchmark has items the run did not "
+                    f"record ({item.id!r}): the data or generator changed since the run"
+                )
+            requests = apply_chat(benchmark.requests(item), chat)
+            responses = [Response.from_dict(r) for r in row["responses"]]
+            if len(responses) != len(requests):
+                raise ValueError(
+                    f"{folder.samples_path}: item {item.id} recorded "
+                    f"{len(responses)} responses for {len(requests)} requests"
+                )
+            score = benchmark.score(item, responses)
+            tally.add(item, score)
+            if staged is not None:
+                staged.add_sample(sample_line(benchmark, item, requests, responses, score))
+            changed += score.correct != row.get("correct") or score.value != row.get("value")
+            count += 1
+        results = tally.finish()
+        # The report's "Requests: N (... sent ...)" line describes a model being asked; a
+        # re-score asks nothing, so its report says so (results.json keeps the run's counts).
+        report = benchmark.report(results).rstrip("\n") + "\n\n" + rescored_line(count)
+        results["run"] = old_results.get("run", {})  # the requests of the run that was scored
+        results["rescored"] = {"requests_sent": 0, "items": count, "changed": changed}
+        if staged is not None:
+            make_figures = getattr(benchmark, "figures", None)
+            staged.finish(
+                config,
+                results,
+                report,
+                extra=None if make_figures is None else lambda p: make_figures(results, p),
             )
-        score = benchmark.score(item, responses)
-        scores.append(score)
-        lines.append(sample_line(benchmark, item, requests, responses, score))
-        changed += score.correct != row.get("correct") or score.value != row.get("value")
-    results = benchmark.summarize(items, scores)
-    # The report's "Requests: N (... sent ...)" line describes a model being asked; a
-    # re-score asks nothing, so its report says so (results.json keeps the run's counts).
-    report = benchmark.report(results).rstrip("\n") + "\n\n" + rescored_line(len(items))
-    results["run"] = old_results.get("run", {})  # the requests of the run that was scored
-    results["rescored"] = {"requests_sent": 0, "items": len(items), "changed": changed}
-    if write:
-        make_figures = getattr(benchmark, "figures", None)
-        write_run(
-            folder,
-            config,
-            lines,
-            results,
-            report,
-            extra=None if make_figures is None else lambda p: make_figures(results, p),
-        )
-    return Rescored(results, report, changed, len(items))
+    return Rescored(results, report, changed, count)
 
 
 def rescored_line(items: int) -> str:

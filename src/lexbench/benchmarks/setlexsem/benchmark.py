@@ -36,7 +36,6 @@ from lexbench.benchmarks.setlexsem.files import (
     limit_per_config,
     parse_selection,
     read_items,
-    select_items,
     write_items,
 )
 from lexbench.benchmarks.setlexsem.generate import ItemGenerator
@@ -56,6 +55,7 @@ from lexbench.benchmarks.setlexsem.parse import (
     safe_text,
     score_answer,
 )
+from lexbench.benchmarks.setlexsem.source import FileItems, GridItems, ItemSource
 from lexbench.types import Request, Response, Score
 
 NAME = "setlexsem"
@@ -120,7 +120,9 @@ def score_item(item: SetLexSemItem, output: str, parser: str = "paper") -> tuple
 class SetLexSemBenchmark:
     """SetLexSem as a `Benchmark`: items, requests, score, summarize, report, figures."""
 
-    dataset: list[SetLexSemItem]
+    # A list, or a source that reads or generates the items again on each pass (a paper
+    # grid is never held whole: see setlexsem/source.py).
+    dataset: Sequence[SetLexSemItem] | ItemSource
     dataset_config: dict[str, Any] = field(default_factory=dict)
     model_name: str = "model"
     name: str = NAME
@@ -129,10 +131,13 @@ class SetLexSemBenchmark:
 
     def config(self) -> dict[str, Any]:
         if self._dataset_sha256 is None:  # hashing 10^5 rows takes seconds: once per run
-            digest = hashlib.sha256()
-            for item in self.dataset:
-                digest.update(item_line(item).encode("utf-8"))
-            self._dataset_sha256 = digest.hexdigest()
+            if isinstance(self.dataset, ItemSource):
+                self._dataset_sha256 = self.dataset.survey().sha256
+            else:
+                digest = hashlib.sha256()
+                for item in self.dataset:
+                    digest.update(item_line(item).encode("utf-8"))
+                self._dataset_sha256 = digest.hexdigest()
         return {
             "name": self.name,
             "dataset": self.dataset_config,
@@ -141,7 +146,7 @@ class SetLexSemBenchmark:
             "parser": self.parser,
         }
 
-    def items(self) -> list[SetLexSemItem]:
+    def items(self) -> Sequence[SetLexSemItem] | ItemSource:
         return self.dataset
 
     def requests(self, item: SetLexSemItem) -> list[Request]:
@@ -287,13 +292,13 @@ def build_benchmark(
                 "decoding overrides apply to a grid; a generated items file "
                 "already records its decoding (regenerate with a grid file)"
             )
-        dataset = select_items(limit_per_config(read_items(items), limit), selection)
+        dataset: ItemSource = FileItems(path=Path(items), limit=limit, selection=selection)
         dataset_config: dict[str, Any] = {"file": str(items)}
     else:
         resolved = resolve_grid(grid)
         if decoding:
             resolved = resolved.with_decoding(**dict(decoding))
-        dataset = generate_items(resolved, wordnet, limit=limit, selection=selection)
+        dataset = GridItems(grid=resolved, wordnet=wordnet, limit=limit, selection=selection)
         dataset_config = {"grid": resolved.to_dict()}
     dataset_config["limit_per_config"] = limit
     if selection:

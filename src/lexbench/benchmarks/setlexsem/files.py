@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +123,36 @@ def read_items(path: str | Path) -> list[SetLexSemItem]:
     from lexbench.run.store import read_item_file
 
     return read_item_file(path, SetLexSemItem.from_dict)
+
+
+def iter_items(path: str | Path) -> Iterator[SetLexSemItem]:
+    """The items of a generated file one at a time (a damaged line is an error naming the
+    file and line; an empty file yields nothing)."""
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise ValueError(f"{path}:{number}: not valid JSON ({error.msg})") from None
+                if not isinstance(row, dict):
+                    raise ValueError(
+                        f"{path}: item {number} is a JSON {type(row).__name__}, not an "
+                        f"object with the item's fields: {json.dumps(row)[:80]}"
+                    )
+                try:
+                    item = SetLexSemItem.from_dict(row)
+                except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+                    detail = f"missing field {error}" if isinstance(error, KeyError) else str(error)
+                    raise ValueError(
+                        f"{path}: item {number} is not a valid item ({detail})"
+                    ) from None
+                yield item
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not UTF-8 text ({error.reason})") from None
 
 
 def limit_per_config(items: Sequence[SetLexSemItem], limit: int | None) -> list[SetLexSemItem]:
