@@ -172,7 +172,7 @@ def run():
 
 
 def test_the_fixture_touches_every_case(run):
-    bench, items, scores = run
+    _bench, items, scores = run
     assert len({i.config_id for i in items}) == 42
     assert {s for i in items for s in i.studies} >= {"main", "deciles", "deceptive", "stories"}
     classes = {s.error_class for s in scores}
