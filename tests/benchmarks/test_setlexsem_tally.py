@@ -16,6 +16,8 @@ Regenerate (only when a change to the tables is intended, and say so in the comm
 
 from __future__ import annotations
 
+import dataclasses
+import random
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from typing import Any
 import pytest
 
 from lexbench.benchmarks.setlexsem.benchmark import SetLexSemBenchmark, generate_items
+from lexbench.benchmarks.setlexsem.errors import ErrorCounts, error_table
 from lexbench.benchmarks.setlexsem.grid_read import grid_from_mapping
 from lexbench.benchmarks.setlexsem.items import SetLexSemItem
 from lexbench.benchmarks.setlexsem.markdown import report_markdown
@@ -191,6 +194,97 @@ def test_the_report_is_the_list_based_report(run):
     bench, items, scores = run
     golden = (GOLDEN / "report.md").read_text(encoding="utf-8")
     assert bench.report(bench.summarize(items, scores)) == golden
+
+
+def test_a_tally_fed_item_by_item_writes_the_same_results_and_report(run):
+    bench, items, scores = run
+    tally = bench.tally()
+    for item, score in zip(items, scores):
+        tally.add(item, score)
+    results = tally.finish()
+    assert results_text(results) == (GOLDEN / "results.json").read_text(encoding="utf-8")
+    assert report_markdown(results) == (GOLDEN / "report.md").read_text(encoding="utf-8")
+    assert results_text(tally.finish()) == results_text(results)  # finish changes nothing
+
+
+def _plain_mean(scores: list[Score], key: str) -> float:
+    """The list-based summary's mean: Python's sum over the scored prompts, in order."""
+    return sum(float(s.details.get(key, 0.0)) for s in scores) / len(scores)
+
+
+def test_configurations_interleaved_keep_item_order_in_every_mean(run):
+    bench, items, scores = run
+    pairs = list(zip(items, scores))
+    random.Random(26).shuffle(pairs)
+    results = bench.summarize([i for i, _ in pairs], [s for _, s in pairs])
+    scored = [(i, s) for i, s in pairs if s.correct is not None]
+    for key in ("precision", "recall", "jaccard"):
+        assert results["overall"][key] == _plain_mean([s for _, s in scored], key)
+    first_seen = list(dict.fromkeys(i.config_id for i, _ in pairs))
+    assert [c["config_id"] for c in results["configurations"]] == first_seen
+    for config in results["configurations"]:
+        mine = [s for i, s in scored if i.config_id == config["config_id"]]
+        assert config["n"] == len(mine)
+        if mine:
+            assert config["jaccard"] == _plain_mean(mine, "jaccard")
+    first_right = next(
+        i for i, s in pairs if s.correct and i.deceptive_condition in ("swapped", "not_swapped")
+    )
+    examples = [e for e in results["table19_examples"] if e["correct"]]
+    assert any(e["set_a"] == list(first_right.set_a) for e in examples)
+
+
+def test_the_overall_means_add_in_item_order_not_configuration_order(run):
+    """Interleaved configurations whose values sum to different floats in item order and
+    in configuration order (on Python 3.11; 3.12's compensated sum may agree)."""
+    bench, items, _ = run
+    first, second = (next(i for i in items if i.config_id == c) for c in _two_configs(items))
+    values = [0.1, 0.2, 0.7, 0.6, 0.3, 0.9]  # first, second, first, ... in item order
+    fed = [first, second] * 3
+    scores = [
+        Score(item.id, True, 1.0, None, "correct", {"correct": True, "precision": v})
+        for item, v in zip(fed, values)
+    ]
+    if sys.version_info < (3, 12):
+        assert sum(values) != sum(values[0::2] + values[1::2])
+    results = bench.summarize(fed, scores)
+    assert results["overall"]["precision"] == sum(values) / 6
+    assert [c["precision"] for c in results["configurations"]] == [
+        sum(values[0::2]) / 3,
+        sum(values[1::2]) / 3,
+    ]
+
+
+def _two_configs(items: list[SetLexSemItem]) -> list[str]:
+    return list(dict.fromkeys(i.config_id for i in items))[:2]
+
+
+def test_one_config_id_with_two_sets_of_hyperparameters_is_refused(run):
+    bench, items, scores = run
+    tally = bench.tally()
+    tally.add(items[0], scores[0])
+    other = dataclasses.replace(items[1], m=99)
+    with pytest.raises(ValueError, match="other hyperparameters than its first item"):
+        tally.add(other, scores[1])
+
+
+def test_summarize_refuses_unequal_lists(run):
+    bench, items, scores = run
+    with pytest.raises(ValueError, match="3 items but 2 scores"):
+        bench.summarize(items[:3], scores[:2])
+
+
+def test_an_error_row_over_fixed_and_open_lengths_lists_both_max_values():
+    counts = ErrorCounts()
+    counts.add(2, {"correct": True, "parsed_answer": [1, 2], "answer_size": 2})
+    configs = [
+        ({"operation": "union", "token_length": 2, "number_range": None}, counts),
+        ({"operation": "union", "token_length": None, "number_range": 10000}, counts),
+        ({"operation": "union", "token_length": 3, "number_range": None}, ErrorCounts()),
+    ]
+    (row,) = error_table(configs, lambda c: True, ["operation"])
+    assert row["max_value"] == [-1, 10000] and row["n_comparisons"] == 2
+    assert row["top_correct"] == [["G2 vs. L2", 100.0]]
 
 
 if __name__ == "__main__":
