@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from lexbench.benchmarks.setlexsem.benchmark import SetLexSemBenchmark, generate_items
-from lexbench.benchmarks.setlexsem.errors import ErrorCounts, error_table
+from lexbench.benchmarks.setlexsem.errors import ErrorCounts, error_group, error_row, error_table
 from lexbench.benchmarks.setlexsem.grid_read import grid_from_mapping
 from lexbench.benchmarks.setlexsem.items import SetLexSemItem
 from lexbench.benchmarks.setlexsem.markdown import report_markdown
@@ -274,17 +274,24 @@ def test_summarize_refuses_unequal_lists(run):
         bench.summarize(items[:3], scores[:2])
 
 
-def test_an_error_row_over_fixed_and_open_lengths_lists_both_max_values():
+def test_error_groups_share_counts_and_list_their_max_values():
+    """Configurations of one group count into one ErrorCounts; a configuration without a
+    scored prompt gives no Max Value (here no row), and two bounds are listed, sorted."""
     counts = ErrorCounts()
     counts.add(2, {"correct": True, "parsed_answer": [1, 2], "answer_size": 2})
-    configs = [
-        ({"operation": "union", "token_length": 2, "number_range": None}, counts),
-        ({"operation": "union", "token_length": None, "number_range": 10000}, counts),
-        ({"operation": "union", "token_length": 3, "number_range": None}, ErrorCounts()),
-    ]
-    (row,) = error_table(configs, lambda c: True, ["operation"])
-    assert row["max_value"] == [-1, 10000] and row["n_comparisons"] == 2
-    assert row["top_correct"] == [["G2 vs. L2", 100.0]]
+    counts.add(0, {"correct": False, "parsed_answer": None, "error_class": "format_failure"})
+    main = {"token_type": "numbers", "token_length": 2, "number_range": None, "overlap": None}
+    main |= {"m": 2, "k": 0, "method": "baseline", "phrasing": "formal"}
+    main |= {"operation": "union", "deceptive_condition": None, "n": 2}
+    group = error_group(main)
+    assert group == ("main", "union", "numbers", None)
+    assert error_group({**main, "phrasing": "narrative_baskets"}) is None
+    (row,) = error_table({group: counts}, [main], "main", ["token_type", "operation"])
+    assert list(row)[:3] == ["token_type", "operation", "max_value"]
+    assert row["max_value"] == -1 and row["n_comparisons"] == 2
+    assert row["top_correct"] == [["G2 vs. L2", 100.0]] and row["did_not_follow_instruction"] == 1
+    assert error_table({group: ErrorCounts()}, [main], "main", ["operation"]) == []
+    assert error_row(counts, {-1, 10000})["max_value"] == [-1, 10000]
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ TOP = 3
 
 class ErrorCounts:
     """The error measures' counts over a group of scored prompts: all a row needs, so a run
-    keeps one per configuration (added to as answers arrive) and merges them per group.
+    keeps one per group (`error_group`), added to as answers arrive, and never the prompts.
     `labels` counts (true size, answered size, right) for the "G vs. L" columns."""
 
     __slots__ = (
@@ -145,29 +145,46 @@ def error_row(counts: ErrorCounts, bounds: set[Any]) -> dict[str, Any]:
     }
 
 
-ConfigCounts = tuple[Mapping[str, Any], ErrorCounts]
+# The error analysis counts a configuration's scored prompts in one group: its design (main
+# or deceptive) and these fields; every error table is a grouping of these groups.
+GROUP_FIELDS = ("operation", "token_type", "deceptive_condition")
+ErrorGroups = Mapping[tuple[Any, ...], ErrorCounts]
+
+
+def error_group(config: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """The group a configuration's scored prompts count in; None where no error table
+    shows it (a configuration outside the main and the deceptive design)."""
+    from lexbench.benchmarks.setlexsem.designs import in_deceptive_design, in_main_design
+
+    for design, within in (("main", in_main_design), ("deceptive", in_deceptive_design)):
+        if within(config):
+            return (design, *(config[f] for f in GROUP_FIELDS))
+    return None
 
 
 def error_table(
-    configs: Sequence[ConfigCounts], keep: Callable[[Mapping[str, Any]], bool], keys: Sequence[str]
+    groups: ErrorGroups,
+    configs: Sequence[Mapping[str, Any]],
+    design: str,
+    keys: Sequence[str],
+    keep: Callable[[Mapping[str, Any]], bool] = lambda fields: True,
 ) -> list[dict[str, Any]]:
-    """Rows of `error_row` per combination of `keys` over the (configuration, counts) pairs
-    that `keep` accepts, levels in the paper's order; a group without a scored prompt has
-    no row."""
+    """Rows of `error_row` per level of `keys` over the groups of `design` that `keep`
+    accepts, in the paper's order; `configs` (results.json's) give each group's Max Values.
+    A group without a scored prompt has no row."""
     from lexbench.benchmarks.setlexsem.designs import paper_order
 
-    groups: dict[tuple[Any, ...], tuple[ErrorCounts, set[Any]]] = {}
-    for config, counts in configs:
-        if counts.n and keep(config):
-            merged, bounds = groups.setdefault(
-                tuple(config[k] for k in keys), (ErrorCounts(), set())
-            )
-            merged.merge(counts)
-            bounds.add(max_value(config))
-    return [
-        {**dict(zip(keys, level)), **error_row(*groups[level])}
-        for level in sorted(groups, key=lambda lv: tuple(paper_order(v) for v in lv))
-    ]
+    bounds: dict[tuple[Any, ...], set[Any]] = {}
+    for config in configs:
+        key = error_group(config) if config["n"] else None
+        if key is not None:
+            bounds.setdefault(key, set()).add(max_value(config))
+    rows = []
+    for key, counts in groups.items():
+        fields = dict(zip(GROUP_FIELDS, key[1:]))
+        if key[0] == design and counts.n and keep(fields):
+            rows.append({**{k: fields[k] for k in keys}, **error_row(counts, bounds[key])})
+    return sorted(rows, key=lambda row: tuple(paper_order(row[k]) for k in keys))
 
 
 OPERATION_PAIRS = {
@@ -178,15 +195,17 @@ OPERATION_PAIRS = {
 DECEPTIVE_COLUMNS = {"random_baseline": "Words", "swapped": "Deceptive Words"}
 
 
-def paper_error_tables(configs: Sequence[ConfigCounts]) -> dict[str, dict[str, Any]]:
+def paper_error_tables(
+    groups: ErrorGroups, configs: Sequence[Mapping[str, Any]]
+) -> dict[str, dict[str, Any]]:
     """Tables 15-18 in the paper's layout (see the module docstring)."""
-    from lexbench.benchmarks.setlexsem.designs import in_deceptive_design, in_main_design
-
-    main = error_table(configs, in_main_design, ["operation", "token_type"])
+    main = error_table(groups, configs, "main", ["operation", "token_type"])
     deceptive = error_table(
+        groups,
         configs,
-        lambda f: in_deceptive_design(f) and f["deceptive_condition"] in DECEPTIVE_COLUMNS,
+        "deceptive",
         ["operation", "deceptive_condition"],
+        lambda f: f["deceptive_condition"] in DECEPTIVE_COLUMNS,
     )
     columns = list(DECEPTIVE_COLUMNS)
     deceptive.sort(
@@ -215,11 +234,11 @@ def paper_error_tables(configs: Sequence[ConfigCounts]) -> dict[str, dict[str, A
     return {name: table for name, table in sorted(tables.items()) if table["rows"]}
 
 
-def lexbench_error_tables(configs: Sequence[ConfigCounts]) -> dict[str, dict[str, Any]]:
+def lexbench_error_tables(
+    groups: ErrorGroups, configs: Sequence[Mapping[str, Any]]
+) -> dict[str, dict[str, Any]]:
     """lexbench's: the error analysis of every deceptive condition, not swapped included."""
-    from lexbench.benchmarks.setlexsem.designs import in_deceptive_design
-
-    rows = error_table(configs, in_deceptive_design, ["deceptive_condition", "operation"])
+    rows = error_table(groups, configs, "deceptive", ["deceptive_condition", "operation"])
     table = {
         "title": "lexbench: error analysis of the deceptive study by condition and operation",
         "keys": ["deceptive_condition", "operation"],

@@ -33,6 +33,7 @@ from lexbench.benchmarks.setlexsem.errors import (
     ErrorCounts,
     deceptive_example,
     deceptive_examples,
+    error_group,
     lexbench_error_tables,
     paper_error_tables,
     shows_examples,
@@ -68,20 +69,23 @@ class ConfigTally:
         "studies",
     )
 
-    def __init__(self, item: Any, index: int) -> None:
+    def __init__(self, item: Any, index: int, errors: ErrorCounts | None) -> None:
         self.hyperparameters: tuple[Any, ...] = _hyperparameters(item)
         self.studies: tuple[str, ...] = tuple(item.studies)
         self.index = index
         self.members = self.scored = self.correct = self.lenient = 0
         self.metrics = array("d")
-        self.errors = ErrorCounts()
-        self.shows_examples = shows_examples(dict(zip(CONFIG_FIELDS, self.hyperparameters)))
+        self.errors = errors  # its error group's counts, shared (None: in no error table)
+        self.shows_examples = shows_examples(self.fields())
+
+    def fields(self) -> dict[str, Any]:
+        return dict(zip(CONFIG_FIELDS, self.hyperparameters))
 
     def record(self) -> dict[str, Any]:
         """The configuration's row of results.json ("configurations")."""
         n = self.scored
         return {
-            **dict(zip(CONFIG_FIELDS, self.hyperparameters)),
+            **self.fields(),
             "studies": list(self.studies),
             "n": n,
             "correct": self.correct,
@@ -107,11 +111,12 @@ class SetLexSemTally:
         self._error_classes: dict[Any, int] = {}
         self._readings: dict[tuple[bool, bool], int] = {}  # (paper right, lexbench right)
         self._examples: dict[tuple[str, bool], dict[str, Any]] = {}
+        self._error_groups: dict[tuple[Any, ...], ErrorCounts] = {}
 
     def add(self, item: Any, score: Score) -> None:
         config = self._configs.get(item.config_id)
         if config is None:
-            config = self._configs[item.config_id] = ConfigTally(item, len(self._configs))
+            config = self._configs[item.config_id] = self._new_config(item)
         elif _hyperparameters(item) != config.hyperparameters:
             raise ValueError(
                 f"SetLexSem item {item.id!r} has configuration {item.config_id!r} but other "
@@ -133,7 +138,8 @@ class SetLexSemTally:
             (float(get("precision", 0.0)), float(get("recall", 0.0)), float(get("jaccard", 0.0)))
         )
         self._order.append(config.index)
-        config.errors.add(len(item.answer), details)
+        if config.errors is not None:
+            config.errors.add(len(item.answer), details)
         if "readings" in details:
             readings = details["readings"]
             key = (bool(readings["paper"]["correct"]), bool(readings["lexbench"]["correct"]))
@@ -143,10 +149,13 @@ class SetLexSemTally:
             if example not in self._examples:
                 self._examples[example] = deceptive_example(item, details, bool(score.correct))
 
+    def _new_config(self, item: Any) -> ConfigTally:
+        group = error_group(dict(zip(CONFIG_FIELDS, _hyperparameters(item))))
+        errors = None if group is None else self._error_groups.setdefault(group, ErrorCounts())
+        return ConfigTally(item, len(self._configs), errors)
+
     def finish(self) -> dict[str, Any]:
-        tallies = list(self._configs.values())
-        configs = [c.record() for c in tallies]
-        counted = [(record, c.errors) for record, c in zip(configs, tallies)]
+        configs = [c.record() for c in self._configs.values()]
         n = len(self._order)
         k = sum(c["correct"] for c in configs)
         lenient_configs = [
@@ -167,8 +176,8 @@ class SetLexSemTally:
             },
             "failed_requests": self._failed,
             "paper_tables": paper_tables(configs, self.model),
-            "paper_error_tables": paper_error_tables(counted),
-            "lexbench_error_tables": lexbench_error_tables(counted),
+            "paper_error_tables": paper_error_tables(self._error_groups, configs),
+            "lexbench_error_tables": lexbench_error_tables(self._error_groups, configs),
             "table19_examples": deceptive_examples(self._examples),
             "lexbench_tables": lexbench_tables(configs),
             # Secondary: the first {...} in the output when the answer tag is missing.
