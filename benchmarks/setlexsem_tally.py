@@ -26,6 +26,7 @@ import time
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -63,7 +64,7 @@ def score_pool() -> list[Score]:
     return pool
 
 
-def configurations(limit: int) -> Iterator[tuple[str, dict[str, object], dict[str, object]]]:
+def configurations(limit: int) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
     count = 0
     for study in resolve_grid("paper").studies:
         for set_config in study.set_configs():
@@ -75,15 +76,15 @@ def configurations(limit: int) -> Iterator[tuple[str, dict[str, object], dict[st
 
 
 def config_items(
-    study: str, set_config: dict[str, object], prompt_config: dict[str, object], prompts: int
+    study: str, set_config: dict[str, Any], prompt_config: dict[str, Any], prompts: int
 ) -> list[SetLexSemItem]:
-    m = int(set_config["m"])  # type: ignore[call-overload]
+    m = set_config["m"]
     name = config_id(set_config, prompt_config)
     items = []
     for index in range(prompts):
         a = tuple(range(index, index + m))
         b = tuple(range(index + m // 2, index + m // 2 + m))
-        answer = tuple(sorted(PYTHON_OPERATOR[str(prompt_config["operation"])](set(a), set(b))))
+        answer = tuple(sorted(PYTHON_OPERATOR[prompt_config["operation"]](set(a), set(b))))
         items.append(
             SetLexSemItem(
                 id=f"{name}/{index:02d}",
@@ -100,14 +101,14 @@ def config_items(
                 swapped=0,
                 decoding={},
                 prompt="",
-                **set_config,  # type: ignore[arg-type]
-                **prompt_config,  # type: ignore[arg-type]
+                **set_config,
+                **prompt_config,
             )
         )
     return items
 
 
-def feed(tally, pool: list[Score], limit: int, prompts: int, clock: bool) -> tuple[int, float]:
+def feed(tally: Any, pool: list[Score], limit: int, prompts: int, clock: bool) -> tuple[int, float]:
     rng = random.Random(26)
     added, seconds = 0, 0.0
     for study, set_config, prompt_config in configurations(limit):
