@@ -18,6 +18,7 @@ The pieces, one module each:
   both linear, never raising, and every answer is read both ways;
 * `setlexsem_analysis`, `setlexsem_errors`, `setlexsem_markdown`, `setlexsem_figures`: the
   paper's tables and figures, each from the configurations the paper computes it on;
+  `setlexsem_summary`: the streaming tally they are computed from (`summarize` feeds one);
 * this module: the `Benchmark` and the Python API.
 """
 

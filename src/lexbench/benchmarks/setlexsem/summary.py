@@ -2,10 +2,11 @@
 each scored item once, in item order, and keeps only what the tables need; `finish()` is the
 results.json body. `SetLexSemBenchmark.summarize` feeds one too, so there is one code path.
 
-What it keeps, per configuration (6,496 in the paper grid), never an item or a Score:
-the first item's hyperparameters, its counts (prompts, scored, right, leniently right), the
-error analysis's counts (`ErrorCounts`) and three doubles per scored prompt: its precision,
-recall and Jaccard. Every table is a function of these. The doubles are kept, not summed as
+What it keeps, never an item or a Score: per configuration (6,496 in the paper grid) the
+first item's hyperparameters, its counts (prompts, scored, right, leniently right) and three
+doubles per scored prompt: its precision, recall and Jaccard; per error-analysis group
+(`error_group`: design, operation, token type, condition) the error measures' counts
+(`ErrorCounts`). Every table is a function of these. The doubles are kept, not summed as
 they come, because results.json holds their means as Python's `sum()` over the prompts in
 order, and `sum` of floats is compensated from Python 3.12 and plain before: calling `sum`
 on the kept values at the end gives the same bits on every Python. The overall means need
@@ -69,13 +70,13 @@ class ConfigTally:
         "studies",
     )
 
-    def __init__(self, item: Any, index: int, errors: ErrorCounts | None) -> None:
+    def __init__(self, item: Any, index: int) -> None:
         self.hyperparameters: tuple[Any, ...] = _hyperparameters(item)
         self.studies: tuple[str, ...] = tuple(item.studies)
         self.index = index
         self.members = self.scored = self.correct = self.lenient = 0
         self.metrics = array("d")
-        self.errors = errors  # its error group's counts, shared (None: in no error table)
+        self.errors: ErrorCounts | None = None  # its error group's, shared (None: no table)
         self.shows_examples = shows_examples(self.fields())
 
     def fields(self) -> dict[str, Any]:
@@ -150,9 +151,11 @@ class SetLexSemTally:
                 self._examples[example] = deceptive_example(item, details, bool(score.correct))
 
     def _new_config(self, item: Any) -> ConfigTally:
-        group = error_group(dict(zip(CONFIG_FIELDS, _hyperparameters(item))))
-        errors = None if group is None else self._error_groups.setdefault(group, ErrorCounts())
-        return ConfigTally(item, len(self._configs), errors)
+        config = ConfigTally(item, len(self._configs))
+        group = error_group(config.fields())
+        if group is not None:
+            config.errors = self._error_groups.setdefault(group, ErrorCounts())
+        return config
 
     def finish(self) -> dict[str, Any]:
         configs = [c.record() for c in self._configs.values()]
