@@ -389,8 +389,6 @@ def test_evaluate_on_scripted_model_writes_tables_and_figures(tmp_path, small_it
 
 
 def test_table_spread_is_the_sd_of_configuration_accuracies(small_items):
-    from lexbench.benchmarks.setlexsem.analysis import summarize
-
     items = [
         i
         for i in limit_per_config(small_items, 2)
@@ -403,7 +401,7 @@ def test_table_spread_is_the_sd_of_configuration_accuracies(small_items):
         good = item.prompt_index == 0 or item.k == 0
         text = "<answer>{" + ", ".join(map(str, item.answer if good else item.set_a)) + "}</answer>"
         scores.append(bench.score(item, [Response(request_id=item.id, text=text)]))
-    row = summarize(items, scores)["paper_tables"]["table4"]["rows"][0]
+    row = bench.summarize(items, scores)["paper_tables"]["table4"]["rows"][0]
     configs = {i.config_id: i.k for i in items}
     accuracies = [1.0 if k == 0 else 0.5 for k in configs.values()]
     mean = sum(accuracies) / len(accuracies)

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from lexbench.benchmarks.setlexsem.analysis import decile_differences, paper_tables
-from lexbench.benchmarks.setlexsem.errors import error_row
+from lexbench.benchmarks.setlexsem.errors import ErrorCounts, error_row, max_value
 from lexbench.benchmarks.setlexsem.generate import ItemGenerator
 from lexbench.benchmarks.setlexsem.grid_read import builtin_grid
 from lexbench.benchmarks.setlexsem.prompts import demonstration, prompt_text
@@ -332,19 +332,13 @@ def test_table7_pairs_configurations_equal_in_everything_but_length():
     assert row["sd"] == pytest.approx(30.5505, abs=1e-3)
 
 
-class _Item:
-    def __init__(self, answer):
-        self.answer = answer
-        self.token_length = 3  # the main design fixes the token length: Max Value -1
-        self.number_range = None
-
-
 def test_error_measures_use_the_authors_denominators():
+    # (the true answer, the verdict) of five scored prompts of one main-design group
     pairs = [
-        (_Item((1, 2)), {"correct": True, "parsed_answer": [1, 2], "answer_size": 2}),
-        (_Item(()), {"correct": True, "parsed_answer": [], "answer_size": 0}),
+        ((1, 2), {"correct": True, "parsed_answer": [1, 2], "answer_size": 2}),
+        ((), {"correct": True, "parsed_answer": [], "answer_size": 0}),
         (
-            _Item(()),
+            (),
             {
                 "correct": False,
                 "parsed_answer": [7],
@@ -354,7 +348,7 @@ def test_error_measures_use_the_authors_denominators():
             },
         ),
         (
-            _Item(()),
+            (),
             {
                 "correct": False,
                 "parsed_answer": None,
@@ -363,7 +357,7 @@ def test_error_measures_use_the_authors_denominators():
             },
         ),
         (
-            _Item((3,)),
+            (3,),
             {
                 "correct": False,
                 "parsed_answer": [3, 8, 9],
@@ -373,7 +367,11 @@ def test_error_measures_use_the_authors_denominators():
             },
         ),
     ]
-    row = error_row(pairs)
+    counts = ErrorCounts()
+    for truth, verdict in pairs:
+        counts.add(len(truth), verdict)
+    # The main design fixes the token length: Max Value -1.
+    row = error_row(counts, {max_value({"token_length": 3, "number_range": None})})
     assert row["max_value"] == -1
     assert row["n_comparisons"] == 5 and row["n_correct"] == 2 and row["n_wrong"] == 3
     assert row["accuracy"] == pytest.approx(40.0)

@@ -42,9 +42,7 @@ from lexbench.benchmarks.setlexsem.designs import (
     paper_order,
     pooled_main,
 )
-from lexbench.benchmarks.setlexsem.items import CONFIG_FIELDS
 from lexbench.stats import wilson_interval
-from lexbench.types import Score
 
 
 def mean_sd(values: Sequence[float]) -> tuple[float, float]:
@@ -56,44 +54,6 @@ def mean_sd(values: Sequence[float]) -> tuple[float, float]:
     if n == 1:
         return mean, float("nan")
     return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-
-
-def _mean_detail(scores: Sequence[Score], key: str) -> float:
-    return (
-        sum(float(s.details.get(key, 0.0)) for s in scores) / len(scores)
-        if scores
-        else float("nan")
-    )
-
-
-def configuration_table(items: Sequence[Any], scores: Sequence[Score]) -> list[dict[str, Any]]:
-    """One record per configuration: its hyperparameters and accuracy (scored prompts only)."""
-    groups: dict[str, list[tuple[Any, Score]]] = {}
-    for item, score in zip(items, scores):
-        groups.setdefault(item.config_id, []).append((item, score))
-    out = []
-    for members in groups.values():
-        first = members[0][0]
-        scored = [s for _, s in members if s.correct is not None]
-        n = len(scored)
-        correct = sum(1 for s in scored if s.correct)
-        lenient = sum(1 for s in scored if s.details.get("lenient", s.details).get("correct"))
-        out.append(
-            {
-                **{f: getattr(first, f) for f in CONFIG_FIELDS},
-                "studies": list(first.studies),
-                "n": n,
-                "correct": correct,
-                "failed": len(members) - n,
-                "accuracy": correct / n if n else float("nan"),
-                "lenient_correct": lenient,
-                "lenient_accuracy": lenient / n if n else float("nan"),
-                "precision": _mean_detail(scored, "precision"),
-                "recall": _mean_detail(scored, "recall"),
-                "jaccard": _mean_detail(scored, "jaccard"),
-            }
-        )
-    return out
 
 
 # ------------------------------------------------------------------------------ spreads
@@ -348,61 +308,6 @@ def lexbench_tables(configs: Sequence[Config]) -> dict[str, dict[str, Any]]:
         if table["rows"]
         and (not name.endswith("_difference") or any(r["pairs"] for r in table["rows"]))
     }
-
-
-# ------------------------------------------------------------------------------ summary
-
-
-def summarize(
-    items: Sequence[Any], scores: Sequence[Score], model: str = "model"
-) -> dict[str, Any]:
-    from lexbench.benchmarks.setlexsem.errors import (
-        deceptive_examples,
-        lexbench_error_tables,
-        paper_error_tables,
-    )
-
-    if len(items) != len(scores):
-        raise ValueError(f"{len(items)} items but {len(scores)} scores")
-    configs = configuration_table(items, scores)
-    scored = [(i, s) for i, s in zip(items, scores) if s.correct is not None]
-    n = len(scored)
-    k = sum(1 for _, s in scored if s.correct)
-    lenient_configs = [
-        {**c, "accuracy": c["lenient_accuracy"], "correct": c["lenient_correct"]} for c in configs
-    ]
-    lenient_k = sum(c["lenient_correct"] for c in configs)
-    results: dict[str, Any] = {
-        "benchmark": "setlexsem",
-        "model": model,
-        "overall": {
-            "prompts": n,
-            "correct": k,
-            "accuracy": k / n if n else float("nan"),
-            "wilson": wilson_interval(k, n).to_dict(),
-            "precision": _mean_detail([s for _, s in scored], "precision"),
-            "recall": _mean_detail([s for _, s in scored], "recall"),
-            "jaccard": _mean_detail([s for _, s in scored], "jaccard"),
-            **spread(configs),
-        },
-        "failed_requests": sum(1 for s in scores if s.correct is None),
-        "paper_tables": paper_tables(configs, model),
-        "paper_error_tables": paper_error_tables(items, scores),
-        "lexbench_error_tables": lexbench_error_tables(items, scores),
-        "table19_examples": deceptive_examples(items, scores),
-        "lexbench_tables": lexbench_tables(configs),
-        # Secondary: the first {...} in the output when the answer tag is missing.
-        "lenient": {
-            "accuracy": lenient_k / n if n else float("nan"),
-            "wilson": wilson_interval(lenient_k, n).to_dict(),
-            "by_operation": factor_table(pooled_main(lenient_configs), ["operation"]),
-        },
-        "error_classes": dict(sorted(Counter(s.error_class for s in scores).items())),
-        "configurations": configs,
-    }
-    if any(in_decile_design(c) for c in configs):
-        results["vocabulary_deciles"] = vocabulary_lengths_by_decile()
-    return results
 
 
 def vocabulary_lengths_by_decile() -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ The pieces, one module each:
   both linear, never raising, and every answer is read both ways;
 * `setlexsem_analysis`, `setlexsem_errors`, `setlexsem_markdown`, `setlexsem_figures`: the
   paper's tables and figures, each from the configurations the paper computes it on;
+  `setlexsem_summary`: the streaming tally they are computed from (`summarize` feeds one);
 * this module: the `Benchmark` and the Python API.
 """
 
@@ -28,7 +29,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lexbench.benchmarks.setlexsem.files import (
     check_selection,
@@ -45,7 +46,6 @@ from lexbench.benchmarks.setlexsem.items import SetLexSemItem
 from lexbench.benchmarks.setlexsem.paper_parse import (
     PARSERS,
     paper_verdict,
-    reading_agreement,
     reading_summary,
 )
 from lexbench.benchmarks.setlexsem.parse import (
@@ -57,6 +57,9 @@ from lexbench.benchmarks.setlexsem.parse import (
 )
 from lexbench.benchmarks.setlexsem.source import FileItems, GridItems, ItemSource
 from lexbench.types import Request, Response, Score
+
+if TYPE_CHECKING:
+    from lexbench.benchmarks.setlexsem.summary import SetLexSemTally
 
 NAME = "setlexsem"
 ANSWER_STOP = "</answer>"
@@ -212,18 +215,19 @@ class SetLexSemBenchmark:
         row.update({k: v for k, v in score.details.items() if k not in ("correct", "error_class")})
         return row
 
-    def summarize(self, items: Sequence[SetLexSemItem], scores: Sequence[Score]) -> dict[str, Any]:
-        from lexbench.benchmarks.setlexsem.analysis import summarize
-        from lexbench.benchmarks.setlexsem.narrative_table import phrasing_comparison
+    def tally(self) -> SetLexSemTally:
+        """A fresh streaming summary: fed each item and its score, in item order."""
+        from lexbench.benchmarks.setlexsem.summary import SetLexSemTally
 
-        results = summarize(items, scores, model=self.model_name)
-        scored = [s.details for s in scores if s.correct is not None]
-        results["readings"] = reading_agreement(scored, self.parser)
-        # Only a run with a narrative phrasing gets the paired phrasing table.
-        paired = phrasing_comparison(results["configurations"])
-        if paired is not None:
-            results.setdefault("lexbench_tables", {})["phrasing_paired"] = paired
-        return results
+        return SetLexSemTally(model=self.model_name, parser=self.parser)
+
+    def summarize(self, items: Sequence[SetLexSemItem], scores: Sequence[Score]) -> dict[str, Any]:
+        if len(items) != len(scores):
+            raise ValueError(f"{len(items)} items but {len(scores)} scores")
+        tally = self.tally()
+        for item, score in zip(items, scores):
+            tally.add(item, score)
+        return tally.finish()
 
     def report(self, results: Mapping[str, Any]) -> str:
         from lexbench.benchmarks.setlexsem.markdown import report_markdown

@@ -34,29 +34,74 @@ of 1; here a format failure counts only under Did Not Follow Instruction.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from lexbench.benchmarks.setlexsem.sets import OPERATIONS
-from lexbench.types import Score
 
 TOP = 3
 
 
-def _item_fields(item: Any) -> dict[str, Any]:
-    return {
-        "token_type": item.token_type,
-        "operation": item.operation,
-        "m": item.m,
-        "token_length": item.token_length,
-        "overlap": item.overlap,
-        "k": item.k,
-        "method": item.method,
-        "phrasing": item.phrasing,
-        "decile": item.decile,
-        "decile_scope": item.decile_scope,
-        "deceptive_condition": item.deceptive_condition,
-    }
+class ErrorCounts:
+    """The error measures' counts over a group of scored prompts: all a row needs, so a run
+    keeps one per group (`error_group`), added to as answers arrive, and never the prompts.
+    `labels` counts (true size, answered size, right) for the "G vs. L" columns."""
+
+    __slots__ = (
+        "correct",
+        "correct_non_empty",
+        "empty_equal",
+        "empty_truth",
+        "labels",
+        "made_up",
+        "n",
+        "unreadable",
+    )
+
+    def __init__(self) -> None:
+        self.n = self.correct = self.correct_non_empty = 0
+        self.empty_truth = self.empty_equal = self.made_up = self.unreadable = 0
+        self.labels: dict[tuple[int, Any, bool], int] = {}
+
+    def add(self, truth_size: int, verdict: Mapping[str, Any]) -> None:
+        """One scored prompt: the size of its true answer and its verdict (Score.details)."""
+        right = bool(verdict.get("correct"))
+        self.n += 1
+        if right:
+            self.correct += 1
+            if truth_size:
+                self.correct_non_empty += 1
+        if not truth_size:
+            self.empty_truth += 1
+            if verdict.get("parsed_answer") == []:
+                self.empty_equal += 1
+        made_up = (
+            verdict["hallucinated_count"]
+            if "hallucinated_count" in verdict
+            else len(verdict.get("hallucinated") or [])
+        )
+        self.made_up += int(made_up)
+        if verdict.get("error_class") == "format_failure":
+            self.unreadable += 1
+        key = (truth_size, verdict.get("answer_size"), right)
+        self.labels[key] = self.labels.get(key, 0) + 1
+
+    def merge(self, other: ErrorCounts) -> None:
+        self.n += other.n
+        self.correct += other.correct
+        self.correct_non_empty += other.correct_non_empty
+        self.empty_truth += other.empty_truth
+        self.empty_equal += other.empty_equal
+        self.made_up += other.made_up
+        self.unreadable += other.unreadable
+        for key, count in other.labels.items():
+            self.labels[key] = self.labels.get(key, 0) + count
+
+
+def max_value(config: Mapping[str, Any]) -> Any:
+    """A configuration's Max Value: -1 where the token length is fixed (the authors' code
+    records no upper bound then), else its number range."""
+    return -1 if config["token_length"] is not None else config["number_range"]
 
 
 def _top(counter: Counter[str], total: int) -> list[list[Any]]:
@@ -64,22 +109,19 @@ def _top(counter: Counter[str], total: int) -> list[list[Any]]:
     return [[label, round(100 * count / total, 2)] for label, count in ranked] if total else []
 
 
-def error_row(pairs: Sequence[tuple[Any, Mapping[str, Any]]]) -> dict[str, Any]:
-    """The paper's error measures over (item, verdict) pairs of one group."""
-    n = len(pairs)
-    correct = [(i, v) for i, v in pairs if v.get("correct")]
-    wrong = [(i, v) for i, v in pairs if not v.get("correct")]
-    empty_truth = [(i, v) for i, v in pairs if not i.answer]
-    empty_equal = sum(1 for _, v in empty_truth if v.get("parsed_answer") == [])
-    made_up = sum(
-        int(v.get("hallucinated_count", len(v.get("hallucinated") or []))) for _, v in pairs
-    )
-    unreadable = sum(1 for _, v in pairs if v.get("error_class") == "format_failure")
-    bounds = {-1 if i.token_length is not None else i.number_range for i, _ in pairs}
+def _labels(counts: ErrorCounts, right: bool) -> Counter[str]:
+    labels: Counter[str] = Counter()
+    for (truth_size, size, correct), count in counts.labels.items():
+        if correct == right:
+            labels[f"G{truth_size} vs. L{'–' if size is None else size}"] += count
+    return labels
 
-    def label(item: Any, verdict: Mapping[str, Any]) -> str:
-        size = verdict.get("answer_size")
-        return f"G{len(item.answer)} vs. L{'–' if size is None else size}"
+
+def error_row(counts: ErrorCounts, bounds: set[Any]) -> dict[str, Any]:
+    """The paper's error measures over one group's counts; `bounds`: its Max Values."""
+    n = counts.n
+    wrong = n - counts.correct
+    bounds = set(bounds)
 
     def pct(count: int) -> float:
         return 100 * count / n if n else float("nan")
@@ -87,38 +129,62 @@ def error_row(pairs: Sequence[tuple[Any, Mapping[str, Any]]]) -> dict[str, Any]:
     return {
         "max_value": bounds.pop() if len(bounds) == 1 else sorted(bounds, key=str),
         "n_comparisons": n,
-        "n_correct": len(correct),
-        "n_wrong": len(wrong),
-        "accuracy": pct(len(correct)),
-        "accuracy_non_empty": pct(sum(1 for i, _ in correct if i.answer)),
-        "pct_nullset_correct": pct(empty_equal),
-        "pct_nullset_wrong": pct(len(empty_truth) - empty_equal),
-        "pct_with_made_up_vals": pct(made_up),
-        "empty_set_equal_count": empty_equal,
-        "empty_set_mismatch_count": len(empty_truth) - empty_equal,
-        "made_up_vals_sum": made_up,
-        "did_not_follow_instruction": unreadable,
-        "top_mistakes": _top(Counter(label(i, v) for i, v in wrong), len(wrong)),
-        "top_correct": _top(Counter(label(i, v) for i, v in correct), len(correct)),
+        "n_correct": counts.correct,
+        "n_wrong": wrong,
+        "accuracy": pct(counts.correct),
+        "accuracy_non_empty": pct(counts.correct_non_empty),
+        "pct_nullset_correct": pct(counts.empty_equal),
+        "pct_nullset_wrong": pct(counts.empty_truth - counts.empty_equal),
+        "pct_with_made_up_vals": pct(counts.made_up),
+        "empty_set_equal_count": counts.empty_equal,
+        "empty_set_mismatch_count": counts.empty_truth - counts.empty_equal,
+        "made_up_vals_sum": counts.made_up,
+        "did_not_follow_instruction": counts.unreadable,
+        "top_mistakes": _top(_labels(counts, False), wrong),
+        "top_correct": _top(_labels(counts, True), counts.correct),
     }
 
 
+# The error analysis counts a configuration's scored prompts in one group: its design (main
+# or deceptive) and these fields; every error table is a grouping of these groups.
+GROUP_FIELDS = ("operation", "token_type", "deceptive_condition")
+ErrorGroups = Mapping[tuple[Any, ...], ErrorCounts]
+
+
+def error_group(config: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """The group a configuration's scored prompts count in; None where no error table
+    shows it (a configuration outside the main and the deceptive design)."""
+    from lexbench.benchmarks.setlexsem.designs import in_deceptive_design, in_main_design
+
+    for design, within in (("main", in_main_design), ("deceptive", in_deceptive_design)):
+        if within(config):
+            return (design, *(config[f] for f in GROUP_FIELDS))
+    return None
+
+
 def error_table(
-    items: Sequence[Any], scores: Sequence[Score], keep: Any, keys: Sequence[str]
+    groups: ErrorGroups,
+    configs: Sequence[Mapping[str, Any]],
+    design: str,
+    keys: Sequence[str],
+    keep: Callable[[Mapping[str, Any]], bool] = lambda fields: True,
 ) -> list[dict[str, Any]]:
+    """Rows of `error_row` per level of `keys` over the groups of `design` that `keep`
+    accepts, in the paper's order; `configs` (results.json's) give each group's Max Values.
+    A group without a scored prompt has no row."""
     from lexbench.benchmarks.setlexsem.designs import paper_order
 
-    groups: dict[tuple[Any, ...], list[tuple[Any, Mapping[str, Any]]]] = {}
-    for item, score in zip(items, scores):
-        if score.correct is None:
-            continue
-        fields = _item_fields(item)
-        if keep(fields):
-            groups.setdefault(tuple(fields[k] for k in keys), []).append((item, score.details))
-    return [
-        {**dict(zip(keys, level)), **error_row(groups[level])}
-        for level in sorted(groups, key=lambda lv: tuple(paper_order(v) for v in lv))
-    ]
+    bounds: dict[tuple[Any, ...], set[Any]] = {}
+    for config in configs:
+        key = error_group(config) if config["n"] else None
+        if key is not None:
+            bounds.setdefault(key, set()).add(max_value(config))
+    rows = []
+    for key, counts in groups.items():
+        fields = dict(zip(GROUP_FIELDS, key[1:]))
+        if key[0] == design and counts.n and keep(fields):
+            rows.append({**{k: fields[k] for k in keys}, **error_row(counts, bounds[key])})
+    return sorted(rows, key=lambda row: tuple(paper_order(row[k]) for k in keys))
 
 
 OPERATION_PAIRS = {
@@ -129,16 +195,17 @@ OPERATION_PAIRS = {
 DECEPTIVE_COLUMNS = {"random_baseline": "Words", "swapped": "Deceptive Words"}
 
 
-def paper_error_tables(items: Sequence[Any], scores: Sequence[Score]) -> dict[str, dict[str, Any]]:
+def paper_error_tables(
+    groups: ErrorGroups, configs: Sequence[Mapping[str, Any]]
+) -> dict[str, dict[str, Any]]:
     """Tables 15-18 in the paper's layout (see the module docstring)."""
-    from lexbench.benchmarks.setlexsem.designs import in_deceptive_design, in_main_design
-
-    main = error_table(items, scores, in_main_design, ["operation", "token_type"])
+    main = error_table(groups, configs, "main", ["operation", "token_type"])
     deceptive = error_table(
-        items,
-        scores,
-        lambda f: in_deceptive_design(f) and f["deceptive_condition"] in DECEPTIVE_COLUMNS,
+        groups,
+        configs,
+        "deceptive",
         ["operation", "deceptive_condition"],
+        lambda f: f["deceptive_condition"] in DECEPTIVE_COLUMNS,
     )
     columns = list(DECEPTIVE_COLUMNS)
     deceptive.sort(
@@ -168,12 +235,10 @@ def paper_error_tables(items: Sequence[Any], scores: Sequence[Score]) -> dict[st
 
 
 def lexbench_error_tables(
-    items: Sequence[Any], scores: Sequence[Score]
+    groups: ErrorGroups, configs: Sequence[Mapping[str, Any]]
 ) -> dict[str, dict[str, Any]]:
     """lexbench's: the error analysis of every deceptive condition, not swapped included."""
-    from lexbench.benchmarks.setlexsem.designs import in_deceptive_design
-
-    rows = error_table(items, scores, in_deceptive_design, ["deceptive_condition", "operation"])
+    rows = error_table(groups, configs, "deceptive", ["deceptive_condition", "operation"])
     table = {
         "title": "lexbench: error analysis of the deceptive study by condition and operation",
         "keys": ["deceptive_condition", "operation"],
@@ -183,31 +248,31 @@ def lexbench_error_tables(
     return {"deceptive_by_condition": table} if rows else {}
 
 
-def deceptive_examples(items: Sequence[Any], scores: Sequence[Score]) -> list[dict[str, Any]]:
-    """Table 19: per set operation, the first right and the first wrong answer on a
-    deceptive set (not swapped or swapped), with the sets, the truth and the answer."""
-    from lexbench.benchmarks.setlexsem.designs import in_deceptive_design, paper_order
+def shows_examples(config: Mapping[str, Any]) -> bool:
+    """Whether Table 19 takes its examples from this configuration: a deceptive set (not
+    swapped or swapped) of the deceptive design."""
+    from lexbench.benchmarks.setlexsem.designs import in_deceptive_design
 
-    chosen: dict[tuple[str, bool], dict[str, Any]] = {}
-    for item, score in zip(items, scores):
-        fields = _item_fields(item)
-        if (
-            score.correct is None
-            or not in_deceptive_design(fields)
-            or item.deceptive_condition == "random_baseline"
-        ):
-            continue
-        key = (item.operation, bool(score.correct))
-        if key not in chosen:
-            answer = score.details.get("parsed_answer")
-            chosen[key] = {
-                "operation": item.operation,
-                "condition": item.deceptive_condition,
-                "set_a": list(item.set_a),
-                "set_b": list(item.set_b),
-                "ground_truth": list(item.answer),
-                "answer": answer,
-                "answer_text": score.details.get("answer_text"),
-                "correct": bool(score.correct),
-            }
+    return in_deceptive_design(config) and config["deceptive_condition"] != "random_baseline"
+
+
+def deceptive_example(item: Any, details: Mapping[str, Any], correct: bool) -> dict[str, Any]:
+    """One Table 19 row: the sets, the truth and the answer of a scored prompt."""
+    return {
+        "operation": item.operation,
+        "condition": item.deceptive_condition,
+        "set_a": list(item.set_a),
+        "set_b": list(item.set_b),
+        "ground_truth": list(item.answer),
+        "answer": details.get("parsed_answer"),
+        "answer_text": details.get("answer_text"),
+        "correct": correct,
+    }
+
+
+def deceptive_examples(chosen: Mapping[tuple[str, bool], dict[str, Any]]) -> list[dict[str, Any]]:
+    """Table 19: per set operation, the first right and the first wrong answer on a
+    deceptive set (`chosen`, keyed by operation and rightness, in item order), right first."""
+    from lexbench.benchmarks.setlexsem.designs import paper_order
+
     return [chosen[key] for key in sorted(chosen, key=lambda k: (paper_order(k[0]), not k[1]))]
