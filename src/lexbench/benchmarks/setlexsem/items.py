@@ -147,7 +147,7 @@ class SetLexSemItem:
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise ValueError(f"not a SetLexSem item row ({error!r}): {dict(row)!r:.200}") from None
         item = object.__new__(cls)
-        item.__dict__.update(fields)
+        object.__setattr__(item, "__dict__", fields)
         return item
 
     def json_fields(self) -> dict[str, Any]:

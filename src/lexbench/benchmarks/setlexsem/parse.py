@@ -30,12 +30,40 @@ Jaccard = |P ∩ G| / |P ∪ G|; when a side is empty the ratio is 1 if both are
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from lexbench.benchmarks.setlexsem.members import (
+    CACHED_WORD_LENGTH,
+    STRIP,
+    canonical_member,
+    canonical_set,
+    clean_piece,
+    safe_text,
+    words_to_number,
+)
 from lexbench.benchmarks.setlexsem.sets import Member, sort_members
+
+__all__ = [
+    "CLOSE_TAG",
+    "ERROR_CLASSES",
+    "OPEN_TAG",
+    "ParsedAnswer",
+    "SetScore",
+    "answer_text",
+    "canonical_member",
+    "canonical_set",
+    "compare_sets",
+    "lenient_parse",
+    "parse_answer",
+    "safe_text",
+    "score_answer",
+    "split_members",
+    "unreadable",
+    "words_to_number",
+]
 
 OPEN_TAG = re.compile(r"<\s*answer\s*>", re.IGNORECASE)
 CLOSE_TAG = re.compile(r"<\s*/\s*answer\s*>", re.IGNORECASE)
@@ -65,122 +93,12 @@ _EMPTY_PHRASES = {
 }
 _EMPTY_WITH_NOTE = re.compile(r"(\{\s*\}|\(\s*\)|set\(\s*\)|∅)\s*\(?(the )?empty set\)?")
 _SOFT_EMPTY = {"none", "nothing", "null"}
-_STRIP = " \t\r\n\"'`“”‘’*_"
 _OPENERS = "{[("
 _CLOSERS = "}])"
 _OPENER = re.compile(r"[{\[(]")
 _BRACKET = re.compile(r"[{\[(}\])]")
 _INTEGER = re.compile(r"[+-]?\d+")
 _INTEGER_POINT_ZERO = re.compile(r"([+-]?\d+)\.0+")
-
-_UNITS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen".split()
-    )
-}
-_TENS = {
-    w: 10 * (i + 2)
-    for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())
-}
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
-
-
-def words_to_number(text: str) -> int | None:
-    """ "forty-two" -> 42, "one hundred and five" -> 105; None if not one number in words.
-
-    A strict grammar, so a list such as "one two three" is not read as one number.
-
-    >>> words_to_number("three thousand four hundred and twelve")
-    3412
-    >>> words_to_number("one two") is None, words_to_number("cat") is None
-    (True, True)
-    """
-    tokens = [t for t in text.lower().replace("-", " ").split() if t != "and"]
-    if not tokens or len(tokens) > 12:  # no number below 10^7 needs more words
-        return None
-    if len(tokens) == 1:  # the common case, without the grammar
-        single = _UNITS.get(tokens[0], _TENS.get(tokens[0]))
-        return single
-    if tokens == ["zero"]:
-        return 0
-    total = current = 0
-    last: str | None = None  # unit, teen, tens, hundred, scale
-    for token in tokens:
-        value = _UNITS.get(token)
-        if value is not None and 1 <= value <= 9:
-            if last not in (None, "tens", "hundred", "scale"):
-                return None
-            current += value
-            last = "unit"
-        elif value is not None and value >= 10:
-            if last not in (None, "hundred", "scale"):
-                return None
-            current += value
-            last = "teen"
-        elif token in _TENS:
-            if last not in (None, "hundred", "scale"):
-                return None
-            current += _TENS[token]
-            last = "tens"
-        elif token == "hundred":
-            if last not in ("unit", "teen") or current >= 100:
-                return None
-            current *= 100
-            last = "hundred"
-        elif token in _SCALES:
-            if last in (None, "scale") or current == 0:
-                return None
-            total += current * _SCALES[token]
-            current = 0
-            last = "scale"
-        else:
-            return None
-    return total + current
-
-
-def safe_text(text: str) -> str:
-    """`text` with lone surrogates (legal in JSON, not in UTF-8) replaced by '?'."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
-
-
-def canonical_member(member: Member) -> Member:
-    """The form gold members and answer members are compared in: ints as they are, words
-    lowercased with quotes, backticks, emphasis marks and trailing periods stripped."""
-    if isinstance(member, int):
-        return member
-    if type(member) is str and len(member) <= _CACHED_WORD_LENGTH:
-        return _canonical_word(member)
-    return _clean_piece(safe_text(member)).lower()
-
-
-# Gold and answer words come from a bounded vocabulary and recur across a grid's prompts:
-# each is cleaned once. Longer texts (made-up answers) are cleaned each time.
-_CACHED_WORD_LENGTH = 64
-
-
-@lru_cache(maxsize=1 << 14)
-def _canonical_word(member: str) -> str:
-    return _clean_piece(safe_text(member)).lower()
-
-
-def canonical_set(members: Iterable[Member]) -> frozenset[Member]:
-    if isinstance(members, (tuple, frozenset)) and members:
-        if all(type(m) is int for m in members):
-            return frozenset(members)  # ints are their own canonical form
-        if type(members) is tuple and all(type(m) is str for m in members):
-            return _canonical_words(members)  # an item's A, B or gold words: met again soon
-    return frozenset(canonical_member(m) for m in members)
-
-
-@lru_cache(maxsize=1 << 12)
-def _canonical_words(members: tuple[str, ...]) -> frozenset[Member]:
-    return frozenset(canonical_member(m) for m in members)
 
 
 @dataclass(frozen=True)
@@ -259,13 +177,6 @@ def _bracketed(text: str) -> str | None:
         return text[left + 1 : right].strip()
 
 
-def _clean_piece(piece: str) -> str:
-    piece = piece.strip(_STRIP)
-    if piece[:2].lower() in ("an", "or"):  # the regex only for the pieces it can change
-        piece = re.sub(r"^(?:and|or)\s+", "", piece, flags=re.IGNORECASE)
-    return piece.strip(_STRIP).rstrip(".!;:").strip(_STRIP)
-
-
 def _member(piece: str, numbers: bool) -> Member:
     if numbers:
         compact = piece.replace(",", "").replace("_", "")
@@ -286,7 +197,7 @@ def split_members(body: str, numbers: bool) -> list[Member]:
     """The members listed in `body` (already stripped of brackets)."""
     out: list[Member] = []
     for chunk in _SEPARATORS.split(body):
-        if len(chunk) <= _CACHED_WORD_LENGTH:
+        if len(chunk) <= CACHED_WORD_LENGTH:
             out.extend(_short_chunk_members(chunk, numbers))
         else:
             out.extend(_chunk_members(chunk, numbers))
@@ -298,7 +209,7 @@ _SEPARATORS = re.compile(r"[,;\n]+")
 
 def _chunk_members(chunk: str, numbers: bool) -> tuple[Member, ...]:
     """The members in one comma-separated piece of an answer (none, one or several)."""
-    piece = _clean_piece(chunk)
+    piece = clean_piece(chunk)
     if not piece:
         return ()
     spelled = words_to_number(piece) if numbers else None
@@ -307,7 +218,7 @@ def _chunk_members(chunk: str, numbers: bool) -> tuple[Member, ...]:
     tokens = piece.split()
     if len(tokens) > 1:
         # Members are single tokens; "1 2 3" or "cat dog" lists several.
-        cleaned = (_clean_piece(token) for token in tokens)
+        cleaned = (clean_piece(token) for token in tokens)
         return tuple(_member(token, numbers) for token in cleaned if token)
     return (_member(piece, numbers),)
 
@@ -332,7 +243,7 @@ def parse_answer(
     if raw is None:
         return ParsedAnswer(None, error, None)
     raw = safe_text(raw)
-    text = raw.strip().strip(_STRIP).rstrip(".").strip()
+    text = raw.strip().strip(STRIP).rstrip(".").strip()
     lowered = " ".join(text.lower().split())
     if lowered in _EMPTY_PHRASES or _EMPTY_WITH_NOTE.fullmatch(lowered):
         return ParsedAnswer(frozenset(), None, raw, explicit_empty=True)
@@ -341,7 +252,7 @@ def parse_answer(
     body = _bracketed(text)
     if body is None:
         body = text
-    elif " ".join(body.lower().split()).strip(_STRIP) in _EMPTY_PHRASES:
+    elif " ".join(body.lower().split()).strip(STRIP) in _EMPTY_PHRASES:
         return ParsedAnswer(frozenset(), None, raw, explicit_empty=True)
     # split_members already yields canonical members (cleaned, lowercased).
     return ParsedAnswer(frozenset(split_members(body, numbers)), None, raw, explicit_empty=False)
