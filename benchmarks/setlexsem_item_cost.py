@@ -2,10 +2,12 @@
 line, its request, scoring an answer and writing its sample row (issue 26).
 
     .venv/bin/python benchmarks/setlexsem_item_cost.py [--items FILE] [--count 20000]
-        [--against REF] [--repeat 3]
+        [--every N] [--against REF] [--repeat 3]
 
 Items: the first `--count` lines of `--items` (default: the paper grid's first 20,000
-prompts that benchmarks/setlexsem_scale.py writes, generated here when missing). Each
+prompts that benchmarks/setlexsem_scale.py writes, generated here when missing), or with
+`--every N` every Nth line (the whole paper grid's file with `--every 16`: all four token
+types, where its first 20,000 prompts are number sets only). Each
 stage runs over every item `--repeat` times and the fastest pass is kept (the machine is
 shared, so the slower passes measure the neighbours). `--against REF` measures the same
 stages with the code of git REF (its `src/`, exported to a temporary folder) in a second
@@ -71,8 +73,9 @@ def fastest(repeat: int, stage: Callable[[], object], count: int) -> float:
     return 1e6 * best / count
 
 
-def measure(items_path: Path, count: int, repeat: int) -> dict[str, float]:
-    """The stages on the first `count` items of `items_path`, with the code on sys.path."""
+def measure(items_path: Path, count: int, repeat: int, every: int = 1) -> dict[str, float]:
+    """The stages on the first `count` items of `items_path` (every `every`th line), with
+    the code on sys.path."""
     sys.path.insert(0, str(ROOT / "tests"))
     from fake_openai_server import default_reply
     from lexbench.benchmarks.setlexsem.benchmark import SetLexSemBenchmark, read_items
@@ -83,7 +86,7 @@ def measure(items_path: Path, count: int, repeat: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         sliced = Path(folder) / "items.jsonl"
         with open(items_path, "rb") as reader, open(sliced, "wb") as writer:
-            writer.writelines(itertools.islice(reader, count))
+            writer.writelines(itertools.islice(reader, 0, count * every, every))
         items = read_items(sliced)
         count = len(items)
         figures = {"read": fastest(repeat, lambda: read_items(sliced), count)}
@@ -128,7 +131,9 @@ def measure(items_path: Path, count: int, repeat: int) -> dict[str, float]:
     return figures
 
 
-def measure_ref(ref: str, items_path: Path, count: int, repeat: int) -> dict[str, float]:
+def measure_ref(
+    ref: str, items_path: Path, count: int, repeat: int, every: int
+) -> dict[str, float]:
     """`measure` with git REF's src/, in its own process."""
     with tempfile.TemporaryDirectory() as folder:
         archive = subprocess.run(
@@ -139,6 +144,7 @@ def measure_ref(ref: str, items_path: Path, count: int, repeat: int) -> dict[str
         with tarfile.open(archive_path) as tar:
             tar.extractall(folder, filter="data")
         worker = ["--worker", "--items", str(items_path), "--count", str(count)]
+        worker += ["--every", str(every)]
         result = subprocess.run(
             [sys.executable, __file__, *worker, "--repeat", str(repeat)],
             check=True,
@@ -155,16 +161,22 @@ def main() -> int:
     parser.add_argument("--items", type=Path, default=DEFAULT_ITEMS)
     parser.add_argument("--count", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--every", type=int, default=1)
     parser.add_argument("--against", metavar="REF")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:  # one column, for --against: the code is whatever PYTHONPATH holds
-        print(json.dumps(measure(args.items, args.count, args.repeat)))
+        print(json.dumps(measure(args.items, args.count, args.repeat, args.every)))
         return 0
     items = ensure_items(args.items, args.count)
-    before = measure_ref(args.against, items, args.count, args.repeat) if args.against else None
-    after = measure(items, args.count, args.repeat)
-    print(f"\nSetLexSem per-item CPU, first {int(after['items']):,} prompts of {items}")
+    before = (
+        measure_ref(args.against, items, args.count, args.repeat, args.every)
+        if args.against
+        else None
+    )
+    after = measure(items, args.count, args.repeat, args.every)
+    which = "first" if args.every == 1 else f"every {args.every}th line:"
+    print(f"\nSetLexSem per-item CPU, {which} {int(after['items']):,} prompts of {items}")
     print(f"(fastest of {args.repeat} passes, time.process_time)\n")
     if before is None:
         print("| stage | µs per item |\n|---|---:|")
