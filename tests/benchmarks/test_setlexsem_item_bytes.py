@@ -123,3 +123,29 @@ def test_requests_scores_and_sample_rows_are_pinned(small, parser, expected):
 )
 def test_answers_cut_by_the_stop_string_are_pinned(parser, expected):
     assert _digest_of_run(_stopped_items(), parser) == expected
+
+
+def test_a_configuration_s_repeated_texts_are_shared_between_its_items(small):
+    rows = [json.loads(item_line(item)) for item in small[:4]]
+    first, second = (SetLexSemItem.from_dict(row) for row in rows[:2])
+    assert first.config_id == second.config_id
+    assert first.config_id is second.config_id and first.studies is second.studies
+    assert first.operation is second.operation
+
+
+def test_the_lenient_reading_given_the_strict_one_is_the_same_reading():
+    from lexbench.benchmarks.setlexsem.parse import lenient_parse, parse_answer
+
+    for text in ["no tag {1, 2}", "<answer>{3}</answer>", "<answer>{3}", "nothing at all", ""]:
+        strict = parse_answer(text, numbers=True)
+        assert lenient_parse(text, numbers=True, strict=strict) == lenient_parse(
+            text, numbers=True
+        )
+
+
+def test_answers_are_sorted_as_sort_members_sorts_them():
+    from lexbench.benchmarks.setlexsem.parse import _sorted_members
+    from lexbench.benchmarks.setlexsem.sets import sort_members
+
+    for members in [{3, 1, 2}, {"b", "a"}, {2, "a", 1, "b"}, {"x"}, set()]:
+        assert _sorted_members(members) == sort_members(members)
