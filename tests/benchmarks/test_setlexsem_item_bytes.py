@@ -138,9 +138,7 @@ def test_the_lenient_reading_given_the_strict_one_is_the_same_reading():
 
     for text in ["no tag {1, 2}", "<answer>{3}</answer>", "<answer>{3}", "nothing at all", ""]:
         strict = parse_answer(text, numbers=True)
-        assert lenient_parse(text, numbers=True, strict=strict) == lenient_parse(
-            text, numbers=True
-        )
+        assert lenient_parse(text, numbers=True, strict=strict) == lenient_parse(text, numbers=True)
 
 
 def test_answers_are_sorted_as_sort_members_sorts_them():
