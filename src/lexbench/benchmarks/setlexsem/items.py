@@ -141,7 +141,7 @@ class SetLexSemItem:
                 "hypernym_a": row.get("hypernym_a"),
                 "hypernym_b": row.get("hypernym_b"),
                 "swapped": int(row.get("swapped", 0)),
-                "decoding": dict(row["decoding"]),
+                "decoding": _shared_decoding(row["decoding"]),
                 "prompt": str(row["prompt"]),
             }
         except (KeyError, TypeError, ValueError, AttributeError) as error:
@@ -203,6 +203,25 @@ def _intern(text: str) -> str:
     if len(_interned) < _INTERN_LIMIT:
         _interned[text] = text
     return text
+
+
+def _shared_decoding(decoding: Any) -> dict[str, Any]:
+    """A copy of `decoding`, one per distinct setting (a grid has a few): 300 bytes and two
+    objects for the garbage collector to walk, less per item. Keyed by `repr`, which tells
+    0 from 0.0 and -0.0 from 0.0; a NaN (never equal to itself) is not shared."""
+    if type(decoding) is not dict:
+        return dict(decoding)
+    key = repr(decoding)
+    shared = _decodings.get(key)
+    if shared is not None and shared == decoding:
+        return shared
+    copy = dict(decoding)
+    if len(_decodings) < _INTERN_LIMIT and "nan" not in key:
+        _decodings[key] = copy
+    return copy
+
+
+_decodings: dict[str, dict[str, Any]] = {}
 
 
 def _shared_studies(studies: tuple[Any, ...]) -> tuple[Any, ...]:
