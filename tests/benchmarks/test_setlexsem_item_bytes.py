@@ -147,3 +147,16 @@ def test_answers_are_sorted_as_sort_members_sorts_them():
 
     for members in [{3, 1, 2}, {"b", "a"}, {2, "a", 1, "b"}, {"x"}, set()]:
         assert _sorted_members(members) == sort_members(members)
+
+
+def test_decodings_are_shared_only_when_written_alike(small):
+    row = json.loads(item_line(small[0]))
+    lines = {}
+    for temperature in (0.0, 0, -0.0, 0.0):
+        changed = {**row, "decoding": {**row["decoding"], "temperature": temperature}}
+        item = SetLexSemItem.from_dict(changed)
+        assert item_line(item) == item_line(SetLexSemItem.from_dict(json.loads(item_line(item))))
+        lines.setdefault(repr(temperature), set()).add(id(item.decoding))
+        assert f'"temperature":{json.dumps(temperature)}' in item_line(item)
+    assert len(lines["0.0"]) == 1  # the two 0.0 items share one dict; 0 and -0.0 have their own
+    assert len({next(iter(ids)) for ids in lines.values()}) == 3
