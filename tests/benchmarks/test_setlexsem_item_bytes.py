@@ -160,3 +160,13 @@ def test_decodings_are_shared_only_when_written_alike(small):
         assert f'"temperature":{json.dumps(temperature)}' in item_line(item)
     assert len(lines["0.0"]) == 1  # the two 0.0 items share one dict; 0 and -0.0 have their own
     assert len({next(iter(ids)) for ids in lines.values()}) == 3
+
+
+def test_a_shared_decoding_makes_its_request_decoding_once(small):
+    row = json.loads(item_line(small[0]))
+    first, second = SetLexSemItem.from_dict(row), SetLexSemItem.from_dict(row)
+    assert first.request_decoding() is second.request_decoding()
+    assert first.request_decoding() == small[0].request_decoding()
+    unknown = {**row, "decoding": {**row["decoding"], "beam_width": 4}}
+    with pytest.raises(TypeError, match="beam_width"):
+        SetLexSemItem.from_dict(unknown).request_decoding()

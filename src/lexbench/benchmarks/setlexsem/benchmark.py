@@ -216,7 +216,11 @@ class SetLexSemBenchmark:
                 "error_class": score.error_class,
             }
         )
-        row.update({k: v for k, v in score.details.items() if k not in ("correct", "error_class")})
+        # The details, but the score's own verdict and error class stay (the same keys, in
+        # the same order, as a copy of the details without those two would give).
+        row.update(score.details)
+        row["correct"] = score.correct
+        row["error_class"] = score.error_class
         return row
 
     def summarize(self, items: Sequence[SetLexSemItem], scores: Sequence[Score]) -> dict[str, Any]:

@@ -184,7 +184,11 @@ class SetLexSemItem:
         }
 
     def request_decoding(self) -> Decoding:
-        # Built each time: 0.9 µs, less than a cache key made of the settings would cost.
+        # A shared decoding dict (an item read from a file) has its `Decoding` made once;
+        # the dict outlives the process's items, so its id names it alone.
+        shared = _request_decodings.get(id(self.decoding))
+        if shared is not None and shared[0] is self.decoding:
+            return shared[1]
         values = dict(self.decoding)
         values["stop"] = tuple(values.get("stop", ()))
         return Decoding(**values)
@@ -218,10 +222,17 @@ def _shared_decoding(decoding: Any) -> dict[str, Any]:
     copy = dict(decoding)
     if len(_decodings) < _INTERN_LIMIT and "nan" not in key:
         _decodings[key] = copy
+        try:
+            values = {**copy, "stop": tuple(copy.get("stop", ()))}
+            _request_decodings[id(copy)] = (copy, Decoding(**values))
+        except (TypeError, ValueError):  # not a decoding a request can have: said when asked
+            pass
     return copy
 
 
+# Never emptied, so no other object can take the id of a dict they hold.
 _decodings: dict[str, dict[str, Any]] = {}
+_request_decodings: dict[int, tuple[dict[str, Any], Decoding]] = {}
 
 
 def _shared_studies(studies: tuple[Any, ...]) -> tuple[Any, ...]:
