@@ -110,16 +110,21 @@ def _canonical_word(member: str) -> str:
 
 def canonical_set(members: Iterable[Member]) -> frozenset[Member]:
     if isinstance(members, (tuple, frozenset)) and members:
-        if all(type(m) is int for m in members):
+        kinds = set(map(type, members))
+        if kinds == _INTS:
             return frozenset(members)  # ints are their own canonical form
-        if type(members) is tuple and all(type(m) is str for m in members):
+        if kinds == _TEXTS and type(members) is tuple:
             return _canonical_words(members)  # an item's A, B or gold words: met again soon
-    return frozenset(canonical_member(m) for m in members)
+    return frozenset(map(canonical_member, members))
+
+
+_INTS = {int}
+_TEXTS = {str}
 
 
 @lru_cache(maxsize=1 << 12)
 def _canonical_words(members: tuple[str, ...]) -> frozenset[Member]:
-    return frozenset(canonical_member(m) for m in members)
+    return frozenset(map(canonical_member, members))
 
 
 def clean_piece(piece: str) -> str:
