@@ -11,7 +11,7 @@ import json
 import pytest
 
 from lexbench.benchmarks.setlexsem.benchmark import SetLexSemBenchmark, generate_items
-from lexbench.benchmarks.setlexsem.files import item_line
+from lexbench.benchmarks.setlexsem.files import item_line, items_sha256, iter_items
 from lexbench.benchmarks.setlexsem.grid_read import resolve_grid
 from lexbench.benchmarks.setlexsem.items import SetLexSemItem
 from lexbench.run.jsonio import dumps_strict
@@ -84,11 +84,15 @@ def small():
     return generate_items("small")
 
 
-def test_item_lines_of_the_small_grid_are_pinned(small):
+def test_item_lines_of_the_small_grid_are_pinned(small, tmp_path):
     digest = hashlib.sha256()
     for item in small:
         digest.update(item_line(item).encode("utf-8"))
     assert digest.hexdigest() == SMALL_ITEM_LINES_SHA256
+    assert items_sha256(small) == SMALL_ITEM_LINES_SHA256
+    path = tmp_path / "small.jsonl"
+    path.write_text("".join(item_line(item) for item in small), encoding="utf-8")
+    assert items_sha256(iter_items(path)) == SMALL_ITEM_LINES_SHA256
 
 
 def test_an_item_read_back_from_its_line_is_the_same_item(small):

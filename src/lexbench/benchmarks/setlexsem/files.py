@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,15 @@ def item_line(item: SetLexSemItem) -> str:
     as JSON, keys sorted, no spaces. Encoded from `json_fields` (tuples, not list copies):
     the same bytes as `to_dict()` gives."""
     return _line_encoder.encode(item.json_fields()) + "\n"
+
+
+def items_sha256(items: Iterable[SetLexSemItem]) -> str:
+    """sha256 over `item_line` of every item, in order: the dataset hash a run records
+    (a generator of items, e.g. `iter_items(path)`, is hashed without being held)."""
+    digest = hashlib.sha256()
+    for item in items:
+        digest.update(item_line(item).encode("utf-8"))
+    return digest.hexdigest()
 
 
 def _readable(path: str) -> None:
