@@ -174,3 +174,12 @@ def test_a_shared_decoding_makes_its_request_decoding_once(small):
     unknown = {**row, "decoding": {**row["decoding"], "beam_width": 4}}
     with pytest.raises(TypeError, match="beam_width"):
         SetLexSemItem.from_dict(unknown).request_decoding()
+
+
+def test_an_item_made_with_a_read_only_decoding_writes_the_same_line(small):
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    item = small[0]
+    frozen = replace(item, decoding=MappingProxyType(dict(item.decoding)))
+    assert item_line(frozen) == item_line(item)

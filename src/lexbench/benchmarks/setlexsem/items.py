@@ -179,7 +179,8 @@ class SetLexSemItem:
             "hypernym_a": self.hypernym_a,
             "hypernym_b": self.hypernym_b,
             "swapped": self.swapped,
-            "decoding": self.decoding,
+            # A plain dict as it is (JSON cannot encode other mappings: those are copied).
+            "decoding": self.decoding if type(self.decoding) is dict else dict(self.decoding),
             "prompt": self.prompt,
         }
 
