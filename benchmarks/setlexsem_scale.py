@@ -31,6 +31,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_PEAK_MB = 400
@@ -98,7 +99,7 @@ def first_lines(source: Path, count: int, target: Path) -> int:
 
 def run_once(
     url: str, items: Path, folder: Path, concurrency: int, profile: bool
-) -> dict[str, float]:
+) -> dict[str, Any]:
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     prefix = [sys.executable]
@@ -131,7 +132,13 @@ def run_once(
         process = subprocess.Popen(
             command, stdout=subprocess.DEVNULL, stderr=errors, env=environment
         )
-        _, status, usage = os.wait4(process.pid, 0)
+        trace: list[tuple[float, float]] = []  # (seconds, resident MB), polled
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            trace.append((time.perf_counter() - started, resident_mb(process.pid)))
+            time.sleep(0.25)
     wall = time.perf_counter() - started
     if status != 0:
         raise RuntimeError(
@@ -141,7 +148,32 @@ def run_once(
         "wall": wall,
         "peak_mb": usage.ru_maxrss / 1024,  # kilobytes on Linux
         "cpu": usage.ru_utime + usage.ru_stime,
+        "trace": trace,
     }
+
+
+def resident_mb(pid: int) -> float:
+    """The process's resident memory now (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def shape(trace: list[tuple[float, float]]) -> str:
+    """Resident memory at each tenth of the run: where the memory goes."""
+    if not trace:
+        return ""
+    end = trace[-1][0]
+    marks = []
+    for tenth in range(1, 10):
+        moment = end * tenth / 10
+        marks.append(min(trace, key=lambda point: abs(point[0] - moment))[1])
+    return "resident MB at each tenth: " + " ".join(f"{mb:.0f}" for mb in marks)
 
 
 def main() -> int:
@@ -168,7 +200,8 @@ def main() -> int:
             print(
                 f"{count:>9,} prompts: {figures['wall']:6.1f} s, peak "
                 f"{figures['peak_mb']:6.0f} MB, client CPU "
-                f"{1000 * figures['cpu'] / count:.3f} ms/prompt (load {load:.1f})",
+                f"{1000 * figures['cpu'] / count:.3f} ms/prompt (load {load:.1f})\n    "
+                + shape(figures["trace"]),
                 flush=True,
             )
     finally:

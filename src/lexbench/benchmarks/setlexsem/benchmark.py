@@ -103,7 +103,8 @@ def read_both_ways(item: SetLexSemItem, output: str) -> dict[str, tuple[Any, Set
     parsed = parse_answer(
         output,
         numbers=item.token_type == "numbers",
-        known_members=set(item.set_a) | set(item.set_b),
+        # A ∪ B as one tuple: the parser only looks through it (for a member named "none").
+        known_members=item.set_a + item.set_b,
         closed_by_stop=closed_by_stop,
     )
     return {
@@ -117,6 +118,10 @@ def score_item(item: SetLexSemItem, output: str, parser: str = "paper") -> tuple
     if parser not in PARSERS:
         raise ValueError(f"unknown SetLexSem parser {parser!r}; choose from {', '.join(PARSERS)}")
     return read_both_ways(item, output)[parser]
+
+
+# `json.dumps(answer, ensure_ascii=False)` with its encoder made once, not per answer.
+_shown_answer = json.JSONEncoder(ensure_ascii=False).encode
 
 
 @dataclass
@@ -167,13 +172,17 @@ class SetLexSemBenchmark:
         parsed, verdict = readings[self.parser]
         lexbench_parsed, lenient = readings["lexbench"]
         if not lexbench_parsed.ok:
+            # The strict reading is the one just made, unless a stop string closed its tag
+            # (the lenient reading takes no stop string): then it is made again without.
+            closed = ANSWER_STOP in tuple(item.decoding.get("stop", ()))
             forgiving = lenient_parse(
                 response.text,
                 numbers=item.token_type == "numbers",
-                known_members=set(item.set_a) | set(item.set_b),
+                known_members=item.set_a + item.set_b,
+                strict=None if closed else lexbench_parsed,
             )
             lenient = score_answer(forgiving, item.answer, item.set_a, item.set_b)
-        shown = None if verdict.answer is None else json.dumps(verdict.answer, ensure_ascii=False)
+        shown = None if verdict.answer is None else _shown_answer(verdict.answer)
         return Score(
             item.id,
             verdict.correct,
@@ -199,7 +208,10 @@ class SetLexSemBenchmark:
         responses: Sequence[Response],
         score: Score,
     ) -> dict[str, Any]:
-        row = item.to_dict()
+        # `json_fields`: the item's fields with tuples where `to_dict` copies them into lists;
+        # the row is only ever written as JSON, where the two are the same bytes.
+        row = item.json_fields()
+        row["decoding"] = dict(item.decoding)  # the row is the caller's to change
         text = responses[0].text
         # A lone surrogate (legal in JSON, not in UTF-8) would break the UTF-8 samples file.
         row.update(
@@ -212,7 +224,11 @@ class SetLexSemBenchmark:
                 "error_class": score.error_class,
             }
         )
-        row.update({k: v for k, v in score.details.items() if k not in ("correct", "error_class")})
+        # The details, but the score's own verdict and error class stay (the same keys, in
+        # the same order, as a copy of the details without those two would give).
+        row.update(score.details)
+        row["correct"] = score.correct
+        row["error_class"] = score.error_class
         return row
 
     def tally(self) -> SetLexSemTally:

@@ -6,21 +6,35 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.setlexsem.generate import ItemGenerator, SkippedCell, matches_selection
 from lexbench.benchmarks.setlexsem.grid import Grid
 from lexbench.benchmarks.setlexsem.grid_read import resolve_grid
+from lexbench.benchmarks.setlexsem.item_ids import IdRepeats
 from lexbench.benchmarks.setlexsem.items import SetLexSemItem
 from lexbench.benchmarks.setlexsem.sets import HyponymPool
 
+# One encoder for every line: `json.dumps` with options builds a new one per call.
+_line_encoder = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
 
 def item_line(item: SetLexSemItem) -> str:
-    return (
-        json.dumps(item.to_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
-    )
+    """The item's line in an items file, and what the dataset hash is made of: its fields
+    as JSON, keys sorted, no spaces. Encoded from `json_fields` (tuples, not list copies):
+    the same bytes as `to_dict()` gives."""
+    return _line_encoder.encode(item.json_fields()) + "\n"
+
+
+def items_sha256(items: Iterable[SetLexSemItem]) -> str:
+    """sha256 over `item_line` of every item, in order: the dataset hash a run records
+    (a generator of items, e.g. `iter_items(path)`, is hashed without being held)."""
+    digest = hashlib.sha256()
+    for item in items:
+        digest.update(item_line(item).encode("utf-8"))
+    return digest.hexdigest()
 
 
 def _readable(path: str) -> None:
@@ -120,39 +134,75 @@ def manifest(
 
 
 def read_items(path: str | Path) -> list[SetLexSemItem]:
-    from lexbench.run.store import read_item_file
-
-    return read_item_file(path, SetLexSemItem.from_dict)
+    """Every item of a generated JSONL file (see `iter_items` for what is checked)."""
+    return list(iter_items(path))
 
 
 def iter_items(path: str | Path) -> Iterator[SetLexSemItem]:
-    """The items of a generated file one at a time (a damaged line is an error naming the
-    file and line; an empty file yields nothing)."""
-    path = Path(path)
+    """The items of a generated JSONL file, one at a time, as they are read.
+
+    Checked as `run.store.read_item_file` checks, with its messages: a line that is not
+    JSON (its line number named), not an object or not an item (its item number named),
+    text that is not UTF-8, an empty file, ids that repeat. Problems are reported in file
+    order, the first one found ending the reading; repeated ids are known only at the end,
+    so they are reported after the last item. Ids are remembered as 8-byte hashes, not as
+    text (see `IdRepeats`)."""
+    repeats = IdRepeats()
+    number = 0
+    decode = _decoder.decode
+    from_dict = SetLexSemItem.from_dict
     try:
         with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
+            for line_number, line in enumerate(handle, 1):
                 try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as error:
-                    raise ValueError(f"{path}:{number}: not valid JSON ({error.msg})") from None
-                if not isinstance(row, dict):
+                    row = decode(line)  # json.loads, less its check for a byte-order mark
+                except json.JSONDecodeError:
+                    if not line.strip():
+                        continue
+                    _not_json(path, line_number, line)
+                number += 1
+                if type(row) is not dict:
                     raise ValueError(
                         f"{path}: item {number} is a JSON {type(row).__name__}, not an "
                         f"object with the item's fields: {json.dumps(row)[:80]}"
                     )
                 try:
-                    item = SetLexSemItem.from_dict(row)
+                    item = from_dict(row)
                 except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
                     detail = f"missing field {error}" if isinstance(error, KeyError) else str(error)
                     raise ValueError(
                         f"{path}: item {number} is not a valid item ({detail})"
                     ) from None
+                repeats.add(item.id)
                 yield item
     except UnicodeDecodeError as error:
+        # Decoded in blocks, so the line is unknown; the block's byte offset is not useful.
         raise ValueError(f"{path}: not UTF-8 text ({error.reason})") from None
+    if number == 0:
+        raise ValueError(f"{path}: no items")
+    repeated = repeats.repeated(lambda: _ids_in(path))
+    if repeated:
+        raise ValueError(f"{path}: item ids repeat: {repeated[:5]}")
+
+
+_decoder = json.JSONDecoder()
+
+
+def _not_json(path: str | Path, line_number: int, line: str) -> None:
+    """Raise the error `json.loads` gives for `line` (a byte-order mark named as such)."""
+    try:
+        json.loads(line)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}:{line_number}: not valid JSON ({error.msg})") from None
+    raise AssertionError(f"{path}:{line_number}: json.loads read a line its decoder did not")
+
+
+def _ids_in(path: str | Path) -> Iterator[str]:
+    """Every item id of a file `iter_items` has read through once (so it is valid)."""
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                yield str(_decoder.decode(line)["id"])
 
 
 def limit_per_config(items: Sequence[SetLexSemItem], limit: int | None) -> list[SetLexSemItem]:
@@ -198,7 +248,10 @@ def select_items(
     items: Sequence[SetLexSemItem], selection: Mapping[str, Sequence[str]]
 ) -> list[SetLexSemItem]:
     """The items whose configuration matches `selection`. An empty result is an error."""
-    chosen = [i for i in items if matches_selection(selection, i.studies, i.to_dict())]
+    if not selection:
+        return list(items)
+    # The selectable fields are the item's own attributes: no `to_dict()` copy per item.
+    chosen = [i for i in items if matches_selection(selection, i.studies, vars(i))]
     check_selection(selection, chosen)
     return chosen
 

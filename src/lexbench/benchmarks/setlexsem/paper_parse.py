@@ -44,6 +44,8 @@ CLOSE = "</answer>"
 _RUN = re.compile(r"[a-zA-Z0-9.\-_]+")
 _EMPTY_WORDS = ({"theemptyset"}, {"emptyset"}, {"Theemptyset"})
 PARSERS = ("paper", "lexbench")
+# The first characters of a run that `int()` can accept (runs hold no spaces or '+').
+_INT_STARTS = frozenset("0123456789-")
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,8 @@ def tagged_spans(output: str) -> list[str]:
 def _as_int(token: str) -> Member:
     """Python's `int()` on a token, as the authors' `try_convert_ints` (their code runs it
     on every member); text where it raises (a numeral over Python's digit limit too)."""
+    if token[0] not in _INT_STARTS:  # a word: int() would raise, and raising is slow
+        return token
     try:
         return int(token)
     except ValueError:
@@ -132,7 +136,7 @@ def paper_verdict(
     if len(kinds) > 1:  # sorted() of ints and text raises in their is_correct
         failed = PaperReading(None, "paper_mixed_types", reading.raw)
         return failed, unreadable(failed.format_error)
-    return reading, compare_sets(set(reading.members), set(truth), set(a) | set(b))
+    return reading, compare_sets(set(reading.members), set(truth), set(a).union(b))
 
 
 def reading_summary(verdict: SetScore) -> dict[str, Any]:

@@ -30,11 +30,40 @@ Jaccard = |P ∩ G| / |P ∪ G|; when a side is empty the ratio is 1 if both are
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
+from lexbench.benchmarks.setlexsem.members import (
+    CACHED_WORD_LENGTH,
+    STRIP,
+    canonical_member,
+    canonical_set,
+    clean_piece,
+    safe_text,
+    words_to_number,
+)
 from lexbench.benchmarks.setlexsem.sets import Member, sort_members
+
+__all__ = [
+    "CLOSE_TAG",
+    "ERROR_CLASSES",
+    "OPEN_TAG",
+    "ParsedAnswer",
+    "SetScore",
+    "answer_text",
+    "canonical_member",
+    "canonical_set",
+    "compare_sets",
+    "lenient_parse",
+    "parse_answer",
+    "safe_text",
+    "score_answer",
+    "split_members",
+    "unreadable",
+    "words_to_number",
+]
 
 OPEN_TAG = re.compile(r"<\s*answer\s*>", re.IGNORECASE)
 CLOSE_TAG = re.compile(r"<\s*/\s*answer\s*>", re.IGNORECASE)
@@ -64,98 +93,12 @@ _EMPTY_PHRASES = {
 }
 _EMPTY_WITH_NOTE = re.compile(r"(\{\s*\}|\(\s*\)|set\(\s*\)|∅)\s*\(?(the )?empty set\)?")
 _SOFT_EMPTY = {"none", "nothing", "null"}
-_STRIP = " \t\r\n\"'`“”‘’*_"
 _OPENERS = "{[("
 _CLOSERS = "}])"
+_OPENER = re.compile(r"[{\[(]")
+_BRACKET = re.compile(r"[{\[(}\])]")
 _INTEGER = re.compile(r"[+-]?\d+")
 _INTEGER_POINT_ZERO = re.compile(r"([+-]?\d+)\.0+")
-
-_UNITS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen".split()
-    )
-}
-_TENS = {
-    w: 10 * (i + 2)
-    for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())
-}
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
-
-
-def words_to_number(text: str) -> int | None:
-    """ "forty-two" -> 42, "one hundred and five" -> 105; None if not one number in words.
-
-    A strict grammar, so a list such as "one two three" is not read as one number.
-
-    >>> words_to_number("three thousand four hundred and twelve")
-    3412
-    >>> words_to_number("one two") is None, words_to_number("cat") is None
-    (True, True)
-    """
-    tokens = [t for t in text.lower().replace("-", " ").split() if t != "and"]
-    if not tokens or len(tokens) > 12:  # no number below 10^7 needs more words
-        return None
-    if len(tokens) == 1:  # the common case, without the grammar
-        single = _UNITS.get(tokens[0], _TENS.get(tokens[0]))
-        return single
-    if tokens == ["zero"]:
-        return 0
-    total = current = 0
-    last: str | None = None  # unit, teen, tens, hundred, scale
-    for token in tokens:
-        value = _UNITS.get(token)
-        if value is not None and 1 <= value <= 9:
-            if last not in (None, "tens", "hundred", "scale"):
-                return None
-            current += value
-            last = "unit"
-        elif value is not None and value >= 10:
-            if last not in (None, "hundred", "scale"):
-                return None
-            current += value
-            last = "teen"
-        elif token in _TENS:
-            if last not in (None, "hundred", "scale"):
-                return None
-            current += _TENS[token]
-            last = "tens"
-        elif token == "hundred":
-            if last not in ("unit", "teen") or current >= 100:
-                return None
-            current *= 100
-            last = "hundred"
-        elif token in _SCALES:
-            if last in (None, "scale") or current == 0:
-                return None
-            total += current * _SCALES[token]
-            current = 0
-            last = "scale"
-        else:
-            return None
-    return total + current
-
-
-def safe_text(text: str) -> str:
-    """`text` with lone surrogates (legal in JSON, not in UTF-8) replaced by '?'."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
-
-
-def canonical_member(member: Member) -> Member:
-    """The form gold members and answer members are compared in: ints as they are, words
-    lowercased with quotes, backticks, emphasis marks and trailing periods stripped."""
-    if isinstance(member, int):
-        return member
-    return _clean_piece(safe_text(member)).lower()
-
-
-def canonical_set(members: Iterable[Member]) -> frozenset[Member]:
-    return frozenset(canonical_member(m) for m in members)
 
 
 @dataclass(frozen=True)
@@ -174,6 +117,8 @@ class ParsedAnswer:
 
 def answer_text(output: str, closed_by_stop: bool = False) -> tuple[str | None, str | None]:
     """(text inside the single answer tag, format error). Two regex scans, both linear."""
+    if "<" not in output:  # every tag starts with one; most unfollowed answers have none
+        return None, "no_answer_tag"
     opens = OPEN_TAG.finditer(output)
     first = next(opens, None)
     if first is None:
@@ -193,11 +138,12 @@ def _matching_closers(text: str, start: int) -> dict[int, int]:
     first group closes, in one pass with a stack (any closer closes the latest opener)."""
     matches: dict[int, int] = {}
     stack: list[int] = []
-    for position in range(start, len(text)):
-        char = text[position]
-        if char in _OPENERS:
+    # Only the brackets are visited (a regex finds them), not every character between.
+    for bracket in _BRACKET.finditer(text, start):
+        position = bracket.start()
+        if text[position] in _OPENERS:
             stack.append(position)
-        elif char in _CLOSERS and stack:
+        elif stack:
             matches[stack.pop()] = position
             if not stack:
                 break
@@ -207,9 +153,10 @@ def _matching_closers(text: str, start: int) -> dict[int, int]:
 def _bracketed(text: str) -> str | None:
     """The contents of the first bracket group, unwrapping groups that fill it wholly
     (set([1, 2]) -> "1, 2"), or None when there is no bracket. Unbalanced: the rest."""
-    start = next((i for i, c in enumerate(text) if c in _OPENERS), None)
-    if start is None:
+    first = _OPENER.search(text)
+    if first is None:
         return None
+    start = first.start()
     matches = _matching_closers(text, start)
     if start not in matches:
         return text[start + 1 :].strip()
@@ -228,13 +175,6 @@ def _bracketed(text: str) -> str | None:
             left, right = inner_left, inner_right
             continue
         return text[left + 1 : right].strip()
-
-
-def _clean_piece(piece: str) -> str:
-    piece = piece.strip(_STRIP)
-    if piece[:2].lower() in ("an", "or"):  # the regex only for the pieces it can change
-        piece = re.sub(r"^(?:and|or)\s+", "", piece, flags=re.IGNORECASE)
-    return piece.strip(_STRIP).rstrip(".!;:").strip(_STRIP)
 
 
 def _member(piece: str, numbers: bool) -> Member:
@@ -256,24 +196,36 @@ def _member(piece: str, numbers: bool) -> Member:
 def split_members(body: str, numbers: bool) -> list[Member]:
     """The members listed in `body` (already stripped of brackets)."""
     out: list[Member] = []
-    for chunk in re.split(r"[,;\n]+", body):
-        piece = _clean_piece(chunk)
-        if not piece:
-            continue
-        spelled = words_to_number(piece) if numbers else None
-        if spelled is not None:
-            out.append(spelled)
-            continue
-        tokens = piece.split()
-        if len(tokens) > 1:
-            # Members are single tokens; "1 2 3" or "cat dog" lists several.
-            for token in tokens:
-                cleaned = _clean_piece(token)
-                if cleaned:
-                    out.append(_member(cleaned, numbers))
+    for chunk in _SEPARATORS.split(body):
+        if len(chunk) <= CACHED_WORD_LENGTH:
+            out.extend(_short_chunk_members(chunk, numbers))
         else:
-            out.append(_member(piece, numbers))
+            out.extend(_chunk_members(chunk, numbers))
     return out
+
+
+_SEPARATORS = re.compile(r"[,;\n]+")
+
+
+def _chunk_members(chunk: str, numbers: bool) -> tuple[Member, ...]:
+    """The members in one comma-separated piece of an answer (none, one or several)."""
+    piece = clean_piece(chunk)
+    if not piece:
+        return ()
+    spelled = words_to_number(piece) if numbers else None
+    if spelled is not None:
+        return (spelled,)
+    tokens = piece.split()
+    if len(tokens) > 1:
+        # Members are single tokens; "1 2 3" or "cat dog" lists several.
+        cleaned = (clean_piece(token) for token in tokens)
+        return tuple(_member(token, numbers) for token in cleaned if token)
+    return (_member(piece, numbers),)
+
+
+# Answers repeat their pieces (" 42", " apple") across a grid's prompts: each short piece
+# is read once. The cache holds at most 2^14 of them (a few MB).
+_short_chunk_members = lru_cache(maxsize=1 << 14)(_chunk_members)
 
 
 def parse_answer(
@@ -291,7 +243,7 @@ def parse_answer(
     if raw is None:
         return ParsedAnswer(None, error, None)
     raw = safe_text(raw)
-    text = raw.strip().strip(_STRIP).rstrip(".").strip()
+    text = raw.strip().strip(STRIP).rstrip(".").strip()
     lowered = " ".join(text.lower().split())
     if lowered in _EMPTY_PHRASES or _EMPTY_WITH_NOTE.fullmatch(lowered):
         return ParsedAnswer(frozenset(), None, raw, explicit_empty=True)
@@ -300,7 +252,7 @@ def parse_answer(
     body = _bracketed(text)
     if body is None:
         body = text
-    elif " ".join(body.lower().split()).strip(_STRIP) in _EMPTY_PHRASES:
+    elif " ".join(body.lower().split()).strip(STRIP) in _EMPTY_PHRASES:
         return ParsedAnswer(frozenset(), None, raw, explicit_empty=True)
     # split_members already yields canonical members (cleaned, lowercased).
     return ParsedAnswer(frozenset(split_members(body, numbers)), None, raw, explicit_empty=False)
@@ -312,13 +264,17 @@ def lenient_parse(
     numbers: bool,
     known_members: Collection[Member] = (),
     closed_by_stop: bool = False,
+    strict: ParsedAnswer | None = None,
 ) -> ParsedAnswer:
     """A secondary, forgiving reading for models that ignore the answer tag: the strict
     parse when it succeeds, else the first {...} group anywhere in the output. It never
-    replaces the strict verdict; it shows how much of a score is lost to format alone."""
-    strict = parse_answer(
-        output, numbers=numbers, known_members=known_members, closed_by_stop=closed_by_stop
-    )
+    replaces the strict verdict; it shows how much of a score is lost to format alone.
+    `strict`: `parse_answer`'s reading of this output with these options, when the
+    caller has it already (it is not parsed twice)."""
+    if strict is None:
+        strict = parse_answer(
+            output, numbers=numbers, known_members=known_members, closed_by_stop=closed_by_stop
+        )
     if strict.ok or not isinstance(output, str):
         return strict
     start = output.find("{")
@@ -386,13 +342,53 @@ def score_answer(
     Gold, A and B are put in the parser's canonical form first, so case never decides."""
     if parsed.members is None:
         return unreadable(parsed.format_error)
-    universe = canonical_set(a) | canonical_set(b)
+    universe = canonical_set(a) | canonical_set(b)  # each set met again by other prompts
     return compare_sets(set(canonical_set(parsed.members)), set(canonical_set(truth)), universe)
+
+
+def _sorted_members(members: Collection[Member]) -> list[Member]:
+    """`sort_members` (numbers, then words), without its key function where the members are
+    all of one kind (a plain sort orders those alike); ints beside text cannot be compared
+    by a plain sort, which raises, and then the key decides."""
+    try:
+        return sorted(members)
+    except TypeError:
+        return sort_members(members)
 
 
 def unreadable(format_error: str | None) -> SetScore:
     """The verdict on an answer that could not be read (a format failure)."""
-    return SetScore(False, 0.0, 0.0, 0.0, "format_failure", None, None, format_error=format_error)
+    return _set_score(False, 0.0, 0.0, 0.0, "format_failure", None, None, [], format_error, 0)
+
+
+def _set_score(
+    correct: bool,
+    precision: float,
+    recall: float,
+    jaccard: float,
+    error_class: str,
+    answer: list[Member] | None,
+    answer_size: int | None,
+    hallucinated: list[Member],
+    format_error: str | None,
+    hallucinated_count: int,
+) -> SetScore:
+    """`SetScore(...)` with every field given, set without the frozen dataclass's guarded
+    `__setattr__` per field (two or three verdicts are made per answer)."""
+    made = object.__new__(SetScore)
+    made.__dict__.update(
+        correct=correct,
+        precision=precision,
+        recall=recall,
+        jaccard=jaccard,
+        error_class=error_class,
+        answer=answer,
+        answer_size=answer_size,
+        hallucinated=hallucinated,
+        format_error=format_error,
+        hallucinated_count=hallucinated_count,
+    )
+    return made
 
 
 def compare_sets(
@@ -404,8 +400,8 @@ def compare_sets(
     precision = _ratio(hit, len(predicted), both_empty)
     recall = _ratio(hit, len(gold), both_empty)
     jaccard = _ratio(hit, len(predicted | gold), both_empty)
-    made_up = sort_members(m for m in predicted if m not in universe)
-    answer = sort_members(predicted)
+    made_up = _sorted_members(predicted.difference(universe))
+    answer = _sorted_members(predicted)
     if predicted == gold:
         error_class = "correct"
     elif not predicted:
@@ -420,7 +416,7 @@ def compare_sets(
         error_class = "extra_members"
     else:
         error_class = "wrong_members"
-    return SetScore(
+    return _set_score(
         predicted == gold,
         precision,
         recall,
@@ -429,5 +425,6 @@ def compare_sets(
         answer,
         len(predicted),
         made_up[:MAX_LISTED],
-        hallucinated_count=len(made_up),
+        None,
+        len(made_up),
     )

@@ -15,7 +15,6 @@ that matches nothing). The run then iterates the source a second time.
 from __future__ import annotations
 
 import hashlib
-from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from pathlib import Path
 from lexbench.benchmarks.setlexsem.files import check_selection, item_line, iter_items
 from lexbench.benchmarks.setlexsem.generate import ItemGenerator, matches_selection
 from lexbench.benchmarks.setlexsem.grid import Grid
+from lexbench.benchmarks.setlexsem.item_ids import IdRepeats
 from lexbench.benchmarks.setlexsem.items import SetLexSemItem
 
 
@@ -32,10 +32,6 @@ class Survey:
 
     count: int
     sha256: str
-
-
-def _digest(item_id: str) -> int:
-    return int.from_bytes(hashlib.blake2b(item_id.encode("utf-8"), digest_size=8).digest())
 
 
 @dataclass
@@ -54,19 +50,15 @@ class ItemSource:
         """Count and hash the items once, refusing a repeated id (named) or no items."""
         if self._survey is not None:
             return self._survey
-        import numpy as np
-
+        ids = IdRepeats()  # 8 bytes an item
         digest = hashlib.sha256()
-        ids = array("Q")  # 8 bytes an item: the ids' digests, for the repeat check
         for item in self.produce():
             digest.update(item_line(item).encode("utf-8"))
-            ids.append(_digest(item.id))
-        if not ids:
+            ids.add(item.id)
+        if not len(ids):
             raise ValueError(f"{self.where()}: no items")
-        values, counts = np.unique(np.frombuffer(ids, dtype=np.uint64), return_counts=True)
-        if len(values) != len(ids):
-            twice = {int(v) for v in values[counts > 1]}
-            repeated = sorted({i.id for i in self.produce() if _digest(i.id) in twice})
+        repeated = ids.repeated(lambda: (item.id for item in self.produce()))
+        if repeated:
             raise ValueError(f"{self.where()}: item ids repeat: {repeated[:5]}")
         self._survey = Survey(len(ids), digest.hexdigest())
         return self._survey
