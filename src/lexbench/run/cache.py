@@ -88,10 +88,7 @@ def request_key(fingerprint: Mapping[str, Any], request: Request) -> str:
 def request_keys(fingerprint: Mapping[str, Any], requests: Iterable[Request]) -> list[str]:
     """`request_key` of each request, the model's part written once."""
     model = canonical_json(dict(fingerprint)) + "\n"
-    return [
-        hashlib.sha256(_utf8(model + canonical_json(r.cache_key_payload()))).hexdigest()
-        for r in requests
-    ]
+    return [hashlib.sha256(_utf8(model + r.cache_key_json())).hexdigest() for r in requests]
 
 
 def default_cache_path() -> Path:
@@ -288,8 +285,8 @@ class ResponseCache:
                 (
                     key,
                     self._model_json(fingerprint),
-                    storable(canonical_json(request.cache_key_payload())),
-                    storable(canonical_json(response.to_dict())),
+                    storable(request.cache_key_json()),
+                    storable(response.to_json()),
                     now,
                 )
             )
