@@ -201,7 +201,7 @@ def levels(url: str, args: argparse.Namespace) -> None:
             f"| {row['concurrency']} | {row['per_request']} | {row['requests']} | "
             f"{row['seconds']:.2f} | {row['throughput']:.1f} | {row['ideal']:.0f} | "
             f"{100 * row['fraction']:.1f}% | {100 * row['median_fraction']:.1f}% | "
-            f"{row['median_cpu_ms']:.2f} | {row['load']:.1f} |"
+            f"{row['median_cpu_ms']:.3f} | {row['load']:.1f} |"
         )
     for row in rows:
         target = TARGETS.get(row["concurrency"])
