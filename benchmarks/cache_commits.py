@@ -1,6 +1,6 @@
 """What committing answers to the response cache costs: one transaction per answer (how
 streamed answers were committed before) against groups (`run.cache_writer.GroupedWriter`,
-at most 64 answers or 0.25 s per transaction), and what claiming a chunk of requests for
+at most 256 answers or 0.25 s per transaction), and what claiming a chunk of requests for
 sending costs (`ResponseCache.claim_for_sending`, once per chunk of 256).
 
     .venv/bin/python benchmarks/cache_commits.py [--answers 5000] [--repeats 3]

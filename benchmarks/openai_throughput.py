@@ -2,7 +2,7 @@
 lm-evaluation-harness's `local-completions` model on the same server and prompts.
 
     .venv/bin/python benchmarks/openai_throughput.py [--latency 0.1] [--levels 1 8 32 128]
-        [--prompts-per-request N] [--lm-eval-items 3000 | --no-lm-eval]
+        [--prompts-per-request N] [--prompts-from FILE] [--lm-eval-items 3000 | --no-lm-eval]
 
 Starts the fake OpenAI-compatible server (tests/fake_openai_server.py) in its own process,
 answering every request after exactly `latency` seconds (a request carrying several
@@ -14,6 +14,10 @@ prompts too), then:
    the ideal is concurrency / latency prompts per second whether or not several prompts
    share a request; the figure printed is the measured throughput as a fraction of it, and
    the client's CPU time per prompt. Targets: 90% at 32, 85% at 128, at most 0.3 ms.
+   `--prompts-from FILE` takes the prompts (and decodings) of an item file instead, e.g.
+   SetLexSem's paper grid (`lexbench generate setlexsem --grid paper -o FILE`): ~1 KB
+   prompts with 256 new tokens, which go one prompt per request (issue 26's request path:
+   at most 0.10 ms of client CPU per prompt at 128 in flight, 10 ms latency).
 2. lm-eval: the same LAMBDA prompts (`--lm-eval-items`, default 3,000) through
    `lexbench run lambda --model openai:...` and through `lm_eval run --model
    local-completions` (aiohttp, `num_concurrent` = the concurrency, one prompt per request,
@@ -90,6 +94,23 @@ def start_server(latency: float) -> tuple[subprocess.Popen, str]:
     return process, f"http://127.0.0.1:{int(line.split()[1])}/v1"
 
 
+def file_prompts(path: Path, count: int) -> list[tuple[str, Decoding]]:
+    """The first `count` prompts of an item file (JSON lines with `prompt`, and `decoding`
+    where given), repeated as needed."""
+    found: list[tuple[str, Decoding]] = []
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            item = json.loads(line)
+            decoding = item.get("decoding") or {"max_new_tokens": 2}
+            decoding["stop"] = tuple(decoding.get("stop", ()))
+            found.append((item["prompt"], Decoding(**decoding)))
+            if len(found) == count:
+                break
+    if not found:
+        raise ValueError(f"{path}: no prompts")
+    return [found[i % len(found)] for i in range(count)]
+
+
 def measure(
     url: str,
     concurrency: int,
@@ -97,15 +118,16 @@ def measure(
     latency: float,
     tag: str,
     prompts_per_request: int | None = None,
+    prompts_from: Path | None = None,
 ) -> dict[str, float]:
+    asked = (
+        file_prompts(prompts_from, count)
+        if prompts_from is not None
+        else [(f"{tag} prompt {i} :", Decoding(max_new_tokens=2)) for i in range(count)]
+    )
     requests = [
-        Request(
-            id=f"{tag}-{i}",
-            kind="generate",
-            prompt=f"{tag} prompt {i} :",
-            decoding=Decoding(max_new_tokens=2),
-        )
-        for i in range(count)
+        Request(id=f"{tag}-{i}", kind="generate", prompt=prompt, decoding=decoding)
+        for i, (prompt, decoding) in enumerate(asked)
     ]
     model = OpenAIModel(
         "fake-model",
@@ -149,7 +171,15 @@ def levels(url: str, args: argparse.Namespace) -> None:
     for level in args.levels:
         count = max(20, args.rounds * level)
         runs = [
-            measure(url, level, count, args.latency, f"c{level}r{r}", args.prompts_per_request)
+            measure(
+                url,
+                level,
+                count,
+                args.latency,
+                f"c{level}r{r}",
+                args.prompts_per_request,
+                args.prompts_from,
+            )
             for r in range(args.repeats)
         ]
         best = max(runs, key=lambda row: row["fraction"])
@@ -171,7 +201,7 @@ def levels(url: str, args: argparse.Namespace) -> None:
             f"| {row['concurrency']} | {row['per_request']} | {row['requests']} | "
             f"{row['seconds']:.2f} | {row['throughput']:.1f} | {row['ideal']:.0f} | "
             f"{100 * row['fraction']:.1f}% | {100 * row['median_fraction']:.1f}% | "
-            f"{row['median_cpu_ms']:.2f} | {row['load']:.1f} |"
+            f"{row['median_cpu_ms']:.3f} | {row['load']:.1f} |"
         )
     for row in rows:
         target = TARGETS.get(row["concurrency"])
@@ -369,6 +399,13 @@ def main() -> int:
         default=None,
         help="prompts per completions request (default: the backend's, "
         "max_concurrency // 8 in 1..16)",
+    )
+    parser.add_argument(
+        "--prompts-from",
+        type=Path,
+        default=None,
+        help="JSON lines with `prompt` (and `decoding`) to send instead of short prompts, "
+        "e.g. SetLexSem's paper grid",
     )
     parser.add_argument(
         "--lm-eval-items", type=int, default=3000, help="LAMBDA prompts for the lm-eval comparison"

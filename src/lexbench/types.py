@@ -33,9 +33,16 @@ class Failure(str, Enum):  # noqa: UP042 - str() of a member stays 'Failure.X'
     OUT_OF_VOCABULARY = "out_of_vocabulary"
 
 
+# Built once: `json.dumps` with options builds a new encoder on every call, and the request
+# path makes several canonical JSON texts per prompt.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# The string encoder that encoder uses: JSON text of one str, exactly as inside a document.
+_json_text = json.encoder.encode_basestring
+
+
 def canonical_json(value: Any) -> str:
     """JSON with sorted keys and no spaces: the same value always gives the same bytes."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
 
 
 def content_hash(value: Any, length: int = 16) -> str:
@@ -74,6 +81,31 @@ class Decoding:
             "seed": self.seed,
             "stop_at_word_end": self.stop_at_word_end,
         }
+
+
+# canonical_json(decoding.to_dict()) by the fields' repr, which tells 0 from 0.0 and False
+# (equal, and equal in hash, but written differently): a run shares a few decodings.
+_DECODING_JSON: dict[str, str] = {}
+
+
+def _decoding_json(decoding: Decoding) -> str:
+    spelled = repr(
+        (
+            decoding.max_new_tokens,
+            decoding.temperature,
+            decoding.top_p,
+            decoding.top_k,
+            decoding.stop,
+            decoding.seed,
+            decoding.stop_at_word_end,
+        )
+    )
+    text = _DECODING_JSON.get(spelled)
+    if text is None:
+        if len(_DECODING_JSON) >= 4096:
+            _DECODING_JSON.clear()
+        text = _DECODING_JSON[spelled] = canonical_json(decoding.to_dict())
+    return text
 
 
 def _check_method(method: str) -> None:
@@ -226,6 +258,18 @@ class Request:
             payload["continuations"] = list(self.continuations)
         return payload
 
+    def cache_key_json(self) -> str:
+        """`canonical_json(self.cache_key_payload())`: the text a cache key hashes and a
+        cache row stores. A plain generate request (most of them) is written directly, its
+        keys in sorted order, each part as the encoder writes it (pinned in
+        tests/run/test_cache_pinned.py)."""
+        if self.kind == "generate" and not self.chat and isinstance(self.prompt, str):
+            return (
+                f'{{"decoding":{_decoding_json(self.decoding)},"kind":"generate",'
+                f'"prompt":{_json_text(self.prompt)}}}'
+            )
+        return canonical_json(self.cache_key_payload())
+
 
 @dataclass(frozen=True)
 class RankedToken:
@@ -281,6 +325,26 @@ class Response:
         if self.choice_scores:
             out["choice_scores"] = list(self.choice_scores)
         return out
+
+    def to_json(self) -> str:
+        """`canonical_json(self.to_dict())`, as a cache row stores it. A plain text answer
+        (most of them) is written directly, its keys in sorted order (pinned in
+        tests/run/test_cache_pinned.py)."""
+        if (
+            self.error is None
+            and self.failure is None
+            and type(self.generated_tokens) is int
+            and isinstance(self.text, str)
+            and isinstance(self.request_id, str)
+            and not (self.ranked or self.loglikelihoods or self.continuation_tokens)
+            and not (self.target_ranks or self.target_known or self.choice_scores)
+        ):
+            return (
+                '{"continuation_tokens":[],"error":null,'
+                f'"generated_tokens":{self.generated_tokens},"loglikelihoods":[],"ranked":[],'
+                f'"request_id":{_json_text(self.request_id)},"text":{_json_text(self.text)}}}'
+            )
+        return canonical_json(self.to_dict())
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Response:

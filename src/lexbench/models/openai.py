@@ -44,7 +44,12 @@ from typing import Any
 from lexbench.models.base import Model, RetryCounts, UnsupportedRequest
 from lexbench.models.openai_flight import RequestFailed, SendOptions, ServerState
 from lexbench.models.openai_http import ConnectionPool, excerpt, mask_secrets, split_url_credentials
-from lexbench.models.openai_options import OpenAIOptions, RequestFailedForAll, run_sync
+from lexbench.models.openai_options import (
+    OpenAIOptions,
+    RequestFailedForAll,
+    fewer_collections,
+    run_sync,
+)
 from lexbench.models.openai_plan import (  # noqa: F401
     COMPLETIONS,
     Call,
@@ -186,10 +191,11 @@ class OpenAIModel(Model):
         each answer arrives (the runner caches it there, so a kill loses only requests in
         flight). Returns the responses in request order; a request that failed for good is
         `Response(error=...)`. Raises PermanentModelError / UnsupportedRequest at once."""
-        plans = [self._plan(request) for request in requests]  # validates before sending
-        if not plans:
-            return []
-        return run_sync(lambda: self._answer_all(requests, plans, on_response))
+        with fewer_collections():  # the plans, too, are objects that live on
+            plans = [self._plan(request) for request in requests]  # validates before sending
+            if not plans:
+                return []
+            return run_sync(lambda: self._answer_all(requests, plans, on_response))
 
     def _plan(self, request: Request) -> list[Call]:
         api = self.options.api

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import gc
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -24,6 +26,10 @@ MAX_AUTO_PROMPTS_PER_REQUEST = 16
 
 
 T = TypeVar("T")
+
+# Allocations between young-generation collections while requests are in flight (Python's
+# default is 700). See `fewer_collections`.
+IN_FLIGHT_GC_THRESHOLD = 50_000
 
 
 @dataclass(frozen=True)
@@ -94,3 +100,25 @@ def run_sync(make: Callable[[], Awaitable[T]]) -> T:
         return asyncio.run(main())
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, main()).result()
+
+
+@contextmanager
+def fewer_collections(threshold: int = IN_FLIGHT_GC_THRESHOLD) -> Iterator[None]:
+    """Collect the young generation less often while requests are in flight. Every answer
+    leaves objects that live on (its response, its cache entry), so at the default
+    threshold the collector ran hundreds of times per 10^4 prompts and now and then walked
+    the whole heap: a fifth of the client's CPU on the request path (measured with
+    `gc.callbacks`, SetLexSem's prompts at 128 in flight). Nothing is left uncollected:
+    the collector still runs, only every `threshold` allocations, and the previous
+    thresholds come back afterwards (unless someone changed them meanwhile)."""
+    before = gc.get_threshold()
+    if before[0] == 0 or before[0] >= threshold:  # collection off, or already rarer
+        yield
+        return
+    ours = (threshold, *before[1:])
+    gc.set_threshold(*ours)
+    try:
+        yield
+    finally:
+        if gc.get_threshold() == ours:
+            gc.set_threshold(*before)

@@ -58,6 +58,9 @@ from lexbench.models.openai_retry import (
 )
 
 Deliver = Callable[[Call, Any], None]
+# Request bodies as `json.dumps(body, separators=(",", ":"))` writes them (ASCII), from one
+# encoder built once rather than one per request.
+_BODY_JSON = json.JSONEncoder(separators=(",", ":"))
 
 
 class Sender:
@@ -192,7 +195,7 @@ class Sender:
             else {**first.body, **first.batch_extra, "prompt": [c.body["prompt"] for c in calls]}
         )
         sent = self.state.adaptations.apply(body, first.endpoint)
-        payload = json.dumps(sent, separators=(",", ":")).encode("ascii")
+        payload = _BODY_JSON.encode(sent).encode("ascii")
         try:
             async with asyncio.timeout(self.options.timeout):
                 reply = await connection.post(self.pool.path(first.endpoint), payload)

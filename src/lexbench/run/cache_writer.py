@@ -26,7 +26,7 @@ from lexbench.run.cache import ResponseCache
 from lexbench.types import Request, Response
 
 Entry = tuple[str, Mapping[str, Any], Request, Response]
-GROUP_ROWS = 64  # answers per transaction at most
+GROUP_ROWS = 256  # answers per transaction at most
 GROUP_DELAY_S = 0.25  # seconds an answer waits for its commit at most
 
 

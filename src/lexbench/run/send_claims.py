@@ -5,10 +5,12 @@ benchmark asking the same things) must not send the same request at the same tim
 API would be asked, and paid, twice. Before sending, the runner claims each request's
 cache key in the cache's `sending` table (`ResponseCache.claim_for_sending`); a key another
 live process holds is not sent but waited for, and its answer read from the cache once it
-is there. A claim ends when its answer is stored, when its request fails (the waiter then
-sends it), when its run ends, or when its owner is found dead: a process on this machine
-that no longer runs (or whose pid now belongs to another process), or a process on another
-machine that has not refreshed its claims for `FOREIGN_LEASE_S` seconds.
+is there. A claim ends when its answer is stored (its row goes with the next group of
+such rows, or at the run's end: it binds no one meanwhile, as the answer is read first),
+when its request fails (the waiter then sends it), when its run ends, or when its owner is
+found dead: a process on this machine that no longer runs (or whose pid now belongs to
+another process), or a process on another machine that has not refreshed its claims for
+`FOREIGN_LEASE_S` seconds.
 
 >>> Owner.current().pid == os.getpid()
 True
