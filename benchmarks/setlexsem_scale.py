@@ -24,8 +24,8 @@ The server and the client share this machine's cores, so the load average is pri
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -98,7 +98,12 @@ def first_lines(source: Path, count: int, target: Path) -> int:
 
 
 def run_once(
-    url: str, items: Path, folder: Path, concurrency: int, profile: bool
+    url: str,
+    items: Path,
+    folder: Path,
+    concurrency: int,
+    profile: bool,
+    limit: int | None = None,
 ) -> dict[str, Any]:
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -125,6 +130,7 @@ def run_once(
         str(folder / "runs"),
         "--no-progress",
         "--allow-failures",
+        *([] if limit is None else ["--limit", str(limit)]),
     ]
     environment = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     started = time.perf_counter()
@@ -149,7 +155,20 @@ def run_once(
         "peak_mb": usage.ru_maxrss / 1024,  # kilobytes on Linux
         "cpu": usage.ru_utime + usage.ru_stime,
         "trace": trace,
+        "configurations": configurations_in(folder),
     }
+
+
+def configurations_in(folder: Path) -> int:
+    results = json.loads(next((folder / "runs").rglob("results.json")).read_text())
+    return len(results["configurations"])
+
+
+def samples_in(folder: Path) -> int:
+    """How many prompts the run in `folder` answered (lines of its samples.jsonl)."""
+    samples = next((folder / "runs").rglob("samples.jsonl"))
+    with open(samples, "rb") as handle:
+        return sum(1 for _ in handle)
 
 
 def resident_mb(pid: int) -> float:
@@ -183,22 +202,33 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=128)
     parser.add_argument("--work", type=Path, default=Path("/tmp/lexbench-setlexsem-scale"))
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument(
+        "--spread",
+        type=int,
+        default=3,
+        help="also run the first N prompts of every configuration of the whole grid "
+        "(--limit N: few prompts, all 6,496 configurations; 0: skip)",
+    )
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     grid = paper_grid(args.work)
     server, url = start_server(args.latency)
     rows = []
+    runs: list[tuple[str, Path, int | None]] = []
+    for size in args.sizes:
+        items = args.work / f"first-{size}.jsonl"
+        runs.append((f"first {first_lines(grid, size, items):,}", items, None))
+    if args.spread:
+        runs.append((f"first {args.spread} of every configuration", grid, args.spread))
     try:
-        for size in args.sizes:
-            items = args.work / f"first-{size}.jsonl"
-            count = first_lines(grid, size, items)
-            figures = run_once(
-                url, items, args.work / f"run-{size}", args.concurrency, args.profile
-            )
+        for label, items, limit in runs:
+            folder = args.work / f"run-{label.replace(' ', '-')}"
+            figures = run_once(url, items, folder, args.concurrency, args.profile, limit)
+            count = samples_in(folder)
             load = os.getloadavg()[0]
-            rows.append((count, figures, load))
+            rows.append((count, figures, load, label))
             print(
-                f"{count:>9,} prompts: {figures['wall']:6.1f} s, peak "
+                f"{label}: {count:,} prompts: {figures['wall']:6.1f} s, peak "
                 f"{figures['peak_mb']:6.0f} MB, client CPU "
                 f"{1000 * figures['cpu'] / count:.3f} ms/prompt (load {load:.1f})\n    "
                 + shape(figures["trace"]),
@@ -211,24 +241,32 @@ def main() -> int:
         f"\nSetLexSem paper grid's first prompts, fake server ({1000 * args.latency:g} ms, "
         f"{args.concurrency} in flight), one `lexbench run setlexsem --items` process each\n"
     )
-    print("| prompts | whole run | peak memory | client CPU (user+sys) per prompt |")
-    print("|---:|---:|---:|---:|")
-    for count, figures, _ in rows:
+    print(
+        "| prompts | configurations | whole run | peak memory | client CPU (user+sys) "
+        "per prompt | load |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    for count, figures, load, label in rows:
         print(
-            f"| {count:,} | {figures['wall']:.1f} s | {figures['peak_mb']:,.0f} MB | "
-            f"{1000 * figures['cpu'] / count:.2f} ms |"
+            f"| {label} ({count:,}) | {figures['configurations']:,} | {figures['wall']:.1f} s | "
+            f"{figures['peak_mb']:,.0f} MB | {1000 * figures['cpu'] / count:.2f} ms | "
+            f"{load:.1f} |"
         )
+    spread = [row for row in rows if "every" in row[3]]
+    rows = [row for row in rows if "every" not in row[3]]
     first, last = rows[0][1], rows[-1][1]
+    if spread:
+        print(
+            f"\nthe same {last['configurations']:,} configurations: {spread[0][0]:,} prompts "
+            f"{spread[0][1]['peak_mb']:.0f} MB, {rows[-1][0]:,} prompts {last['peak_mb']:.0f} MB "
+            f"({100 * (last['peak_mb'] / spread[0][1]['peak_mb'] - 1):+.0f}%)"
+        )
     growth = last["peak_mb"] / first["peak_mb"] - 1
     print(
         f"\npeak at {rows[-1][0]:,}: {last['peak_mb']:.0f} MB (target <= {TARGET_PEAK_MB}), "
         f"{100 * growth:+.0f}% against {rows[0][0]:,} (target <= +{100 * TARGET_GROWTH:.0f}%); "
-        f"CPU per prompt at most {max(1000 * f['cpu'] / c for c, f, _ in rows):.3f} ms "
+        f"CPU per prompt at most {max(1000 * f['cpu'] / c for c, f, _, _ in rows):.3f} ms "
         f"(target <= {TARGET_CPU_MS}); wall {last['wall']:.0f} s (target < {TARGET_WALL_S})"
-    )
-    print(
-        f"peak child RSS of this script's children: "
-        f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MB"
     )
     return 0
 

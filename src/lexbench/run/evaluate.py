@@ -33,7 +33,7 @@ from lexbench.types import Request, Response, Score
 #: Requests answered per window of a streaming run (a window's items, requests, answers
 #: and scores are what a run holds at once; the HTTP backend keeps 128 in flight across
 #: it, so a window much larger than that costs memory and gains nothing).
-WINDOW_REQUESTS = 4096
+WINDOW_REQUESTS = 1024
 
 
 @dataclass(frozen=True)

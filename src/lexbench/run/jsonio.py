@@ -29,29 +29,43 @@ def strict_json_value(value: Any, found: dict[str, str] | None = None, pointer: 
     """`value` as plain JSON data: NaN and +-inf -> None (recorded in `found` by JSON
     pointer when given); tuples and sets -> lists; objects with `to_dict`, paths and numpy
     scalars/arrays -> their plain form."""
+    return _plain(value, found, (pointer,))
+
+
+# A value's place as a chain (parent place, key): the pointer text is made only for the
+# rare non-finite number, not for every value of a results file of 10^5 numbers.
+Place = tuple[Any, ...]
+
+
+def _pointer(place: Place) -> str:
+    tokens: list[str] = []
+    while len(place) == 2:
+        place, key = place
+        tokens.append(_pointer_token(key))
+    return place[0] + "".join(f"/{token}" for token in reversed(tokens))
+
+
+def _plain(value: Any, found: dict[str, str] | None, place: Place) -> Any:
     if isinstance(value, float):
         if math.isfinite(value):
             return value
         if found is not None:
-            found[pointer] = "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+            found[_pointer(place)] = (
+                "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+            )
         return None
     if value is None or isinstance(value, (str, int, bool)):
         return value
     if isinstance(value, Mapping):
-        return {
-            key: strict_json_value(item, found, f"{pointer}/{_pointer_token(key)}")
-            for key, item in value.items()
-        }
+        return {key: _plain(item, found, (place, key)) for key, item in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
-        return [
-            strict_json_value(item, found, f"{pointer}/{index}") for index, item in enumerate(value)
-        ]
+        return [_plain(item, found, (place, index)) for index, item in enumerate(value)]
     if hasattr(value, "to_dict"):
-        return strict_json_value(value.to_dict(), found, pointer)
+        return _plain(value.to_dict(), found, place)
     if isinstance(value, Path):
         return str(value)
     if hasattr(value, "tolist"):  # numpy scalars and arrays
-        return strict_json_value(value.tolist(), found, pointer)
+        return _plain(value.tolist(), found, place)
     raise TypeError(f"cannot write {type(value).__name__} to JSON")
 
 
