@@ -22,20 +22,16 @@ from types import TracebackType
 from typing import IO, Any
 
 from lexbench.run import claims
-from lexbench.run.jsonio import dumps_strict, encode_text
+from lexbench.run.jsonio import encode_text
 from lexbench.run.store import (
     RunFolder,
     _atomic_write,
     _put_in_place,
     _remove_leftovers,
     package_versions,
+    sample_text,
     write_json,
 )
-
-
-def sample_text(sample: Mapping[str, Any]) -> str:
-    """One samples.jsonl line: strict JSON (see `run.store`), keys sorted."""
-    return dumps_strict(dict(sample), ensure_ascii=False, sort_keys=True) + "\n"
 
 
 class StagedRun:

@@ -191,9 +191,12 @@ def write_json(path: Path, value: Any) -> None:
 def write_samples(path: Path, samples: Iterable[Mapping[str, Any]]) -> None:
     """One JSON line per sample, written as each is made: a run of 10^5 items never holds
     all its lines (or, given a generator, all its sample rows) in memory at once."""
-    _atomic_write(
-        path, (dumps_strict(dict(s), ensure_ascii=False, sort_keys=True) + "\n" for s in samples)
-    )
+    _atomic_write(path, (sample_text(s) for s in samples))
+
+
+def sample_text(sample: Mapping[str, Any]) -> str:
+    """One samples.jsonl line: strict JSON (see the module docstring), keys sorted."""
+    return dumps_strict(dict(sample), ensure_ascii=False, sort_keys=True) + "\n"
 
 
 def _load_json(path: Path, text: str, what: str) -> Any:

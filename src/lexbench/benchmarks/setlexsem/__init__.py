@@ -5,10 +5,12 @@ spread of accuracy across these incidental variations.
 
 The package: `sets` (operations and samplers), `grid`, `grid_read`, `grid_values` and
 `builtin` (grids of configurations, the paper's among them), `prompts` (the paper's
-prompts, word for word), `items` and `files` (deterministic generation, item files,
-`--limit` and `--select`), `paper_parse` (the authors' answer reading, the default) and
-`parse` (lexbench's lenient reading and the metrics), `analysis`, `errors`,
-`markdown` and `figures` (the paper's tables and figures), `benchmark` (the `Benchmark`),
+prompts, word for word), `items`, `files` and `item_ids` (deterministic generation, item
+files, `--limit` and `--select`), `source` (the items of a run, read or generated afresh
+per pass, never held whole), `paper_parse` (the authors' answer reading, the default),
+`parse` and `members` (lexbench's lenient reading and the metrics), `summary` (the
+streaming tally), `analysis`, `errors`, `markdown` and `figures` (the paper's tables and
+figures), `benchmark` (the `Benchmark`),
 `report`, `cli` (`lexbench generate|run|export setlexsem`) and `human`. This module
 registers it (`SPEC`).
 """

@@ -13,6 +13,8 @@ The pieces, one module each:
 * `setlexsem_prompts`: the paper's prompt text, word for word;
 * `setlexsem_items`: items and their deterministic generation (planned and validated
   before any write); `setlexsem_files`: item files (atomic), `--limit` and `--select`;
+  `setlexsem_source`: a run's items read or generated afresh for each pass (a paper grid
+  is never held whole);
 * `setlexsem_paper_parse`: the authors' answer reading (the default `--parser paper`);
   `setlexsem_parse`: lexbench's lenient reading (`--parser lexbench`) and per-item metrics;
   both linear, never raising, and every answer is read both ways;
