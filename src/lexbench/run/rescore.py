@@ -93,20 +93,10 @@ def rescore_run(path: str | Path, *, write: bool = False) -> Rescored:
     from lexbench import plugins
     from lexbench.run.evaluate import apply_chat, sample_line, tally_of
     from lexbench.run.staging import StagedRun
-    from lexbench.run.store import RunFolder, read_json_file
+    from lexbench.run.store import RunFolder, read_run_head
 
     folder = RunFolder(Path(path))
-    missing = [
-        p.name
-        for p in (folder.config_path, folder.samples_path, folder.results_path)
-        if not p.is_file()
-    ]
-    if missing:
-        raise FileNotFoundError(
-            f"{folder.path} is not a lexbench run folder (missing {', '.join(missing)})"
-        )
-    config = read_json_file(folder.config_path, "config.json")
-    old_results = read_json_file(folder.results_path, "results.json")
+    config, old_results = read_run_head(folder.path)
     if next(recorded_rows(folder.samples_path), None) is None:
         raise ValueError(
             f"{folder.samples_path} is empty: nothing to re-score; run the "

@@ -385,7 +385,14 @@ def _being_replaced(path: Path) -> bool:
 
 
 def _read_run_once(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
-    folder = RunFolder(path)
+    config, results = read_run_head(path)
+    return config, read_jsonl(RunFolder(path).samples_path), results
+
+
+def read_run_head(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(config, results) of a run folder, with a clear error if it is not one (its
+    samples.jsonl must be there too; a streaming reader reads it line by line)."""
+    folder = RunFolder(Path(path))
     missing = [
         p.name
         for p in (folder.config_path, folder.samples_path, folder.results_path)
@@ -393,7 +400,7 @@ def _read_run_once(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], di
     ]
     if missing:
         raise FileNotFoundError(
-            f"{path} is not a lexbench run folder (missing {', '.join(missing)})"
+            f"{folder.path} is not a lexbench run folder (missing {', '.join(missing)})"
         )
     config = read_json_file(folder.config_path, "config.json")
     results = read_json_file(folder.results_path, "results.json")
@@ -403,4 +410,4 @@ def _read_run_once(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], di
                 f"{folder.path / name}: expected a JSON object, got "
                 f"{type(value).__name__}; the file is damaged"
             )
-    return config, read_jsonl(folder.samples_path), results
+    return config, results
