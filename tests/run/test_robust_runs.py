@@ -18,7 +18,8 @@ from test_robust_output import lambda_command
 
 from fake_openai_server import FakeOpenAIServer, free_port
 from lexbench.cli import main
-from lexbench.run.store import RunFolder, read_run, write_json, write_run
+from lexbench.run.staging import write_run
+from lexbench.run.store import RunFolder, read_run, write_json
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 # Subprocesses import lexbench as this process does (an outer PYTHONPATH first).

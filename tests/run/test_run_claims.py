@@ -8,7 +8,8 @@ import subprocess
 import sys
 import textwrap
 
-from lexbench.run.store import RunFolder, run_folder, write_run
+from lexbench.run.staging import write_run
+from lexbench.run.store import RunFolder, run_folder
 
 
 def test_a_written_run_leaves_no_lock_file_beside_it(tmp_path):

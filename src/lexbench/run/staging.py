@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -121,3 +121,20 @@ class StagedRun:
             finally:
                 if self.folder.claim is not None:
                     self.folder.claim.release_all()
+
+
+def write_run(
+    folder: RunFolder,
+    config: Mapping[str, Any],
+    samples: Iterable[Mapping[str, Any]],
+    results: Mapping[str, Any],
+    report_markdown: str,
+    extra: Callable[[Path], Any] | None = None,
+) -> RunFolder:
+    """Write the run folder as one unit; `extra(path)` may add files (figures) to it before
+    it is put in place. Releases this process's claim on the folder. (A run that writes
+    its samples as it goes uses `StagedRun` itself.)"""
+    with StagedRun(folder) as staged:
+        for sample in samples:
+            staged.add_sample(sample)
+        return staged.finish(config, results, report_markdown, extra)

@@ -329,25 +329,6 @@ def _remove_leftovers(destination: Path) -> None:
             shutil.rmtree(leftover, ignore_errors=True)
 
 
-def write_run(
-    folder: RunFolder,
-    config: Mapping[str, Any],
-    samples: Iterable[Mapping[str, Any]],
-    results: Mapping[str, Any],
-    report_markdown: str,
-    extra: Callable[[Path], Any] | None = None,
-) -> RunFolder:
-    """Write the run folder as one unit; `extra(path)` may add files (figures) to it before
-    it is put in place. Releases this process's claim on the folder. (A run that writes
-    its samples as it goes uses `run.staging.StagedRun`, which this calls.)"""
-    from lexbench.run.staging import StagedRun
-
-    with StagedRun(folder) as staged:
-        for sample in samples:
-            staged.add_sample(sample)
-        return staged.finish(config, results, report_markdown, extra)
-
-
 def read_run(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
     """(config, samples, results) of a run folder, with a clear error if it is not one.
 

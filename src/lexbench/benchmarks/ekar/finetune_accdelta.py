@@ -135,7 +135,8 @@ def accdelta_table(
         predictions,
     )
     from lexbench.finetune.lineage import lineage_markdown, read_lineage
-    from lexbench.run.store import run_folder, write_run
+    from lexbench.run.staging import write_run
+    from lexbench.run.store import run_folder
 
     generator_folder, qa_folder = Path(generator_folder), Path(qa_folder)
     gen_lineage = read_lineage(generator_folder)

@@ -378,7 +378,8 @@ def ekar_qa_table(
     """E-KAR Table 2's fine-tuned row for this classifier: accuracy overall and per
     meta-relation on `split` (HARD or EASY as it was trained), written as a run folder."""
     from lexbench.finetune.lineage import lineage_markdown, read_lineage
-    from lexbench.run.store import run_folder, write_run
+    from lexbench.run.staging import write_run
+    from lexbench.run.store import run_folder
 
     tuned = Path(tuned)
     lineage = read_lineage(tuned)

@@ -207,7 +207,8 @@ def scan_bats_table(
     SCAN; write and return {"folder", "report", "results"}."""
     from lexbench.benchmarks.scan.finetune import limit_items
     from lexbench.models.registry import load_model
-    from lexbench.run.store import run_folder, write_run
+    from lexbench.run.staging import write_run
+    from lexbench.run.store import run_folder
 
     tuned = Path(tuned)
     lineage = read_lineage(tuned)
