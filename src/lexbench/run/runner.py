@@ -10,6 +10,10 @@ The runner is the only place that talks to both the cache and the model:
    transformers backends per decoded batch), else chunk by chunk;
 4. return responses in request order, and counts for results.json.
 
+`Session` does this for one run a window at a time (a streaming run, `run.evaluate`, hands
+it a few thousand requests at once, whatever the run's length); `execute` answers one list
+as a single window.
+
 Ctrl-C or a crash loses at most the requests in flight (streaming backends) or the chunk
 in flight (batch backends); SIGKILL also the answers of the last quarter second, not yet
 committed (streamed answers are committed in groups: `cache_writer`). Rerunning the same
