@@ -34,32 +34,13 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from openai_throughput import start_server
+
 TARGET_PEAK_MB = 400
 TARGET_GROWTH = 0.20
 TARGET_CPU_MS = 0.25
 TARGET_WALL_S = 180
-
-
-def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "tests" / "fake_openai_server.py"),
-            "--latency",
-            str(latency),
-            "--lifetime",
-            "3600",
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    if not line.startswith("PORT "):
-        process.kill()
-        raise RuntimeError(f"fake server did not start: {line!r}")
-    return process, f"http://127.0.0.1:{int(line.split()[1])}/v1"
 
 
 def paper_grid(work: Path) -> Path:

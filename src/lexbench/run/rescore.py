@@ -10,7 +10,6 @@ are computed again.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,22 +43,12 @@ class Rescored:
 def recorded_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, row) of a samples.jsonl file, one at a time; a damaged line or a row
     without raw responses is an error naming the line."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as error:
-                    raise ValueError(f"{path}:{number}: not valid JSON ({error.msg})") from None
-                if not isinstance(row, dict) or "responses" not in row or "id" not in row:
-                    raise ValueError(
-                        f"{path}: line {number} has no raw responses: run the benchmark again"
-                    )
-                yield number, row
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{path}: not UTF-8 text ({error.reason})") from None
+    from lexbench.run.store import iter_jsonl
+
+    for number, row in iter_jsonl(path):
+        if not isinstance(row, dict) or "responses" not in row or "id" not in row:
+            raise ValueError(f"{path}: line {number} has no raw responses: run the benchmark again")
+        yield number, row
 
 
 class _Recorded:

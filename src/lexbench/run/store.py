@@ -41,7 +41,7 @@ import shutil
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -229,20 +229,25 @@ def read_json_file(path: str | Path, what: str = "the file") -> Any:
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    rows = []
+    return [row for _, row in iter_jsonl(path)]
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """(line number, value) of a JSONL file, one line at a time (blank lines skipped); a
+    line that is not JSON, or text that is not UTF-8, is an error naming the file."""
     try:
         with open(path, encoding="utf-8") as handle:
             for number, line in enumerate(handle, 1):
                 if not line.strip():
                     continue
                 try:
-                    rows.append(json.loads(line))
+                    value = json.loads(line)
                 except json.JSONDecodeError as error:
                     raise ValueError(f"{path}:{number}: not valid JSON ({error.msg})") from None
+                yield number, value
     except UnicodeDecodeError as error:
         # Decoded in blocks, so the line is unknown; the block's byte offset is not useful.
         raise ValueError(f"{path}: not UTF-8 text ({error.reason})") from None
-    return rows
 
 
 def read_item_file(path: str | Path, from_dict: Callable[[dict[str, Any]], T]) -> list[T]:
