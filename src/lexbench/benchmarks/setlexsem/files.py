@@ -138,7 +138,7 @@ def read_items(path: str | Path) -> list[SetLexSemItem]:
     return list(iter_items(path))
 
 
-def iter_items(path: str | Path) -> Iterator[SetLexSemItem]:
+def iter_items(path: str | Path, check_ids: bool = True) -> Iterator[SetLexSemItem]:
     """The items of a generated JSONL file, one at a time, as they are read.
 
     Checked as `run.store.read_item_file` checks, with its messages: a line that is not
@@ -146,8 +146,9 @@ def iter_items(path: str | Path) -> Iterator[SetLexSemItem]:
     text that is not UTF-8, an empty file, ids that repeat. Problems are reported in file
     order, the first one found ending the reading; repeated ids are known only at the end,
     so they are reported after the last item. Ids are remembered as 8-byte hashes, not as
-    text (see `IdRepeats`)."""
-    repeats = IdRepeats()
+    text (see `IdRepeats`); `check_ids=False` skips that check, for a file already read
+    once with it."""
+    repeats = IdRepeats() if check_ids else None
     number = 0
     decode = _decoder.decode
     from_dict = SetLexSemItem.from_dict
@@ -173,14 +174,15 @@ def iter_items(path: str | Path) -> Iterator[SetLexSemItem]:
                     raise ValueError(
                         f"{path}: item {number} is not a valid item ({detail})"
                     ) from None
-                repeats.add(item.id)
+                if repeats is not None:
+                    repeats.add(item.id)
                 yield item
     except UnicodeDecodeError as error:
         # Decoded in blocks, so the line is unknown; the block's byte offset is not useful.
         raise ValueError(f"{path}: not UTF-8 text ({error.reason})") from None
     if number == 0:
         raise ValueError(f"{path}: no items")
-    repeated = repeats.repeated(lambda: _ids_in(path))
+    repeated = [] if repeats is None else repeats.repeated(lambda: _ids_in(path))
     if repeated:
         raise ValueError(f"{path}: item ids repeat: {repeated[:5]}")
 

@@ -31,7 +31,7 @@ analysis counts under "Did Not Follow Instruction" as the authors' does.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -148,20 +148,18 @@ def reading_summary(verdict: SetScore) -> dict[str, Any]:
     }
 
 
-def reading_agreement(details: Sequence[dict[str, Any]], parser: str) -> dict[str, Any]:
-    """How often the authors' reading and lexbench's judge a scored answer differently."""
-    pairs = [
-        (bool(d["readings"]["paper"]["correct"]), bool(d["readings"]["lexbench"]["correct"]))
-        for d in details
-        if "readings" in d
-    ]
-    n = len(pairs)
+def reading_agreement(counts: Mapping[tuple[bool, bool], int], parser: str) -> dict[str, Any]:
+    """How often the authors' reading and lexbench's judge a scored answer differently,
+    from the number of answers per (paper reading right, lexbench reading right)."""
+    n = sum(counts.values())
+    paper_only, lexbench_only = counts.get((True, False), 0), counts.get((False, True), 0)
+    both = counts.get((True, True), 0)
     return {
         "parser": parser,
         "items": n,
-        "disagree": sum(1 for p, x in pairs if p != x),
-        "paper_only_correct": sum(1 for p, x in pairs if p and not x),
-        "lexbench_only_correct": sum(1 for p, x in pairs if x and not p),
-        "paper_accuracy": sum(p for p, _ in pairs) / n if n else float("nan"),
-        "lexbench_accuracy": sum(x for _, x in pairs) / n if n else float("nan"),
+        "disagree": paper_only + lexbench_only,
+        "paper_only_correct": paper_only,
+        "lexbench_only_correct": lexbench_only,
+        "paper_accuracy": (both + paper_only) / n if n else float("nan"),
+        "lexbench_accuracy": (both + lexbench_only) / n if n else float("nan"),
     }

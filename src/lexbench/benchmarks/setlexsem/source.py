@@ -9,7 +9,8 @@ holds one window of them.
 `survey()` walks the items once before the run: their number, the dataset hash the run
 folder is named by (sha256 over each item's JSONL line, as it always was), and every
 check that must fail before a request is sent (a damaged line, a repeated id, a selection
-that matches nothing). The run then iterates the source a second time.
+that matches nothing). The run then iterates the source a second time, without the
+checks only a whole pass can make.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from pathlib import Path
 from lexbench.benchmarks.setlexsem.files import check_selection, item_line, iter_items
 from lexbench.benchmarks.setlexsem.generate import ItemGenerator, matches_selection
 from lexbench.benchmarks.setlexsem.grid import Grid
-from lexbench.benchmarks.setlexsem.item_ids import IdRepeats
 from lexbench.benchmarks.setlexsem.items import SetLexSemItem
 
 
@@ -36,35 +36,39 @@ class Survey:
 
 @dataclass
 class ItemSource:
-    """Items made again on each iteration (see the module docstring); `len` surveys once."""
+    """Items made again on each iteration (see the module docstring), the first `limit` of
+    each configuration that match `selection`; `len` surveys once."""
 
+    limit: int | None = None
+    selection: Mapping[str, Sequence[str]] = field(default_factory=dict)
     _survey: Survey | None = field(default=None, init=False, repr=False)
 
-    def produce(self) -> Iterator[SetLexSemItem]:
+    def produce(self, whole_checks: bool) -> Iterator[SetLexSemItem]:
+        """The items; `whole_checks`: also make the checks only a whole pass can make
+        (repeated ids), as the survey does; the run's pass needs them no more."""
         raise NotImplementedError
 
     def where(self) -> str:
         raise NotImplementedError
 
     def survey(self) -> Survey:
-        """Count and hash the items once, refusing a repeated id (named) or no items."""
+        """Count and hash the items once, refusing a selection that matches nothing, a
+        source without items and (`produce`) repeated ids."""
         if self._survey is not None:
             return self._survey
-        ids = IdRepeats()  # 8 bytes an item
         digest = hashlib.sha256()
-        for item in self.produce():
+        count = 0
+        for item in self.produce(whole_checks=True):
             digest.update(item_line(item).encode("utf-8"))
-            ids.add(item.id)
-        if not len(ids):
+            count += 1
+        if count == 0:
+            check_selection(self.selection, ())
             raise ValueError(f"{self.where()}: no items")
-        repeated = ids.repeated(lambda: (item.id for item in self.produce()))
-        if repeated:
-            raise ValueError(f"{self.where()}: item ids repeat: {repeated[:5]}")
-        self._survey = Survey(len(ids), digest.hexdigest())
+        self._survey = Survey(count, digest.hexdigest())
         return self._survey
 
     def __iter__(self) -> Iterator[SetLexSemItem]:
-        return self.produce()
+        return self.produce(whole_checks=False)
 
     def __len__(self) -> int:
         return self.survey().count
@@ -72,51 +76,39 @@ class ItemSource:
 
 @dataclass
 class FileItems(ItemSource):
-    """The items of a generated JSONL file, the first `limit` of each configuration that
-    match `selection`."""
+    """The items of a generated JSONL file (every line checked by `iter_items`, repeated
+    ids across the whole file included, whatever `limit` and `selection` keep)."""
 
     path: Path = Path()
-    limit: int | None = None
-    selection: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
     def where(self) -> str:
         return str(self.path)
 
-    def produce(self) -> Iterator[SetLexSemItem]:
-        matched = False
-        for item in iter_items(self.path):
+    def produce(self, whole_checks: bool) -> Iterator[SetLexSemItem]:
+        for item in iter_items(self.path, check_ids=whole_checks):
             if self.limit is not None and item.prompt_index >= self.limit:
                 continue
             if self.selection and not matches_selection(self.selection, item.studies, vars(item)):
                 continue
-            matched = True
             yield item
-        if not matched:
-            check_selection(self.selection, ())
 
 
 @dataclass
 class GridItems(ItemSource):
     """A grid's items, generated as they are asked for (the whole grid is planned, and
-    so validated, first), the first `limit` of each configuration matching `selection`."""
+    so validated, first). Their ids cannot repeat: the generator makes each configuration
+    once and numbers its prompts."""
 
     grid: Grid | None = None
     wordnet: str | None = None
-    limit: int | None = None
-    selection: Mapping[str, Sequence[str]] = field(default_factory=dict)
     _generator: ItemGenerator | None = field(default=None, init=False, repr=False)
 
     def where(self) -> str:
         return f"the {self.grid.source if self.grid else ''} grid".replace("  ", " ")
 
-    def produce(self) -> Iterator[SetLexSemItem]:
+    def produce(self, whole_checks: bool) -> Iterator[SetLexSemItem]:
         if self._generator is None:
             if self.grid is None:
                 raise ValueError("GridItems needs a grid")
             self._generator = ItemGenerator(self.grid, self.wordnet)
-        matched = False
-        for item in self._generator.items(self.limit, self.selection):
-            matched = True
-            yield item
-        if not matched:
-            check_selection(self.selection, ())
+        yield from self._generator.items(self.limit, self.selection)

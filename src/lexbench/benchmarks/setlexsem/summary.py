@@ -41,6 +41,7 @@ from lexbench.benchmarks.setlexsem.errors import (
 )
 from lexbench.benchmarks.setlexsem.items import CONFIG_FIELDS
 from lexbench.benchmarks.setlexsem.narrative_table import phrasing_comparison
+from lexbench.benchmarks.setlexsem.paper_parse import reading_agreement
 from lexbench.stats import wilson_interval
 from lexbench.types import Score
 
@@ -194,7 +195,7 @@ class SetLexSemTally:
         }
         if any(in_decile_design(c) for c in configs):
             results["vocabulary_deciles"] = vocabulary_lengths_by_decile()
-        results["readings"] = self._agreement()
+        results["readings"] = reading_agreement(self._readings, self.parser)
         # Only a run with a narrative phrasing gets the paired phrasing table.
         paired = phrasing_comparison(configs)
         if paired is not None:
@@ -205,19 +206,3 @@ class SetLexSemTally:
         """The mean of one metric over every scored prompt, summed in item order."""
         columns = [iter(c.metrics[offset::3]) for c in self._configs.values()]
         return _mean((next(columns[index]) for index in self._order), len(self._order))
-
-    def _agreement(self) -> dict[str, Any]:
-        """How often the authors' reading and lexbench's judge a scored answer differently."""
-        count = self._readings.get
-        n = sum(self._readings.values())
-        paper_only, lexbench_only = count((True, False), 0), count((False, True), 0)
-        both = count((True, True), 0)
-        return {
-            "parser": self.parser,
-            "items": n,
-            "disagree": paper_only + lexbench_only,
-            "paper_only_correct": paper_only,
-            "lexbench_only_correct": lexbench_only,
-            "paper_accuracy": (both + paper_only) / n if n else float("nan"),
-            "lexbench_accuracy": (both + lexbench_only) / n if n else float("nan"),
-        }
