@@ -185,9 +185,9 @@ class Heartbeat:
     fails (the cache busy for a minute) is tried again at the next beat; a claim only
     lapses after CLAIM_LEASE_S without any."""
 
-    def __init__(self, refresh: Callable[[], None], every: float = REFRESH_S):
+    def __init__(self, refresh: Callable[[], None], every: float | None = None):
         self._refresh = refresh
-        self._every = every
+        self._every = REFRESH_S if every is None else every
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._beat, name="lexbench-claims", daemon=True)
         self._thread.start()
