@@ -388,13 +388,15 @@ class ResponseCache:
         if self._closed:
             return
         self._closed = True
-        with self._lock, self._errors():  # a file deleted since the last answer was stored
-            self._follow_the_path()
-        # Closing a connection to a damaged file: nothing left to save.
-        with self._lock, contextlib.suppress(sqlite3.Error):
-            self._end_answered_claims()
-        with self._lock, contextlib.suppress(sqlite3.Error):
-            self._db.close()
+        try:
+            with self._lock, self._errors():  # a file deleted since the last answer stored
+                self._follow_the_path()
+        finally:
+            # Closing a connection to a damaged file: nothing left to save.
+            with self._lock, contextlib.suppress(sqlite3.Error):
+                self._end_answered_claims()
+            with self._lock, contextlib.suppress(sqlite3.Error):
+                self._db.close()
 
     def __enter__(self) -> ResponseCache:
         return self
