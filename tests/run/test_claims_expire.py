@@ -243,7 +243,7 @@ def test_a_subprocess_run_and_a_clear_keep_every_answer(tmp_path):
 
     path = tmp_path / "c.sqlite"
     env = {**os.environ, "PYTHONPATH": PYTHONPATH}
-    with FakeOpenAIServer(latency=0.05, lifetime=120) as server:
+    with FakeOpenAIServer(latency=0.2, lifetime=120) as server:  # 12 s: the clear lands mid-run
         run = subprocess.Popen(
             [sys.executable, "-c", RUN_MANY, server.url, str(path), "60"],
             env=env,
