@@ -142,6 +142,7 @@ class FakeOpenAIServer:
         refuse: dict[str, str] | None = None,
         max_logprobs: int | None = None,
         chat_only: bool = False,
+        echo_headers: bool = False,
         lifetime: float = 300.0,
         log_path: str | Path | None = None,
     ):
@@ -162,6 +163,9 @@ class FakeOpenAIServer:
         self.refuse = dict(refuse or {})
         self.max_logprobs = max_logprobs
         self.chat_only = chat_only
+        # Error messages that repeat the request's Authorization header, as some proxies and
+        # servers do: what a client stores or prints of them must not carry the credentials.
+        self.echo_headers = echo_headers
         self.requests = 0
         self.lifetime = lifetime
         self.log: list[LogEntry] = []
@@ -380,19 +384,17 @@ class FakeOpenAIServer:
             writer.transport.abort()
             return False
         if fault in ("400", "401", "404", "500"):
+            message = self._echoed(self.error_message or f"injected {fault}", headers)
             await self._write(
-                writer,
-                int(fault),
-                json.dumps(
-                    {"error": {"message": self.error_message or f"injected {fault}"}}
-                ).encode(),
+                writer, int(fault), json.dumps({"error": {"message": message}}).encode()
             )
             return True
         if fault == "429":
+            message = self._echoed(self.error_message or "slow down", headers)
             await self._write(
                 writer,
                 429,
-                json.dumps({"error": {"message": self.error_message or "slow down"}}).encode(),
+                json.dumps({"error": {"message": message}}).encode(),
                 {"Retry-After": self.retry_after},
             )
             return True
@@ -408,6 +410,11 @@ class FakeOpenAIServer:
                 choice.pop("message", None)
         await self._write(writer, 200, json.dumps(answer).encode())
         return True
+
+    def _echoed(self, message: str, headers: dict[str, str]) -> str:
+        if not self.echo_headers:
+            return message
+        return f"{message}; you sent Authorization: {headers.get('authorization', '(none)')}"
 
     def _refusal(self, request: dict[str, Any], chat: bool, prompts: int) -> tuple[int, str] | None:
         """(status, message) when the configured server refuses this request as asked."""

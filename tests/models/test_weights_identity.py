@@ -5,6 +5,7 @@ look at unchanged files reads nothing."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -192,3 +193,57 @@ def test_masked_and_contextual_encoders_follow_their_weights(tmp_path, memo_root
     assert MaskedLM.from_spec(str(mlm)).fingerprint() != before_mlm
     assert ContextualTupleModel(encoder).fingerprint() != before_encoder
     assert SentenceSimilarity(encoder).weights_sha256() != before_similarity
+
+
+def test_every_file_but_documents_and_trainer_state_is_in_the_identity(memo_root):
+    """The rule is a list of what to skip, not of suffixes to keep (issue 37, item 1): a
+    chat template, a generation config or a file no list foresaw changes the identity."""
+    folder = memo_root / "model"
+    folder.mkdir()
+    kept = ["chat_template.jinja", "generation_config.json", "model.safetensors", "special.py"]
+    for name in [*kept, "README.md", "LICENSE", "card.png", "scaler.pt", ".gitattributes"]:
+        (folder / name).write_text(f"{name} content")
+    (folder / ".git").mkdir()
+    (folder / ".git" / "HEAD").write_text("ref: main")
+    assert [p.name for p in identity_files(folder)] == kept
+    before = folder_sha256(folder)
+    for name in ("README.md", "LICENSE", "card.png", ".git/HEAD"):
+        (folder / name).write_text("edited by people, read by no loader")
+    assert folder_sha256(folder) == before
+    for name in kept:
+        rewrite_same_size(folder / name, offset=0)
+        assert folder_sha256(folder) != before, name
+        before = folder_sha256(folder)
+    (folder / "added_tokens.json").write_text("{}")
+    assert folder_sha256(folder) != before
+
+
+def test_an_edited_chat_template_is_asked_everything_again(tiny_causal, tmp_path, memo_root):
+    """chat_template.jinja edited in place (same size, same mtime): a rerun sends every
+    request again instead of taking the old template's answers from the cache."""
+    import shutil
+
+    from lexbench.models.hf import HFCausalLM, HFOptions
+
+    folder = tmp_path / "chatty"
+    shutil.copytree(tiny_causal, folder)
+    template = folder / "chat_template.jinja"
+    if not template.is_file():  # transformers before 4.50 kept it in tokenizer_config.json
+        tokenizer_config = json.loads((folder / "tokenizer_config.json").read_text())
+        template.write_text(tokenizer_config.pop("chat_template"))
+        (folder / "tokenizer_config.json").write_text(json.dumps(tokenizer_config))
+    text = template.read_text()
+    assert "assistant" in text
+    requests = [r for r in _requests() if r.kind == "generate"]
+    options = HFOptions(chat_template=True)
+    with ResponseCache(tmp_path / "responses.sqlite") as cache:
+        model = HFCausalLM.from_spec(str(folder), options)
+        _, first = execute(model, requests, cache=cache, progress=False)
+        stat = template.stat()
+        template.write_text(text.replace("assistant", "assistent"))  # same size
+        os.utime(template, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        assert template.stat().st_size == stat.st_size
+        edited = HFCausalLM.from_spec(str(folder), options)
+        assert edited._prompt_text(requests[0]) != model._prompt_text(requests[0])
+        _, again = execute(edited, requests, cache=cache, progress=False)
+    assert (first.sent, again.sent, again.cached) == (len(requests), len(requests), 0)

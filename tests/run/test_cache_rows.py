@@ -29,6 +29,11 @@ WRONG_SHAPES = [
     '{"request_id": "x", "failure": "not-a-failure"}',
     '{"request_id": "x", "generated_tokens": true}',
     '{"request_id": "x", "error": 7}',
+    '{"request_id": "x", "failure": [1]}',
+    '{"request_id": "x", "extra": {"anything": 1}}',
+    # Nested past the parser's recursion limit, in a known field and an unknown one.
+    '{"request_id": "x", "text": ' + "[" * 1200 + "]" * 1200 + "}",
+    '{"request_id": "x", "extra": ' + "[" * 1200 + "]" * 1200 + "}",
 ]
 
 
@@ -108,6 +113,32 @@ def test_check_reports_repair_drops_and_a_run_asks_again(tmp_path, capsys):
     # 30.9: the damaged file moved aside stands alone, no -wal/-shm beside it.
     leftovers = sorted(p.name for p in tmp_path.iterdir() if "damaged" in p.name)
     assert len(leftovers) == 1 and not leftovers[0].endswith(("-wal", "-shm")), leftovers
+
+
+def test_a_row_nested_1200_deep_or_too_long_is_checked_repaired_and_asked_again(
+    tmp_path, capsys, monkeypatch
+):
+    """Issue 37, item 4: such a row made check, repair and every run fail with "maximum
+    recursion depth exceeded", naming no file."""
+    from lexbench.run import cache_rows
+
+    path = tmp_path / "c.sqlite"
+    requests, keys = _filled(path)
+    deep = '{"request_id": "r0", "ranked": ' + "[" * 1200 + "]" * 1200 + "}"
+    monkeypatch.setattr(cache_rows, "MAX_ROW_CHARS", 200)
+    long = '{"request_id": "r1", "text": "' + "x" * 300 + '"}'
+    _damage(path, keys[:2], [deep, long])
+    assert main(["cache", "check", "--cache", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}: 2 of 6 stored answers cannot be read" in out
+    with ResponseCache(path) as cache:
+        _, stats = execute(ScriptedModel(), requests, cache=cache, progress=False)
+    assert (stats.sent, stats.cached) == (2, 4)
+    assert f"2 cached answer(s) in {path}" in capsys.readouterr().err
+    _damage(path, keys[:2], [deep, long])
+    assert main(["cache", "repair", "--cache", str(path)]) == 0
+    assert "dropped 2 stored answer(s)" in capsys.readouterr().out
+    assert main(["cache", "check", "--cache", str(path)]) == 0
 
 
 def test_repair_keeps_answers_still_in_the_write_ahead_log(tmp_path, capsys):

@@ -261,3 +261,40 @@ def test_an_unknown_bare_model_name_fails_fast_here_as_it_is(
     )
     assert time.monotonic() - started < 20
     assert os.environ.get("HF_HUB_OFFLINE") is None
+
+
+# ------------------------------------------------------------------------------ issue 37.3
+
+
+def test_an_echoed_authorization_header_reaches_no_file_and_no_stream(
+    tmp_path, wordnet_index, capsys
+):
+    """A server that repeats the Authorization header in its errors: neither user:PASS, nor
+    the password, nor its Basic token may reach samples.jsonl, report.html, results,
+    config.json, the cache or stderr."""
+    user, password = "lexuser", "PASS"
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    # Every second prompt fails (with the echo); 429s are retried once, then answered.
+    faults = {0: "500", 1: None}
+
+    def fault(prompt: str, attempt: int) -> str | None:
+        return faults[len(prompt) % 2] or ("429" if attempt == 1 else None)
+
+    with FakeOpenAIServer(faults=fault, echo_headers=True, retry_after="0", lifetime=60) as server:
+        url = server.url.replace("http://", f"http://{user}:{password}@")
+        status = main(lambda_command(url, tmp_path, "--max-retries", "1"))
+        echoed = [h.get("authorization") for h in server.headers_seen]
+    assert status == 3 and f"Basic {token}" in echoed  # the server did echo it
+    folder = only_run_folder(tmp_path / "runs")
+    assert main(["report", str(folder), "-o", str(tmp_path / "report"), "--resamples", "10"]) == 0
+    printed = capsys.readouterr()
+    assert {"samples.jsonl", "results.json", "config.json"} <= {p.name for p in folder.iterdir()}
+    assert (tmp_path / "report" / "report.html").is_file()
+    samples = (folder / "samples.jsonl").read_text()
+    assert "you sent Authorization: Basic ***" in samples + printed.err
+    texts = [printed.out, printed.err] + [
+        p.read_bytes().decode("utf-8", "replace") for p in written_files(tmp_path)
+    ]
+    for text in texts:
+        assert password not in text and f"{user}:" not in text
+        assert_no_piece(text, token)

@@ -16,7 +16,7 @@ from pathlib import Path
 from fake_openai_server import FakeOpenAIServer
 from lexbench.run.cache import ResponseCache, request_key
 from lexbench.run.runner import execute
-from lexbench.run.send_claims import FOREIGN_LEASE_S, Owner
+from lexbench.run.send_claims import CLAIM_LEASE_S, Owner
 from lexbench.types import Request, Response
 from mock_model import ScriptedModel
 
@@ -120,7 +120,7 @@ def test_claims_of_dead_reused_or_silent_owners_are_taken_over(tmp_path):
     with ResponseCache(tmp_path / "c.sqlite") as cache:
         _claim_as(cache, keys[:1], dead, now)
         _claim_as(cache, keys[1:2], reused, now)
-        _claim_as(cache, keys[2:3], silent, now - FOREIGN_LEASE_S - 1)
+        _claim_as(cache, keys[2:3], silent, now - CLAIM_LEASE_S - 1)
         _, stats = execute(model, requests, cache=cache, progress=False)
     assert (stats.sent, stats.cached) == (4, 0)
 

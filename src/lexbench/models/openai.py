@@ -43,7 +43,13 @@ from typing import Any
 
 from lexbench.models.base import Model, RetryCounts, UnsupportedRequest
 from lexbench.models.openai_flight import RequestFailed, SendOptions, ServerState
-from lexbench.models.openai_http import ConnectionPool, excerpt, mask_secrets, split_url_credentials
+from lexbench.models.openai_http import (
+    ConnectionPool,
+    credential_secrets,
+    excerpt,
+    mask_secrets,
+    split_url_credentials,
+)
 from lexbench.models.openai_options import (
     OpenAIOptions,
     RequestFailedForAll,
@@ -92,8 +98,9 @@ class OpenAIModel(Model):
         clean_url, self._url_credentials = split_url_credentials(options.base_url.rstrip("/"))
         self.base_url = clean_url
         self._api_key = os.environ.get(options.api_key_env) or None
-        password = self._url_credentials[1] if self._url_credentials else None
-        self._secrets = [s for s in (self._api_key, password) if s and len(s) >= 3]
+        # Masked in every text stored or printed: the key, and the URL's credentials in each
+        # form a server may echo them (the Basic token of the Authorization header too).
+        self._secrets = credential_secrets(self._api_key, self._url_credentials)
         self._rng = random.Random()
         # Chunks large enough that draining the last in-flight requests of a chunk costs
         # little (one latency per 64 rounds at full concurrency).

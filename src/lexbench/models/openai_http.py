@@ -50,6 +50,24 @@ def split_url_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
     return clean, (unquote(user), unquote(password))
 
 
+def basic_token(credentials: tuple[str, str]) -> str:
+    """The HTTP Basic token of (user, password), as the Authorization header carries it."""
+    return base64.b64encode(":".join(credentials).encode("utf-8")).decode("ascii")
+
+
+def credential_secrets(api_key: str | None, url_credentials: tuple[str, str] | None) -> list[str]:
+    """Every form in which the credentials can come back in a server's text (an error that
+    echoes the request's Authorization header, a proxy's page): the key, and the URL's
+    user, password, `user:password` and its Basic token (with and without its `=` padding),
+    so none of them is stored or printed. Pieces shorter than 3 characters are left: masked
+    whole, they would mask ordinary text."""
+    forms = [api_key or ""]
+    if url_credentials is not None:
+        token = basic_token(url_credentials)
+        forms += [*url_credentials, ":".join(url_credentials), token, token.rstrip("=")]
+    return sorted({form for form in forms if len(form) >= 3}, key=len, reverse=True)
+
+
 def mask_secrets(text: str, secrets: Sequence[str], min_piece: int = MIN_SECRET_PIECE) -> str:
     """`text` with every secret, and every stretch of `min_piece` or more characters of
     one, replaced by `***` (a secret shorter than `min_piece` is masked whole). Linear in
@@ -324,8 +342,7 @@ class ConnectionPool:
         # Credentials given in the URL go as HTTP Basic (as httpx does with a URL's user
         # info), so the URL itself, in logs and messages, never carries them.
         if url_credentials is not None:
-            token = base64.b64encode(":".join(url_credentials).encode("utf-8")).decode("ascii")
-            headers["Authorization"] = f"Basic {token}"
+            headers["Authorization"] = f"Basic {basic_token(url_credentials)}"
         elif api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         self._headers = headers

@@ -1,8 +1,10 @@
 """What local weights are: the sha256 of their bytes, remembered so it is computed once.
 
 A model read from disk (`hf:FOLDER`, `mlm:FOLDER`, a `.gguf` file, an E-KAR classifier, a
-contextual encoder, a sentence encoder) is identified by the content of every file that
-decides its answers (weights, config, tokenizer), never by names and sizes: a checkpoint
+contextual encoder, a sentence encoder) is identified by the content of every file in its
+folder that can decide its answers (weights, config, generation config, tokenizer, chat
+template, any file added beside them: all but a short list of documents and a trainer's
+state, see `identity_files`), never by names and sizes: a checkpoint
 saved over an older one of the same architecture has files of the same sizes, and must get
 neither the older one's cached answers nor its run folder.
 
@@ -28,29 +30,13 @@ from typing import Any
 from lexbench.hashing import sha256_file
 from lexbench.paths import cache_location, write_atomically
 
-# Files that can change what a model answers: weights in every format transformers,
-# sentence-transformers and torch write, configs, and tokenizers (vocab.txt, merges.txt,
-# spiece.model, tokenizer.json ...). Model cards (README.md) and images are not.
-IDENTITY_SUFFIXES = frozenset(
-    {
-        ".safetensors",
-        ".bin",
-        ".pt",
-        ".pth",
-        ".ckpt",
-        ".gguf",
-        ".h5",
-        ".msgpack",
-        ".onnx",
-        ".npy",
-        ".npz",
-        ".json",
-        ".model",
-        ".txt",
-        ".tiktoken",
-        ".vocab",
-    }
-)
+# Every file of a model folder is part of its identity unless it is known not to change an
+# answer: a list of what to skip, never a list of what to keep, so a file no list foresaw
+# (chat_template.jinja, generation_config.json, added_tokens.json, a custom tokenizer's
+# vocabulary, a sub-folder's module) changes the identity. Skipped: a model card and its
+# licence (read by people, never by a loader), pictures, and the entries below.
+DOCUMENT_PREFIXES = ("readme", "license", "licence", "notice", "copying", "use_policy")
+DOCUMENT_SUFFIXES = frozenset({".md", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp"})
 # A trainer's own state beside the weights: never read when the model is loaded, and the
 # optimizer's is twice the weights' size.
 TRAINER_FILES = frozenset(
@@ -107,11 +93,17 @@ def remembered_sha256(path: str | Path) -> str:
     return digest
 
 
+def _is_document(name: str) -> bool:
+    lowered = name.lower()
+    return lowered.startswith(DOCUMENT_PREFIXES) or Path(lowered).suffix in DOCUMENT_SUFFIXES
+
+
 def identity_files(folder: Path) -> Iterator[Path]:
-    """The files of a model folder that decide its answers, in a stable order: the folder's
-    own and those of its sub-folders (sentence-transformers modules such as 1_Pooling/),
-    skipping hidden entries, trainer checkpoints (checkpoint-N/) and a trainer's state
-    (optimizer.pt, rng_state*.pth ...), which loading the folder does not read."""
+    """Every file of a model folder, in a stable order: the folder's own and those of its
+    sub-folders (sentence-transformers modules such as 1_Pooling/), except what cannot change
+    an answer: hidden entries (.git, a writer's .partial file), trainer checkpoints
+    (checkpoint-N/) and a trainer's state (optimizer.pt, rng_state*.pth ...), which loading
+    the folder does not read, and documents (README, LICENSE, *.md, pictures)."""
     for root, folders, files in os.walk(folder):
         folders[:] = sorted(
             name
@@ -122,7 +114,7 @@ def identity_files(folder: Path) -> Iterator[Path]:
             if (
                 not name.startswith((".", "rng_state"))
                 and name not in TRAINER_FILES
-                and Path(name).suffix.lower() in IDENTITY_SUFFIXES
+                and not _is_document(name)
             ):
                 yield Path(root) / name
 

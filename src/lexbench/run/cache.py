@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import sqlite3
 import sys
 import threading
@@ -37,8 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.paths import cache_dir
-from lexbench.run.cache_rows import BadRow, parse_stored_response
-from lexbench.run.send_claims import Owner, owner_alive
+from lexbench.run import send_claims
+from lexbench.run.cache_rows import MAX_ROW_CHARS, BadRow, parse_stored_response
+from lexbench.run.send_claims import Holder, Owner
 from lexbench.types import Failure, Request, Response, canonical_json
 
 SCHEMA = """
@@ -145,6 +147,9 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._models: dict[int, tuple[Mapping[str, Any], str]] = {}
         self._answered_claims: list[str] = []  # claims of stored answers, ended in groups
+        self._swept = False  # claims of owners found gone deleted (at the first claim)
+        self._opened_at = time.time()
+        self._closed = False
         if self.path.is_dir():
             raise CacheError(
                 f"response cache {self.path} is a folder, not a cache file: give the file "
@@ -155,23 +160,28 @@ class ResponseCache:
         except OSError as error:
             raise CacheError(describe_problem(self.path, error)) from None
         with self._errors():
-            self._db = self._connect()
-            self._use_wal()
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_PAGES}")
-            self._db.executescript(SCHEMA)
-            self._db.commit()
-            # A truncated or damaged file can open fine and fail on the first read.
-            self._db.execute("SELECT key FROM responses LIMIT 1").fetchall()
+            self._db = self._open()
 
-    def _use_wal(self, patience: float = 60.0) -> None:
+    def _open(self) -> sqlite3.Connection:
+        db = self._connect()
+        self._use_wal(db)
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_PAGES}")
+        db.executescript(SCHEMA)
+        db.commit()
+        # A truncated or damaged file can open fine and fail on the first read.
+        db.execute("SELECT key FROM responses LIMIT 1").fetchall()
+        self._file = self._file_at_path()
+        return db
+
+    def _use_wal(self, db: sqlite3.Connection, patience: float = 60.0) -> None:
         """Switch the file to write-ahead logging. Two processes creating one cache at once
         race for this switch, and SQLite answers the loser "database is locked" at once,
         without its busy timeout: retry for up to `patience` seconds."""
         deadline = time.monotonic() + patience
         while True:
             try:
-                self._db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA journal_mode=WAL")
                 return
             except sqlite3.OperationalError as error:
                 if "locked" not in str(error).lower() or time.monotonic() > deadline:
@@ -180,6 +190,40 @@ class ResponseCache:
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(str(self.path), check_same_thread=False, timeout=60)
+
+    def _file_at_path(self) -> tuple[int, int] | None:
+        try:
+            stat = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return stat.st_dev, stat.st_ino
+
+    def _follow_the_path(self) -> None:
+        """(The lock held.) When the file this cache opened is no longer the one at its path
+        (`lexbench cache clear` or `repair` ran meanwhile), carry what this process stored
+        since it opened it (and the open send claims) to the file now at the path, created
+        if need be, and use that one: answers written into a deleted file would be lost."""
+        if os.name == "nt" or self._file_at_path() == self._file:
+            return
+        old, columns = self._db, ", ".join(COLUMNS)
+        mine = old.execute(
+            f"SELECT {columns} FROM responses WHERE created >= ?", (self._opened_at - 1.0,)
+        ).fetchall()
+        claims = old.execute("SELECT key, owner, host, pid, started, since FROM sending")
+        self._db = self._open()
+        self._db.executemany(
+            f"INSERT OR IGNORE INTO responses ({columns}) VALUES (?,?,?,?,?)", mine
+        )
+        self._db.executemany("INSERT OR IGNORE INTO sending VALUES (?, ?, ?, ?, ?, ?)", claims)
+        self._db.commit()
+        old.close()
+        print(
+            f"lexbench: the response cache {self.path} was deleted or replaced while this run "
+            f"used it (`lexbench cache clear` or `repair`?); the {len(mine)} answer(s) this "
+            f"run stored are kept in the file now at {self.path}",
+            file=sys.stderr,
+            flush=True,
+        )
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
@@ -193,6 +237,7 @@ class ResponseCache:
         a shape this version cannot read) is a miss, asked again and replaced; a warning
         says how many there were, once per call."""
         with self._lock, self._errors():
+            self._follow_the_path()  # not the answers of a file deleted meanwhile
             return self._stored(keys)
 
     def _stored(self, keys: Sequence[str], warn: bool = True) -> dict[str, Response]:
@@ -223,52 +268,29 @@ class ResponseCache:
 
     def claim_for_sending(
         self, keys: Sequence[str], owner: Owner
-    ) -> tuple[dict[str, Response], list[str], dict[str, str]]:
+    ) -> tuple[dict[str, Response], list[str], dict[str, Holder]]:
         """Claim `keys` for `owner` to send, in one transaction: (answers stored since they
-        were looked up, keys now claimed by `owner`, {key: who} for keys another live
-        process is sending). Claims of dead owners are taken over (see `send_claims`)."""
+        were looked up, keys now claimed by `owner`, {key: holder} for keys another live
+        process is sending). Claims of owners found gone are taken over, and the first
+        call deletes every such claim in the file (see `send_claims`)."""
         now = time.time()
         with self._lock, self._errors():
             self._db.execute("BEGIN IMMEDIATE")
             try:
+                if not self._swept:
+                    send_claims.sweep_dead(self._db, owner, now)
                 answered = self._stored(keys, warn=False)  # said once, by get_many
-                held: dict[str, tuple[Any, ...]] = {}
-                for start in range(0, len(keys), 500):
-                    chunk = list(keys[start : start + 500])
-                    marks = ",".join("?" * len(chunk))
-                    for row in self._db.execute(
-                        "SELECT key, owner, host, pid, started, since FROM sending "
-                        f"WHERE key IN ({marks})",
-                        chunk,
-                    ):
-                        held[row[0]] = row[1:]
-                mine: list[str] = []
-                others: dict[str, str] = {}
-                for key in keys:
-                    if key in answered:
-                        continue
-                    holder = held.get(key)
-                    if (
-                        holder is not None
-                        and holder[0] != owner.id
-                        and owner_alive(holder[1], holder[2], holder[3], holder[4], now)
-                    ):
-                        others[key] = f"pid {holder[2]} on {holder[1]}"
-                    else:
-                        mine.append(key)
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO sending (key, owner, host, pid, started, since) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    [(k, owner.id, owner.host, owner.pid, owner.started, now) for k in mine],
-                )
+                unanswered = [key for key in keys if key not in answered]
+                mine, others = send_claims.claim(self._db, unanswered, owner, now)
                 self._db.commit()
             except BaseException:
                 self._db.rollback()
                 raise
+            self._swept = True
         return answered, mine, others
 
     def refresh_claims(self, owner: Owner) -> None:
-        """Tell waiters on other machines that `owner` is still sending (see send_claims)."""
+        """Tell waiters that `owner` is still sending (see send_claims)."""
         with self._lock, self._errors():
             self._db.execute(
                 "UPDATE sending SET since = ? WHERE owner = ?", (time.time(), owner.id)
@@ -297,15 +319,13 @@ class ResponseCache:
             if response.failure == Failure.REQUEST_FAILED:
                 failed.append((key,))  # asked again on a rerun; a model's own answer (OOV) is kept
                 continue
+            text = storable(response.to_json())
+            if len(text) > MAX_ROW_CHARS:  # never read back (cache_rows): asked again
+                failed.append((key,))
+                continue
             answered.append(key)
             rows.append(
-                (
-                    key,
-                    self._model_json(fingerprint),
-                    storable(request.cache_key_json()),
-                    storable(response.to_json()),
-                    now,
-                )
+                (key, self._model_json(fingerprint), storable(request.cache_key_json()), text, now)
             )
         if not rows and not failed:
             return 0
@@ -326,6 +346,7 @@ class ResponseCache:
                 self._db.rollback()
                 raise
             self._answered_claims = [] if ended_now else ending
+            self._follow_the_path()
         return len(rows)
 
     def _end_answered_claims(self) -> None:
@@ -364,11 +385,18 @@ class ResponseCache:
             return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
     def close(self) -> None:
-        # Closing a connection to a damaged file: nothing left to save.
-        with self._lock, contextlib.suppress(sqlite3.Error):
-            self._end_answered_claims()
-        with self._lock, contextlib.suppress(sqlite3.Error):
-            self._db.close()
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            with self._lock, self._errors():  # a file deleted since the last answer stored
+                self._follow_the_path()
+        finally:
+            # Closing a connection to a damaged file: nothing left to save.
+            with self._lock, contextlib.suppress(sqlite3.Error):
+                self._end_answered_claims()
+            with self._lock, contextlib.suppress(sqlite3.Error):
+                self._db.close()
 
     def __enter__(self) -> ResponseCache:
         return self

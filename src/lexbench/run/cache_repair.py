@@ -3,8 +3,10 @@
 `check_cache` runs SQLite's integrity check and reads every stored answer against its
 schema (`cache_rows`); a cache this process may not write (a read-only file or folder) is
 checked through a copy, since SQLite cannot open a WAL database read-only without writing
-its shared-memory file. `repair_cache` moves a damaged file aside and builds a new one from
-every row that still reads and has the right shape, counting the rows it dropped.
+its shared-memory file; a writable one is opened read-write (and only read), so that closing
+it removes the `-wal`/`-shm` files, as the last connection to a WAL database does.
+`repair_cache` moves a damaged file aside and builds a new one from every row that still
+reads and has the right shape, counting the rows it dropped.
 
 Nothing lexbench makes is left behind: the salvage copy goes once read, and the file moved
 aside takes its write-ahead log in (a checkpoint), so no `-wal`/`-shm` stays beside it.
@@ -77,7 +79,10 @@ def check_cache(path: Path) -> CheckResult:
     example = ""
     try:
         with _checkable(path) as (target, copied):
-            db = sqlite3.connect(f"file:{target}?mode=ro", uri=True, timeout=10)
+            # Read-write, though it only reads: the last connection to close folds the
+            # write-ahead log in and deletes -wal/-shm, which a read-only one leaves behind.
+            mode = "ro" if copied else "rw"
+            db = sqlite3.connect(f"file:{target}?mode={mode}", uri=True, timeout=10)
             try:
                 verdict = db.execute("PRAGMA integrity_check").fetchone()[0]
                 if verdict != "ok":

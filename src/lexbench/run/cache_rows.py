@@ -6,6 +6,11 @@ such a row must neither crash `lexbench cache check|repair` nor reach a scorer, 
 fails far from its cause. `parse_stored_response` accepts exactly the shapes `to_dict`
 writes and raises `BadRow`, saying what is wrong, for anything else.
 
+The schema bounds a row: at most `MAX_ROW_CHARS` characters of JSON, only the fields
+`to_dict` writes, hence nested at most three deep (an object, `ranked`, one ranked token).
+A longer row is refused before it is parsed, and one nested too deep for the parser (a
+response 1,200 levels deep) is a `BadRow` like any other, never a RecursionError.
+
 >>> parse_stored_response('{"request_id": "a", "text": "yes"}').text
 'yes'
 >>> parse_stored_response('[1, 2]')
@@ -21,6 +26,10 @@ from collections.abc import Callable
 from typing import Any
 
 from lexbench.types import Failure, Response
+
+# The longest answer a row may hold: far above any real one (a 10^5-token generation, or
+# 10^4 ranked tokens, is under 2 MB), far below what would exhaust memory to parse.
+MAX_ROW_CHARS = 32 * 1024 * 1024
 
 
 class BadRow(ValueError):
@@ -71,6 +80,14 @@ _FIELDS: dict[str, tuple[Callable[[Any], bool], bool]] = {
     "choice_scores": (_is_number, True),
 }
 _FAILURES = frozenset(f.value for f in Failure)
+_KNOWN = frozenset({*_FIELDS, "error", "failure"})
+
+
+def _short(value: Any) -> str:
+    """A value for a message, never recursing into it (it may be nested without bound)."""
+    if isinstance(value, (list, dict)):
+        return f"{type(value).__name__} of {len(value)}"
+    return f"{type(value).__name__} {value!r:.40}"
 
 
 def check_stored_response(data: Any) -> None:
@@ -79,6 +96,9 @@ def check_stored_response(data: Any) -> None:
         raise BadRow(f"not a JSON object but {type(data).__name__}")
     if "request_id" not in data:
         raise BadRow("no request_id")
+    unknown = sorted(str(name) for name in data if name not in _KNOWN)
+    if unknown:
+        raise BadRow(f"unknown field {unknown[0]!r:.40}")
     for name, (check, is_list) in _FIELDS.items():
         if name not in data:
             continue
@@ -88,24 +108,28 @@ def check_stored_response(data: Any) -> None:
                 raise BadRow(f"{name} is {type(value).__name__}, not a list")
             for element in value:
                 if not check(element):
-                    raise BadRow(f"{name} holds {element!r:.40}")
+                    raise BadRow(f"{name} holds {_short(element)}")
         elif not check(value):
-            raise BadRow(f"{name} is {type(value).__name__} {value!r:.40}")
+            raise BadRow(f"{name} is {_short(value)}")
     error = data.get("error")
     if error is not None and not _is_str(error):
         raise BadRow(f"error is {type(error).__name__}, not text")
     failure = data.get("failure")
-    if failure is not None and failure not in _FAILURES:
-        raise BadRow(f"failure {failure!r:.40} is not one of {sorted(_FAILURES)}")
+    if failure is not None and (not _is_str(failure) or failure not in _FAILURES):
+        raise BadRow(f"failure {_short(failure)} is not one of {sorted(_FAILURES)}")
 
 
 def parse_stored_response(text: Any) -> Response:
     """The Response stored as `text`, or `BadRow` saying why it cannot be one."""
     if not isinstance(text, str):
         raise BadRow(f"stored as {type(text).__name__}, not JSON text")
+    if len(text) > MAX_ROW_CHARS:
+        raise BadRow(f"{len(text):,} characters, more than a row may hold ({MAX_ROW_CHARS:,})")
     try:
         data = json.loads(text)
     except ValueError as error:
         raise BadRow(f"not JSON ({error})") from None
+    except RecursionError:
+        raise BadRow("nested deeper than the parser goes (a row is three levels deep)") from None
     check_stored_response(data)
     return Response.from_dict(data)

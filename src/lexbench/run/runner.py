@@ -29,12 +29,13 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from lexbench.models.base import Model, PermanentModelError
 from lexbench.run.cache import ResponseCache, request_keys
 from lexbench.run.cache_writer import GroupedWriter
-from lexbench.run.send_claims import REFRESH_S, Owner
+from lexbench.run.send_claims import CLAIM_LEASE_S, Heartbeat, Holder, Owner
 from lexbench.types import Failure, Request, Response
 
 
@@ -112,6 +113,24 @@ def _end(steps: list[Callable[[], None]], failing: bool) -> None:
         raise first
 
 
+WAIT_NEWS_S = 60.0  # a waiting run says again whom it waits for, this often
+
+
+def _say_waiting(count: int, cache: Path, holder: Holder, waited: float) -> None:
+    """Whom a run waits for, and for how long at most: the holder's claims are taken over
+    at once if it dies, and after `CLAIM_LEASE_S` without a refresh if it hangs."""
+    bound = holder.taken_over_in(time.time())
+    print(
+        f"\nlexbench: {count} request(s) are being sent by another process using {cache} "
+        f"({holder.describe()}){f' (waited {waited:.0f} s so far)' if waited else ''}; "
+        f"waiting for its answers instead of sending them twice. They are sent from here if "
+        f"that process dies (seen within a second) or leaves its claims unrefreshed for "
+        f"{CLAIM_LEASE_S:.0f} s (next deadline in {bound:.0f} s)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 class Session:
     """One run's conversation with a model through the cache, a window of requests at a
     time (`answer`), with one progress bar, one grouped cache writer and one set of send
@@ -147,10 +166,10 @@ class Session:
         self._bar: Any = None
         self._shown: tuple[int, int] = (0, 0)  # (retries, failed) on the bar
         self._owner = Owner.current() if cache is not None else None
-        self._refreshed = time.monotonic()
+        self._heartbeat: Heartbeat | None = None  # refreshes the send claims (send_claims)
         # Streamed answers are committed in small groups (see cache_writer), batches whole.
         self._writer = GroupedWriter(cache) if cache is not None and self._streaming else None
-        self._told: list[str] = []  # the first other sender met
+        self._told: list[Holder] = []  # the first other sender met
 
     def _open_bar(self) -> None:
         if self._bar is not None or not self.progress:
@@ -251,9 +270,6 @@ class Session:
                 )
             if cache_it and writer is not None and cache is not None and owner is not None:
                 writer.add((keys[index], fingerprint, requests[index], answer))
-                if time.monotonic() - self._refreshed > REFRESH_S:
-                    cache.refresh_claims(owner)
-                    self._refreshed = time.monotonic()
             group = [index, *followers.get(index, ())]
             for member in group:
                 final = (
@@ -282,13 +298,15 @@ class Session:
             another process answered meanwhile are recorded at once (never sent twice)."""
             if cache is None or owner is None or not indices:
                 return indices, []
+            if self._heartbeat is None:
+                self._heartbeat = Heartbeat(lambda: cache.refresh_claims(owner))
             answered, mine, others = cache.claim_for_sending([keys[i] for i in indices], owner)
             for i in indices:
                 if keys[i] in answered:
                     hit = answered[keys[i]]
                     record(i, replace(hit, request_id=requests[i].id), cache_it=False, sent=False)
-            if others and not self._told:
-                self._told.append(next(iter(others.values())))  # said once, when waits begin
+            if others:
+                self._told[:] = [next(iter(others.values()))]  # the one named when waiting
             mine_keys, waiting = set(mine), [i for i in indices if keys[i] in others]
             return [i for i in indices if keys[i] in mine_keys], waiting
 
@@ -323,18 +341,15 @@ class Session:
             waiting += others
             send(mine)
         if waiting and cache is not None:  # counted across every chunk
-            print(
-                f"\nlexbench: {len(waiting)} request(s) are being sent by another process "
-                f"using {cache.path} ({self._told[0]}); waiting for its answers instead of "
-                "sending them twice",
-                file=sys.stderr,
-                flush=True,
-            )
-        pause = 0.05
+            _say_waiting(len(waiting), cache.path, self._told[0], 0.0)
+        pause, began, said = 0.05, time.monotonic(), time.monotonic()
         while waiting:  # requests other processes were sending when this one reached them
             time.sleep(pause)
             pause = min(1.0, pause * 1.5)
             mine, waiting = claimed(waiting)
+            if waiting and cache is not None and time.monotonic() - said >= WAIT_NEWS_S:
+                said = time.monotonic()
+                _say_waiting(len(waiting), cache.path, self._told[-1], said - began)
             for start in range(0, len(mine), self.size):
                 send(mine[start : start + self.size])
         if writer is not None:
@@ -349,6 +364,8 @@ class Session:
         if self._writer is not None:
             steps.append(self._writer.close)  # commits what is left, however the run ends
         cache, owner = self.cache, self._owner
+        if self._heartbeat is not None:
+            steps.append(self._heartbeat.stop)
         if cache is not None and owner is not None:
             steps.append(lambda: cache.release_claims(owner))
         _end(steps, failing=failing)
