@@ -9,7 +9,9 @@ What NLTK's reader does and this view does alike:
   included), adverbs in that order. For English, through NLTK 3.10's `morphy`
   (`wordnet_senses.morphy`): the detachment rules, and the irregular forms the file lists as
   `<Form>`s of an entry standing for WordNet's exception lists. Other languages: no base-form
-  lookup (the rules are English), the word only.
+  lookup (the rules are English), the word only. An entry's `<Form>`s count as exception-list
+  lines even when the entry has no sense (then, as NLTK with "acer acer" in adj.exc, the form
+  finds no base and the rules are not tried).
 * `lemma.antonyms()`, `lemma.derivationally_related_forms()`: the `SenseRelation`s of those
   types (antonym subtypes `anto_*` count as antonym), plus the `SynsetRelation`s of those
   types, which link every lemma of one synset to every lemma of the other. Read as stored,
@@ -168,14 +170,14 @@ class LmfWordNet:
                 synset.lemmas().append(lemma)
                 senses[sense["id"]] = lemma
                 found = self._index[bucket].setdefault(key, [])
-                if not found or found[-1] is not synset:  # a lemma's senses: a short list
-                    if synset not in found:
-                        found.append(synset)
-            if entry.get("senses"):
-                for form in entry.get("forms", []):
-                    bases = self.exceptions[bucket].setdefault(lemma_key(form["writtenForm"]), [])
-                    if key not in bases:
-                        bases.append(key)
+                if synset not in found:  # a lemma's senses: a short list
+                    found.append(synset)
+            # Every entry's forms, with or without senses: an irregular form of a base with
+            # no sense (WordNet's "acer acer") keeps the rules off the form, as in NLTK.
+            for form in entry.get("forms", []):
+                bases = self.exceptions[bucket].setdefault(lemma_key(form["writtenForm"]), [])
+                if key not in bases:
+                    bases.append(key)
         self._link_lemmas(lexicon, senses, synsets)
         self._link_synsets(lexicon, synsets)
 
