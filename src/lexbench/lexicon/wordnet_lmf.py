@@ -132,18 +132,17 @@ def build_lmf_index(
     from lexbench.lexicon.wordnet_reader import paused_gc
 
     plain = unpacked(source, cache_dir("wordnet-lmf")) if source.suffix == ".gz" else source
-    try:
-        with paused_gc():  # a million small dictionaries and no cycles
+    with paused_gc():  # a million small dictionaries and no cycles
+        try:
             resource = load_resource(plain, str(source))
-    finally:
-        if plain != source:
-            plain.unlink(missing_ok=True)
-    lexicon, problems = cleaned(pick_lexicon(resource, language, str(source)), str(source))
-    del resource
-    warning = problems.warning(str(source))
-    if warning:
-        print(warning, file=sys.stderr)
-    with paused_gc():
+        finally:
+            if plain != source:
+                plain.unlink(missing_ok=True)
+        lexicon, problems = cleaned(pick_lexicon(resource, language, str(source)), str(source))
+        del resource
+        warning = problems.warning(str(source))
+        if warning:
+            print(warning, file=sys.stderr)
         reader = LmfWordNet(lexicon, base_forms=is_english(lexicon["language"]))
         del lexicon
         for name in reader.one_way:

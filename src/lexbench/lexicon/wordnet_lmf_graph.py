@@ -149,6 +149,8 @@ class LmfWordNet:
         self.version = f"{lexicon['id']}:{lexicon['version']} ({lexicon['language']})"
         self.base_forms = base_forms
         self.one_way: list[str] = []  # lemma relations whose reverse links were added
+        self._last_word: str | None = None
+        self._last_synsets: list[LmfSynset] = []
         synsets: dict[str, LmfSynset] = {}
         entry_pos: dict[str, str] = {}
         for entry in lexicon.get("entries", []):
@@ -241,6 +243,14 @@ class LmfWordNet:
         return self.version
 
     def synsets(self, word: str) -> list[LmfSynset]:
+        # The index asks for one word's synsets once per relation, one word after another.
+        if word == self._last_word:
+            return self._last_synsets
+        found = self._synsets(word)
+        self._last_word, self._last_synsets = word, found
+        return found
+
+    def _synsets(self, word: str) -> list[LmfSynset]:
         form = word.lower()
         found: list[LmfSynset] = []
         for pos in SEARCH_ORDER:
