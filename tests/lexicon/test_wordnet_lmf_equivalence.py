@@ -19,7 +19,7 @@ from lexbench.benchmarks.lambda_.lmf import WordSource, generate_from
 
 pytest.importorskip("wn")
 sys.path.insert(0, str(Path(__file__).parent.parent / "fixtures" / "wordnet_lmf"))
-from write_wordnet_lmf import write_wordnet_lmf  # noqa: E402
+from write_wordnet_lmf import write_wordnet_lmf
 
 
 @pytest.fixture(scope="session")

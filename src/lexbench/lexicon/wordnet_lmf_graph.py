@@ -91,7 +91,7 @@ class LmfLemma:
 class LmfSynset:
     """A synset, as NLTK's `Synset`: part of speech, lemmas and synset links."""
 
-    __slots__ = ("_pos", "_lemmas", "links")
+    __slots__ = ("_lemmas", "_pos", "links")
 
     def __init__(self, pos: str) -> None:
         self._pos = pos
@@ -184,7 +184,10 @@ class LmfWordNet:
         self._link_synsets(lexicon, synsets)
 
     def _link_lemmas(
-        self, lexicon: Mapping[str, Any], senses: Mapping[str, LmfLemma], synsets: Mapping[str, LmfSynset]
+        self,
+        lexicon: Mapping[str, Any],
+        senses: Mapping[str, LmfLemma],
+        synsets: Mapping[str, LmfSynset],
     ) -> None:
         pairs: dict[str, dict[tuple[int, int], tuple[LmfLemma, LmfLemma]]] = defaultdict(dict)
 
@@ -270,4 +273,3 @@ class LmfWordNet:
             for form, bases in table.items():
                 merged.setdefault(form, set()).update(bases)
         return {form: tuple(sorted(bases)) for form, bases in sorted(merged.items())}
-

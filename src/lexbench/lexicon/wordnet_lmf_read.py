@@ -181,7 +181,11 @@ def cleaned(lexicon: dict[str, Any], where: str) -> tuple[dict[str, Any], LmfPro
         raise LmfFileError(f"{where}: the lexicon {lexicon['id']} holds no word with a sense")
     for entry in entries:
         for sense in entry["senses"]:
-            kept = [r for r in sense.get("relations", []) if r["target"] in sense_ids or r["target"] in synset_ids]
+            kept = [
+                r
+                for r in sense.get("relations", [])
+                if r["target"] in sense_ids or r["target"] in synset_ids
+            ]
             dangling += len(sense.get("relations", [])) - len(kept)
             sense["relations"] = kept
     out_synsets = []
