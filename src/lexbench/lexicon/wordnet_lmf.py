@@ -11,7 +11,7 @@ The index is built by `lexicon.wordnet.index_from_reader`, the loop that builds 
 3.0's, with the same relation functions (the LAMBDA paper's Listing 1 for synonym, antonym
 and derivation), over an NLTK-shaped view of the lexicon (`wordnet_lmf_graph`, which says
 how WN-LMF's relation types map onto NLTK's). So WordNet 3.0 written as WN-LMF gives the
-native index, and the same items (tests/benchmarks/test_lambda_lmf_equivalence.py). English
+native index, and the same items (tests/lexicon/test_wordnet_lmf_equivalence.py). English
 lexicons get NLTK's base-form lookup (morphy); other languages none.
 
 Cached like the native index: on disk as JSON, keyed on the file's sha256, the lexicon and
