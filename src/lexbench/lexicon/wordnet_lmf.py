@@ -59,7 +59,7 @@ LMF_RELATIONS: tuple[str, ...] = (
     "holonym",
 )
 # Raised whenever `wordnet_lmf_graph` reads a file differently: cached indexes rebuild.
-LMF_RULES_VERSION = 1
+LMF_RULES_VERSION = 2
 _VERSION_LANGUAGE = re.compile(r"\(([^()]*)\)$")
 
 

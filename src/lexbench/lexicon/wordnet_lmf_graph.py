@@ -60,7 +60,7 @@ SYNSET_RELATION_TYPES: Mapping[str, tuple[str, str]] = {
 }
 # Where a synset's part of speech is searched: NLTK's four, satellites with adjectives, then
 # the parts of speech WN-LMF adds (conjunction, adposition, other, unknown).
-_SEARCH_BUCKET = {"n": "n", "v": "v", "a": "a", "s": "a", "r": "r"}
+_SEARCH_BUCKET = {"n": "n", "v": "v", "a": "a", "s": "a", "r": "r", "c": "c", "p": "p", "x": "x"}
 SEARCH_ORDER = (*SEARCHED_POS, "c", "p", "x", "u")
 
 
