@@ -12,7 +12,7 @@ from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark, build_lambda
 from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items
 from lexbench.benchmarks.lambda_.lmf import LanguageFilter, WordSource, lambda_dataset
 from lexbench.lexicon import wordnet
-from lexbench.lexicon.wordnet_lmf import lmf_index, missing_relations
+from lexbench.lexicon.wordnet_lmf import LMF_RELATIONS, lmf_index, missing_relations
 from lexbench.run.evaluate import evaluate
 from lexbench.run.store import read_run
 from mock_model import ScriptedModel
@@ -24,7 +24,7 @@ PAPER = ("synonym", "antonym", "derivation")
 
 
 def test_the_fixture_reads_as_two_relation_indexes():
-    fi, ru = lmf_index(LMF, "fi"), lmf_index(LMF, "ru")
+    fi, ru = lmf_index(LMF, "fi", LMF_RELATIONS), lmf_index(LMF, "ru", LMF_RELATIONS)
     assert fi.version == "mini-fi:1.0 (fi)" and ru.version == "mini-ru:1.0 (ru)"
     assert fi.relation("antonym", "kuuma") == ("kylmä",)
     assert fi.relation("antonym", "kylmä") == ("kuuma",)  # a sense relation counts both ways
@@ -88,10 +88,12 @@ def test_items_in_finnish_and_russian_are_pinned():
         '"vähäinen", "query_length": 8, "query_pos": "adj", "relation": "synonym", '
         '"support": [["helteinen", "kuuma"], ["surullinen", "murheellinen"]]}'
     )
+    # As Listing 1: the antonyms of every lemma of the query's synsets (крохотный shares
+    # маленький's synset, and маленький's antonym is большой).
     assert ru[2] == (
-        '{"candidates": ["холодный"], "gold": "холодный", "id": "antonym-0000", "query": '
-        '"горячий", "query_length": 7, "query_pos": "adj", "relation": "antonym", '
-        '"support": [["маленький", "большой"], ["быстрый", "медленный"]]}'
+        '{"candidates": ["большой"], "gold": "большой", "id": "antonym-0000", "query": '
+        '"крохотный", "query_length": 9, "query_pos": "adj", "relation": "antonym", '
+        '"support": [["огромный", "маленький"], ["весёлый", "грустный"]]}'
     )
     assert _pinned("ru") == ru  # deterministic
 

@@ -290,6 +290,29 @@ def build_index(
     if unknown:
         raise KeyError(f"unknown relation(s) {unknown}; registered: {sorted(RELATIONS)}")
     reader = open_reader(directory)
+    return index_from_reader(
+        reader,
+        names,
+        version=str(reader.get_version()),
+        fingerprint=fingerprint(directory),
+        exceptions=_read_exceptions(directory),
+        progress=progress,
+    )
+
+
+def index_from_reader(
+    reader: Any,
+    names: Iterable[str],
+    version: str,
+    fingerprint: str,
+    exceptions: Mapping[str, tuple[str, ...]],
+    progress: bool = False,
+) -> RelationIndex:
+    """The index of any wordnet a reader with NLTK's API answers for (`synsets(word)`,
+    `all_lemma_names()`, synsets' and lemmas' relation methods): WordNet 3.0 through NLTK,
+    or a WN-LMF wordnet through `lexicon.wordnet_lmf_graph`. One loop and the same
+    `RELATIONS` functions for both, so the two paths cannot apply different rules."""
+    names = tuple(names)
     lemma_names = tuple(sorted(reader.all_lemma_names()))
     related: dict[str, dict[str, tuple[str, ...]]] = {n: {} for n in names}
     pos: dict[str, str] = {}
@@ -301,19 +324,19 @@ def build_index(
     for word in iterator:
         synsets = reader.synsets(word)
         if synsets:
-            pos[word] = _POS_NAMES[synsets[0].pos()]
+            pos[word] = _POS_NAMES.get(synsets[0].pos(), "")  # WN-LMF has more
         lowered = word.lower()
         for name in names:
             members = {m for m in RELATIONS[name](reader, word) if m.lower() != lowered}
             if members:
                 related[name][word] = tuple(sorted(members))
     return RelationIndex(
-        version=str(reader.get_version()),
-        fingerprint=fingerprint(directory),
+        version=version,
+        fingerprint=fingerprint,
         lemma_names=lemma_names,
         related=related,
         pos=pos,
-        exceptions=_read_exceptions(directory),
+        exceptions=dict(exceptions),
     )
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +64,29 @@ DETACHMENT_RULES: Mapping[str, tuple[tuple[str, str], ...]] = {
     "a": (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
     "r": (),
 }
+
+
+def morphy(
+    form: str, pos: str, listed: Container[str], exceptions: Mapping[str, Sequence[str]]
+) -> list[str]:
+    """NLTK 3.10's `_morphy(form, pos)`: the form itself and its exception-list or detached
+    forms (`DETACHMENT_RULES`), those `listed` for `pos`, each once, in NLTK's order. Shared
+    by the sense table and the WN-LMF reader (`lexicon.wordnet_lmf_graph`)."""
+    if form in exceptions:
+        forms = list(exceptions[form])
+    else:
+        forms = [
+            form[: len(form) - len(old)] + new
+            for old, new in DETACHMENT_RULES[pos]
+            if form.endswith(old)
+        ]
+    found: list[str] = []
+    for candidate in [form, *forms]:
+        if candidate in listed and candidate not in found:
+            found.append(candidate)
+    return found
+
+
 # NLTK's simulated root: a sense above every top sense, named so it sorts as NLTK's does.
 ROOT = -1
 ROOT_NAME = "*ROOT*"
@@ -121,21 +144,7 @@ class SenseTable:
     def base_forms(self, form: str, pos: str) -> list[str]:
         """NLTK 3.10's `_morphy(form, pos)`: the form itself and its exception-list or
         detached forms, those WordNet lists for `pos`, each once, in NLTK's order."""
-        listed = self.senses[pos]
-        exceptions = self.exceptions[pos]
-        if form in exceptions:
-            forms = list(exceptions[form])
-        else:
-            forms = [
-                form[: len(form) - len(old)] + new
-                for old, new in DETACHMENT_RULES[pos]
-                if form.endswith(old)
-            ]
-        found: list[str] = []
-        for candidate in [form, *forms]:
-            if candidate in listed and candidate not in found:
-                found.append(candidate)
-        return found
+        return morphy(form, pos, self.senses[pos], self.exceptions[pos])
 
     def synsets(self, word: str) -> list[int]:
         """The senses `wn.synsets(word)` gives, in its order (underscores join phrases)."""

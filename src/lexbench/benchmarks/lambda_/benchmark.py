@@ -345,9 +345,11 @@ def build_lambda(
     )
     index: RelationIndex
     if source.wordnet_lmf is not None:
+        from lexbench.lexicon.wordnet import relations_for
         from lexbench.lexicon.wordnet_lmf import lmf_index
 
-        index = lmf_index(source.wordnet_lmf, language)
+        # The index `lambda_dataset` draws from (built or read once).
+        index = lmf_index(source.wordnet_lmf, language, relations_for(relations or PAPER_RELATIONS))
         # Another language: the error taxonomy follows that wordnet's own links only
         # (WordNet 3.0's senses and English GloVe would say nothing true about it).
         extra.setdefault("drift", DriftFinder(related=index))

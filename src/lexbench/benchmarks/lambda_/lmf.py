@@ -130,16 +130,18 @@ class WordSource:
     def is_default(self) -> bool:
         return self.wordnet_lmf is None and self.tokenizer is None
 
-    def word_filter(self, profile: str) -> WordFilter | None:
-        """The filter that replaces the profile's, or None for the paper's own."""
-        if self.is_default:
+    def word_filter(self, profile: str, english: bool = False) -> WordFilter | None:
+        """The filter that replaces the profile's, or None for the paper's own. `english`:
+        the --wordnet-lmf wordnet is English, so the paper's filters apply as they are."""
+        if self.tokenizer is None and (self.wordnet_lmf is None or english):
             return None
         if profile != "strict":
             raise ValueError(
-                "the listing profile is the paper's English script; --wordnet-lmf and "
-                "--tokenizer work with --profile strict"
+                "the listing profile is the paper's English script; --tokenizer and a "
+                "--wordnet-lmf wordnet in another language work with --profile strict"
             )
-        base: WordFilter = LanguageFilter() if self.wordnet_lmf else in_strict_vocabulary
+        other_language = self.wordnet_lmf is not None and not english
+        base: WordFilter = LanguageFilter() if other_language else in_strict_vocabulary
         if self.tokenizer is None:
             return base
         count = self.token_counter or load_token_counter(self.tokenizer)
@@ -151,12 +153,14 @@ class WordSource:
         """What the options add to the dataset config (nothing for the paper's defaults)."""
         out: dict[str, Any] = {}
         if self.wordnet_lmf is not None:
+            from lexbench.lexicon.wordnet_lmf import index_language, is_english
+
             out["wordnet_lmf"] = {
                 "file": Path(self.wordnet_lmf).name,
                 "lexicon": index.version,
                 "sha256": index.fingerprint,
                 "language": self.language,
-                "filter": "language-aware",
+                "filter": "paper" if is_english(index_language(index)) else "language-aware",
             }
         if self.tokenizer is not None:
             out["token_filter"] = {
@@ -178,12 +182,13 @@ class LambdaDataset:
 def source_index(
     source: WordSource, relations: Sequence[str], wordnet: str | Path | None, progress: bool
 ) -> RelationIndex:
+    from lexbench.lexicon.wordnet import load_index, relations_for
+
     if source.wordnet_lmf is not None:
         from lexbench.lexicon.wordnet_lmf import lmf_index
 
-        return lmf_index(source.wordnet_lmf, source.language)
-    from lexbench.lexicon.wordnet import load_index, relations_for
-
+        # The relations WordNet 3.0's index would hold: a run's index is then the same one.
+        return lmf_index(source.wordnet_lmf, source.language, relations_for(relations), progress)
     return load_index(wordnet, relations=relations_for(relations), progress=progress)
 
 
@@ -198,10 +203,13 @@ def lambda_dataset(
     unknown relation is an error, as before."""
     index = source_index(source, config.relations, wordnet, progress)
     lacking: tuple[str, ...] = ()
+    english = False
     if source.wordnet_lmf is not None:
         from dataclasses import replace
 
-        from lexbench.lexicon.wordnet_lmf import missing_relations
+        from lexbench.lexicon.wordnet_lmf import index_language, is_english, missing_relations
+
+        english = is_english(index_language(index))
 
         lacking = tuple(missing_relations(index, config.relations))
         kept = tuple(r for r in config.relations if r not in lacking)
@@ -217,7 +225,7 @@ def lambda_dataset(
                 f"({', '.join(config.relations)}); it has {', '.join(index.relations)}"
             )
         config = replace(config, relations=kept)
-    items = generate_items(index, config, source.word_filter(config.profile))
+    items = generate_items(index, config, source.word_filter(config.profile, english))
     return LambdaDataset(items, index, config, source.config_keys(index), lacking)
 
 
