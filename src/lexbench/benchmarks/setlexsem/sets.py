@@ -116,7 +116,7 @@ def word_pool(token_length: int | None) -> tuple[str, ...]:
 
 
 def decile_pool(decile: int, token_length: int, scope: str) -> tuple[str, ...]:
-    from lexbench.lexicon.words import decile_words
+    from lexbench.benchmarks.setlexsem.deciles import decile_words
 
     return decile_words(decile, token_length, scope)
 

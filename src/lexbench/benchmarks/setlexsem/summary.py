@@ -29,7 +29,11 @@ from lexbench.benchmarks.setlexsem.analysis import (
     spread,
     vocabulary_lengths_by_decile,
 )
-from lexbench.benchmarks.setlexsem.designs import in_decile_design, pooled_main
+from lexbench.benchmarks.setlexsem.designs import (
+    authors_decile_scope,
+    in_decile_design,
+    pooled_main,
+)
 from lexbench.benchmarks.setlexsem.errors import (
     ErrorCounts,
     deceptive_example,
@@ -193,8 +197,9 @@ class SetLexSemTally:
             "error_classes": dict(sorted(self._error_classes.items())),
             "configurations": configs,
         }
-        if any(in_decile_design(c) for c in configs):
-            results["vocabulary_deciles"] = vocabulary_lengths_by_decile()
+        scope = authors_decile_scope(configs)
+        if any(in_decile_design(c, scope) for c in configs):
+            results["vocabulary_deciles"] = vocabulary_lengths_by_decile(scope)
         results["readings"] = reading_agreement(self._readings, self.parser)
         # Only a run with a narrative phrasing gets the paired phrasing table.
         paired = phrasing_comparison(configs)
