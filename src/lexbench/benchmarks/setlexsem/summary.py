@@ -2,7 +2,7 @@
 each scored item once, in item order, and keeps only what the tables need; `finish()` is the
 results.json body. `SetLexSemBenchmark.summarize` feeds one too, so there is one code path.
 
-What it keeps, never an item or a Score: per configuration (6,496 in the paper grid) the
+What it keeps, never an item or a Score: per configuration (6,048 in the paper grid) the
 first item's hyperparameters, its counts (prompts, scored, right, leniently right) and three
 doubles per scored prompt: its precision, recall and Jaccard; per error-analysis group
 (`error_group`: design, operation, token type, condition) the error measures' counts
