@@ -32,16 +32,17 @@ def main() -> int:
 
     started = time.perf_counter()
     from lexbench.benchmarks.setlexsem.benchmark import write_items
+    from lexbench.benchmarks.setlexsem.deciles import decile_table
     from lexbench.benchmarks.setlexsem.grid_read import resolve_grid
     from lexbench.benchmarks.setlexsem.sets import load_hyponym_pools
-    from lexbench.lexicon.words import web2_deciles, web2_words
+    from lexbench.lexicon.words import web2_words
 
     grid = resolve_grid(args.grid)
     web2_words()
     for study in grid.studies:
         if "deciles" in study.token_types:
             for length in sorted(n for n in study.token_lengths if n is not None):
-                web2_deciles(study.decile_scope, length if study.decile_scope == "length" else None)
+                decile_table(study.decile_scope, length)
     if any("deceptive" in s.token_types for s in grid.studies):
         load_hyponym_pools()
     loaded = time.perf_counter()

@@ -1,21 +1,28 @@
-"""SetLexSem's paper grid through a run, at growing sizes: wall time, peak memory and the
-client's CPU per prompt, in one process per size.
+"""SetLexSem's paper grid through a run, at growing sizes and by both paths: wall time, peak
+memory and the client's CPU per prompt, in one process per run.
 
-    .venv/bin/python benchmarks/setlexsem_scale.py [--sizes 20000 100000 324800]
-        [--latency 0.01] [--concurrency 128] [--work DIR] [--profile]
+    .venv/bin/python benchmarks/setlexsem_scale.py [--sizes 20000 100000 302400]
+        [--paths items grid] [--spread 3] [--latency 0.01] [--concurrency 128]
+        [--work DIR] [--profile]
 
-The paper grid (`lexbench generate setlexsem --grid paper`, 324,800 prompts) is generated
-once into `--work` (kept between runs); each size runs its first N prompts with
-`lexbench run setlexsem --items FILE --model openai:fake-model` against the fake
-OpenAI-compatible server (tests/fake_openai_server.py, its own process, answering every
-request after `--latency` seconds), `--max-concurrency` prompts in flight, from an empty
-response cache and run folder. A size larger than the grid runs the whole grid.
+The items path: the paper grid (`lexbench generate setlexsem --grid paper`, 302,400 prompts)
+is generated once into `--work` (kept between runs); each size runs its first N prompts with
+`lexbench run setlexsem --items FILE --model openai:fake-model`. The grid path (what a user
+types first): `lexbench run setlexsem --grid paper`, the items generated inside the run, from
+an empty lexbench cache (`LEXBENCH_CACHE` in `--work`, emptied before each grid run), so the
+run also prepares WordNet and builds the deceptive study's hyponym pools, as on a fresh
+machine. Both go against the fake OpenAI-compatible server (tests/fake_openai_server.py, its
+own process, answering every request after `--latency` seconds), `--max-concurrency` prompts
+in flight, from an empty response cache and run folder. A size larger than the grid runs the
+whole grid; `--spread N` also runs the first N prompts of every configuration (`--limit N`)
+on each path.
 
 Figures per size, for the `lexbench run` process alone (the server's CPU is not counted):
 the whole run's wall time (start-up, reading, requests, scoring, samples, tables, report,
 figures), its peak resident memory (`ru_maxrss` of the child), and its user+system CPU
 divided by the prompts. Targets (issue 26): peak at the paper grid <= 400 MB and at most
 20% above the first size's; CPU <= 0.25 ms per prompt; the paper grid in under 3 minutes.
+Issue 39: the grid path within the same 400 MB.
 The server and the client share this machine's cores, so the load average is printed.
 
 `--profile` writes a cProfile of each run beside its run folder (client.prof).
@@ -80,12 +87,15 @@ def first_lines(source: Path, count: int, target: Path) -> int:
 
 def run_once(
     url: str,
-    items: Path,
+    items: Path | None,
     folder: Path,
     concurrency: int,
     profile: bool,
     limit: int | None = None,
+    cold_cache: Path | None = None,
 ) -> dict[str, Any]:
+    """One `lexbench run setlexsem` process: `--items items`, or `--grid paper` when `items`
+    is None; `cold_cache`: an emptied LEXBENCH_CACHE for it."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     prefix = [sys.executable]
@@ -97,8 +107,7 @@ def run_once(
         "lexbench",
         "run",
         "setlexsem",
-        "--items",
-        str(items),
+        *(["--grid", "paper"] if items is None else ["--items", str(items)]),
         "--model",
         "openai:fake-model",
         "--base-url",
@@ -114,6 +123,9 @@ def run_once(
         *([] if limit is None else ["--limit", str(limit)]),
     ]
     environment = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    if cold_cache is not None:
+        shutil.rmtree(cold_cache, ignore_errors=True)
+        environment["LEXBENCH_CACHE"] = str(cold_cache)
     started = time.perf_counter()
     with open(folder / "stderr.txt", "wb") as errors:
         process = subprocess.Popen(
@@ -178,7 +190,14 @@ def shape(trace: list[tuple[float, float]]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000, 324_800])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000, 302_400])
+    parser.add_argument(
+        "--paths",
+        nargs="+",
+        choices=("items", "grid"),
+        default=["items", "grid"],
+        help="items: --items FILE at each size; grid: --grid paper, from an empty cache",
+    )
     parser.add_argument("--latency", type=float, default=0.01)
     parser.add_argument("--concurrency", type=int, default=128)
     parser.add_argument("--work", type=Path, default=Path("/tmp/lexbench-setlexsem-scale"))
@@ -188,23 +207,39 @@ def main() -> int:
         type=int,
         default=3,
         help="also run the first N prompts of every configuration of the whole grid "
-        "(--limit N: few prompts, all 6,496 configurations; 0: skip)",
+        "(--limit N: few prompts, all 6,048 configurations; 0: skip), on each path",
     )
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     grid = paper_grid(args.work)
     server, url = start_server(args.latency)
     rows = []
-    runs: list[tuple[str, Path, int | None]] = []
-    for size in args.sizes:
-        items = args.work / f"first-{size}.jsonl"
-        runs.append((f"first {first_lines(grid, size, items):,}", items, None))
-    if args.spread:
-        runs.append((f"first {args.spread} of every configuration", grid, args.spread))
+    runs: list[tuple[str, Path | None, int | None]] = []
+    if "items" in args.paths:
+        for size in args.sizes:
+            items = args.work / f"first-{size}.jsonl"
+            runs.append((f"first {first_lines(grid, size, items):,}", items, None))
+        if args.spread:
+            runs.append((f"first {args.spread} of every configuration", grid, args.spread))
+    if "grid" in args.paths:
+        runs.append(("grid path: the whole grid", None, None))
+        if args.spread:
+            runs.append(
+                (f"grid path: first {args.spread} of every configuration", None, args.spread)
+            )
+    cold = args.work / "cold-cache"
     try:
         for label, items, limit in runs:
-            folder = args.work / f"run-{label.replace(' ', '-')}"
-            figures = run_once(url, items, folder, args.concurrency, args.profile, limit)
+            folder = args.work / f"run-{label.replace(' ', '-').replace(':', '')}"
+            figures = run_once(
+                url,
+                items,
+                folder,
+                args.concurrency,
+                args.profile,
+                limit,
+                cold_cache=cold if items is None else None,
+            )
             count = samples_in(folder)
             load = os.getloadavg()[0]
             rows.append((count, figures, load, label))
@@ -220,7 +255,8 @@ def main() -> int:
         server.wait(timeout=30)
     print(
         f"\nSetLexSem paper grid's first prompts, fake server ({1000 * args.latency:g} ms, "
-        f"{args.concurrency} in flight), one `lexbench run setlexsem --items` process each\n"
+        f"{args.concurrency} in flight), one `lexbench run setlexsem` process each (`--items "
+        "FILE`, or `--grid paper` from an empty cache on the grid path)\n"
     )
     print(
         "| prompts | configurations | whole run | peak memory | client CPU (user+sys) "
@@ -233,8 +269,17 @@ def main() -> int:
             f"{figures['peak_mb']:,.0f} MB | {1000 * figures['cpu'] / count:.2f} ms | "
             f"{load:.1f} |"
         )
+    on_grid = [row for row in rows if row[3].startswith("grid path")]
+    rows = [row for row in rows if not row[3].startswith("grid path")]
+    for count, figures, _, label in on_grid:
+        print(
+            f"\n{label}: peak {figures['peak_mb']:.0f} MB (target <= {TARGET_PEAK_MB}), "
+            f"{count:,} prompts, wall {figures['wall']:.0f} s"
+        )
     spread = [row for row in rows if "every" in row[3]]
     rows = [row for row in rows if "every" not in row[3]]
+    if not rows:
+        return 0
     first, last = rows[0][1], rows[-1][1]
     if spread:
         print(

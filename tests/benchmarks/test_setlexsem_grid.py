@@ -169,13 +169,16 @@ def test_select_errors_are_clear():
 
 def test_decile_scope_names_the_binning_and_an_unknown_one_is_an_error():
     deciles = {"name": "d", "token_types": ["deciles"], "deciles": [4], "token_lengths": [3]}
-    with pytest.raises(ValueError, match="decile_scope must be one of global, global_equal_count"):
+    with pytest.raises(
+        ValueError,
+        match="decile_scope must be one of global_books_scale, global, global_equal_count",
+    ):
         grid_from_mapping({"study": [{**deciles, "decile_scope": "equal"}]})
+    from lexbench.benchmarks.setlexsem.deciles import decile_words
     from lexbench.benchmarks.setlexsem.generate import ItemGenerator
-    from lexbench.lexicon.words import decile_words
 
     ids = {}
-    for scope in ("global", "global_equal_count", "length"):
+    for scope in ("global_books_scale", "global", "global_equal_count", "length"):
         grid = grid_from_mapping(
             {"study": [{**deciles, "decile_scope": scope}], "prompts_per_config": 2}
         )
@@ -183,6 +186,12 @@ def test_decile_scope_names_the_binning_and_an_unknown_one_is_an_error():
         pool = set(decile_words(4, 3, scope))
         assert items and all(set(i.set_a) | set(i.set_b) <= pool for i in items)
         ids[scope] = items[0].config_id.split("/")[2]
-    # The authors' log bins (default), equal-count tenths of the whole ranking, within length.
-    assert ids == {"global": "d4g", "global_equal_count": "d4ge", "length": "d4"}
-    assert grid_from_mapping({"study": [deciles]}).studies[0].decile_scope == "global"
+    # The authors' log bins on Google Books' scale (default) and scale-free, equal-count
+    # tenths of the whole ranking, within length.
+    assert ids == {
+        "global_books_scale": "d4gb",
+        "global": "d4g",
+        "global_equal_count": "d4ge",
+        "length": "d4",
+    }
+    assert grid_from_mapping({"study": [deciles]}).studies[0].decile_scope == "global_books_scale"

@@ -23,6 +23,9 @@ from lexbench.benchmarks.setlexsem.sets import (
 )
 
 PER_CONFIG = 50  # the paper's prompts per configuration: its N are configurations x 50
+# Table 7's N (pairs of configurations) per decile 1-9: the paper's, and `--grid paper`'s.
+PAPER_TABLE7_N = [0, 96, 128, 128, 128, 128, 128, 128, 96]
+LEXBENCH_TABLE7_N = [0, 0, 64, 128, 128, 128, 128, 128, 96]
 
 
 @pytest.fixture(scope="module")
@@ -68,12 +71,22 @@ def test_paper_grid_has_the_papers_configuration_counts(paper_plan):
     assert nominal["deceptive"] == per_study["deceptive"] == 384
     # deciles: 9 deciles x 2 lengths x 4 sizes x 4 operations x 4 k x 2 methods; the cells
     # the vocabulary cannot fill are left out. With the authors' equal-width log bins over
-    # wordfreq, decile 9 holds 10 three-letter words (no sets of 16) and 1 five-letter word.
+    # wordfreq on Google Books' scale, no word wordfreq knows is rare enough for deciles 1
+    # and 2 (512 cells), decile 3 has 8 three-letter words (no sets of 8 or 16: 64 cells)
+    # and decile 9 15 five-letter words (no sets of 16: 32 cells).
     assert nominal["deciles"] == 2304
     decile_skipped = [s.config_id for s in skipped if s.study == "deciles"]
-    assert per_study["deciles"] == 2144 and len(decile_skipped) == 160
-    assert {c.split("/")[2] for c in decile_skipped} == {"d9g"}
-    assert {c.split("/")[1] for c in decile_skipped if "/m16/" not in c} == {"L5"}
+    assert per_study["deciles"] == 1696 and len(decile_skipped) == 608
+    by_decile = Counter(c.split("/")[2] for c in decile_skipped)
+    assert by_decile == {"d1gb": 256, "d2gb": 256, "d3gb": 64, "d9gb": 32}
+    assert {c.split("/")[1] + "/" + c.split("/")[3] for c in decile_skipped if "d3gb" in c} == {
+        "L3/m8",
+        "L3/m16",
+    }
+    assert {c.split("/")[1] + "/" + c.split("/")[3] for c in decile_skipped if "d9gb" in c} == {
+        "L5/m16"
+    }
+    assert len(planned) == 3968 + 1696 + 384 == 6048  # x 50 = 302,400 prompts
 
 
 def _n(table, **where):
@@ -98,12 +111,13 @@ def test_each_table_has_the_n_the_paper_reports(paper_configs):
             assert _n(tables["table9"], deceptive_condition=condition, operation=operation) == 1_600
     assert _n(tables["table10"], phrasing="formal") == 105_600  # Table 10
     assert _n(tables["table10"], phrasing="plain") == 99_200
-    # Table 7: at most 128 pairs per decile, as the paper's full deciles; which deciles are
-    # short depends on the frequency source (paper, Google Books: 0, 96, 128 x 6, 96; the
-    # authors' binning over wordfreq: 128 x 8, then 0, decile 9 holding one 5-letter word).
-    pairs = {r["decile"]: r["pairs"] for r in tables["table7"]["rows"]}
-    assert list(pairs) == list(range(1, 10)) and max(pairs.values()) == 128
-    assert pairs == {1: 128, 2: 128, 3: 128, 4: 128, 5: 128, 6: 128, 7: 128, 8: 128, 9: 0}
+    # Table 7: N pairs per decile, pinned beside the paper's (docs: SetLexSem fidelity).
+    # Deciles 1 and 4-9 match; 2 and 3 cannot: wordfreq knows no word rarer than about 1e-8
+    # of tokens, which on Google Books' scale is already 0.255 of the way up, in decile 3.
+    pairs = [r["pairs"] for r in tables["table7"]["rows"]]
+    assert [r["decile"] for r in tables["table7"]["rows"]] == list(range(1, 10))
+    assert pairs == LEXBENCH_TABLE7_N
+    assert [d for d in range(1, 10) if pairs[d - 1] != PAPER_TABLE7_N[d - 1]] == [2, 3]
     # Tables 11-14 show operand sizes 2 and 4 only.
     assert {r["m"] for r in tables["table11"]["rows"]} == {2, 4}
     assert len(tables["table14"]["rows"]) == 2 * 4 * 4

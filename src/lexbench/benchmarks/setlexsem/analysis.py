@@ -36,6 +36,7 @@ from lexbench.benchmarks.setlexsem.designs import (
     ALLOW_EMPTY,
     PAPER_DECILES,
     Config,
+    authors_decile_scope,
     in_deceptive_design,
     in_decile_design,
     in_main_design,
@@ -90,11 +91,15 @@ def factor_table(configs: Sequence[Config], keys: Sequence[str]) -> list[dict[st
 
 def decile_differences(
     configs: Sequence[Config],
-    keep: Callable[[Config], bool] = in_decile_design,
+    keep: Callable[[Config], bool] | None = None,
     deciles: Sequence[int] = PAPER_DECILES,
 ) -> list[dict[str, Any]]:
     """Table 7: per decile, accuracy at length 5 minus length 3 (in points) over the pairs of
-    configurations that agree on every other hyperparameter: mean, SD, min, max, N pairs."""
+    configurations that agree on every other hyperparameter: mean, SD, min, max, N pairs.
+    `keep` (default: the decile design in the run's `authors_decile_scope`) picks them."""
+    if keep is None:
+        scope = authors_decile_scope(configs)
+        keep = lambda c: in_decile_design(c, scope)  # noqa: E731
     by_key: dict[tuple[Any, ...], dict[int, float]] = defaultdict(dict)
     for c in configs:
         if keep(c) and c["n"]:
@@ -310,11 +315,12 @@ def lexbench_tables(configs: Sequence[Config]) -> dict[str, dict[str, Any]]:
     }
 
 
-def vocabulary_lengths_by_decile() -> list[dict[str, Any]]:
-    """Figure 6b's data: the token lengths of the vocabulary in each global decile."""
-    from lexbench.lexicon.words import web2_deciles
+def vocabulary_lengths_by_decile(scope: str = "global_books_scale") -> list[dict[str, Any]]:
+    """Figure 6b's data: the token lengths of the vocabulary in each decile of `scope` (one
+    of `AUTHORS_DECILE_SCOPES`: the whole vocabulary, binned the authors' way)."""
+    from lexbench.benchmarks.setlexsem.deciles import decile_table
 
-    table = web2_deciles("global")
+    table = decile_table(scope)
     rows = []
     for decile in range(1, 11):
         lengths = Counter(len(w) for w in table.decile(decile))

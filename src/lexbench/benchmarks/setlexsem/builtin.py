@@ -58,7 +58,7 @@ DECILE_STUDY: dict[str, Any] = {
     "name": "deciles",
     "token_types": ["deciles"],
     "deciles": list(range(1, 10)),
-    "decile_scope": "global",
+    "decile_scope": "global_books_scale",
     "token_lengths": [3, 5],
     "operand_sizes": PAPER_SIZES,
     "k_shots": PAPER_K,

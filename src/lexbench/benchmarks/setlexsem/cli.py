@@ -18,7 +18,7 @@ from lexbench.commands.common import (
 from lexbench.commands.numbers import NON_NEGATIVE, PROBABILITY_MASS, SEED, TEMPERATURE
 
 GRID_HELP = (
-    "paper (the paper's design: 6,496 configurations x 50 prompts), lexbench (the "
+    "paper (the paper's design: 6,048 configurations x 50 prompts), lexbench (the "
     "paper's studies plus lexbench's own, reported apart), small (a quick check), or a "
     "grid file (.toml, or .py defining GRID)"
 )

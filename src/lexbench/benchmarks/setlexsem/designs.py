@@ -26,6 +26,18 @@ ALLOW_EMPTY = ("baseline_allow_empty", "cot_self_reflection_allow_empty")
 PAPER_DECILES = tuple(range(1, 10))
 
 
+# The authors' binning of the whole vocabulary (their `make_percentiles`): on Google Books'
+# scale (the paper grid's scope, see setlexsem.deciles) or scale-free (the rarest ranked
+# word counting 1). Table 7 and Figure 6b take the first of these a run has, never both.
+AUTHORS_DECILE_SCOPES = ("global_books_scale", "global")
+
+
+def authors_decile_scope(configs: Sequence[Config]) -> str:
+    """The scope Table 7 and Figure 6b are computed in, for a run's configurations."""
+    present = {c["decile_scope"] for c in configs if c["token_type"] == "deciles"}
+    return next((s for s in AUTHORS_DECILE_SCOPES if s in present), AUTHORS_DECILE_SCOPES[0])
+
+
 def in_main_design(c: Config) -> bool:
     return (
         c["token_type"] in ("numbers", "words")
@@ -48,10 +60,10 @@ def in_deceptive_design(c: Config) -> bool:
     )
 
 
-def in_decile_design(c: Config) -> bool:
+def in_decile_design(c: Config, scope: str = AUTHORS_DECILE_SCOPES[0]) -> bool:
     return (
         c["token_type"] == "deciles"
-        and c["decile_scope"] == "global"
+        and c["decile_scope"] == scope
         and c["decile"] in PAPER_DECILES
         and c["token_length"] in (3, 5)
         and c["method"] in ALLOW_EMPTY

@@ -28,7 +28,9 @@ TOML (or a Python file defining a dict `GRID` of the same shape):
     token_types = ["deciles"]
     deciles = [1, 2, 3, 4, 5, 6, 7, 8, 9]
     token_lengths = [3, 5]
-    decile_scope = "global"       # the authors' equal-width bins of normalised log counts;
+    decile_scope = "global_books_scale"  # the authors' equal-width bins of normalised log
+                                  # counts, wordfreq on Google Books' scale (the default);
+                                  # "global": the same bins, the rarest ranked word counting 1;
                                   # "global_equal_count": equal-count tenths of the ranking;
                                   # "length": equal-count tenths within each token length
 
@@ -97,7 +99,7 @@ class Study:
     number_range: int = PAPER_NUMBER_RANGE
     overlaps: tuple[float | None, ...] = (None,)
     deciles: tuple[int, ...] = ()
-    decile_scope: str = "global"
+    decile_scope: str = "global_books_scale"  # setlexsem.deciles.BOOKS_SCALE
     deceptive_conditions: tuple[str, ...] = ()
     k_shots: tuple[int, ...] = (0,)
     methods: tuple[str, ...] = ("baseline",)

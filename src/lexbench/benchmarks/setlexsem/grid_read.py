@@ -142,7 +142,7 @@ def _study_from(table: Mapping[str, Any], index: int) -> Study:
         if "token_lengths" not in table or None in values["token_lengths"]:
             raise fail(where, "decile studies need explicit token_lengths (the paper: [3, 5])")
         if "decile_scope" in table:
-            from lexbench.lexicon.words import DECILE_SCOPES
+            from lexbench.benchmarks.setlexsem.deciles import DECILE_SCOPES
 
             if table["decile_scope"] not in DECILE_SCOPES:
                 raise fail(where, f"decile_scope must be one of {', '.join(DECILE_SCOPES)}")

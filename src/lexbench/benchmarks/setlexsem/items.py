@@ -276,7 +276,12 @@ def config_id(set_config: Mapping[str, Any], prompt_config: Mapping[str, Any]) -
     if set_config["number_range"] is not None:
         parts.append(f"n{set_config['number_range']}")
     if set_config["decile"] is not None:
-        scope = {"length": "", "global": "g", "global_equal_count": "ge"}
+        scope = {
+            "length": "",
+            "global": "g",
+            "global_equal_count": "ge",
+            "global_books_scale": "gb",
+        }
         parts.append(f"d{set_config['decile']}{scope[set_config['decile_scope']]}")
     if set_config["overlap"] is not None:
         parts.append(f"ov{set_config['overlap']:g}")

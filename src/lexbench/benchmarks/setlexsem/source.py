@@ -1,6 +1,6 @@
 """SetLexSem's items as a source made again each time it is iterated, never held whole.
 
-A paper grid is 324,800 prompts of up to a few kilobytes each: a run that listed them
+A paper grid is 302,400 prompts of up to a few kilobytes each: a run that listed them
 would hold about a gigabyte before asking anything. An `ItemSource` yields the items of a
 generated file (`FileItems`) or of a grid generated on the fly (`GridItems`) one at a time,
 with `--limit` and `--select` applied as they pass, so a streaming run (`run.evaluate`)

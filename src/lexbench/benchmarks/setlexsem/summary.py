@@ -2,7 +2,7 @@
 each scored item once, in item order, and keeps only what the tables need; `finish()` is the
 results.json body. `SetLexSemBenchmark.summarize` feeds one too, so there is one code path.
 
-What it keeps, never an item or a Score: per configuration (6,496 in the paper grid) the
+What it keeps, never an item or a Score: per configuration (6,048 in the paper grid) the
 first item's hyperparameters, its counts (prompts, scored, right, leniently right) and three
 doubles per scored prompt: its precision, recall and Jaccard; per error-analysis group
 (`error_group`: design, operation, token type, condition) the error measures' counts
@@ -29,7 +29,11 @@ from lexbench.benchmarks.setlexsem.analysis import (
     spread,
     vocabulary_lengths_by_decile,
 )
-from lexbench.benchmarks.setlexsem.designs import in_decile_design, pooled_main
+from lexbench.benchmarks.setlexsem.designs import (
+    authors_decile_scope,
+    in_decile_design,
+    pooled_main,
+)
 from lexbench.benchmarks.setlexsem.errors import (
     ErrorCounts,
     deceptive_example,
@@ -193,8 +197,9 @@ class SetLexSemTally:
             "error_classes": dict(sorted(self._error_classes.items())),
             "configurations": configs,
         }
-        if any(in_decile_design(c) for c in configs):
-            results["vocabulary_deciles"] = vocabulary_lengths_by_decile()
+        scope = authors_decile_scope(configs)
+        if any(in_decile_design(c, scope) for c in configs):
+            results["vocabulary_deciles"] = vocabulary_lengths_by_decile(scope)
         results["readings"] = reading_agreement(self._readings, self.parser)
         # Only a run with a narrative phrasing gets the paired phrasing table.
         paired = phrasing_comparison(configs)
