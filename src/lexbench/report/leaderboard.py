@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from lexbench.report.runs import LoadedRun, load_runs
+from lexbench.report.runs import LoadedRun, failure_flag, load_runs
 from lexbench.stats import wilson_interval
 
 
@@ -46,8 +46,11 @@ class Row:
 
 
 def fmt(value: float) -> str:
+    """A fraction with three decimals; "n/a" where there is none (no item scored)."""
     return (
-        "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
+        "n/a"
+        if value is None or (isinstance(value, float) and math.isnan(value))
+        else f"{value:.3f}"
     )
 
 
@@ -85,7 +88,9 @@ def headline(run: LoadedRun) -> Row:
     spread = spread_columns(run.path)  # SD across sets / prompts, where a spread was run
     # Named by the run's label (model plus the settings that differ from the defaults), so
     # runs of one model in different conditions are told apart.
-    return replace(row, model=run.label, extra={**row.extra, **spread})
+    flag = failure_flag(run)  # a run whose requests failed is not the model's score
+    flagged = {"flag": flag} if flag else {}
+    return replace(row, model=run.label, extra={**row.extra, **spread, **flagged})
 
 
 def leaderboards(runs: Sequence[LoadedRun]) -> dict[str, list[Row]]:
