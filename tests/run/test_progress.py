@@ -119,3 +119,25 @@ def test_no_past_key_values_deprecation_warning(smollm2, recwarn, caplog):
         hf_logging.disable_propagation()
     said = [str(w.message) for w in recwarn] + [r.getMessage() for r in caplog.records]
     assert not [m for m in said if "past_key_values" in m], said
+
+
+def test_a_watched_run_starts_with_its_header_line(tmp_path, capsys, monkeypatch):
+    # As lm-eval prints its arguments first: version, command, benchmark and model, cache.
+    from lexbench import __version__
+    from lexbench.run.cache import ResponseCache
+    from mock_model import ScriptedModel
+
+    monkeypatch.setattr("sys.argv", ["/venv/bin/lexbench", "run", "lambda", "--limit", "5"])
+    model = ScriptedModel(lambda request: "x", name="scripted")
+    cache = ResponseCache(tmp_path / "responses.sqlite")
+    try:
+        execute(model, _long_answers(2), cache=cache, progress=True, description="lambda")
+    finally:
+        cache.close()
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first == (
+        f"lexbench {__version__} | command: lexbench run lambda --limit 5 | lambda on "
+        f"scripted | cache: {tmp_path / 'responses.sqlite'}"
+    )
+    execute(model, _long_answers(2), progress=False)  # a quiet run (tests, studies) says nothing
+    assert capsys.readouterr().err == ""

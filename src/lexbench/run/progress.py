@@ -19,8 +19,11 @@ something (`time_left`):
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 #: Answers received from the model before a time-left estimate is shown.
@@ -60,6 +63,31 @@ def clock(seconds: float) -> str:
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def run_header(
+    description: str,
+    model: str,
+    backend: str,
+    cache: Path | str | None,
+    argv: Sequence[str] | None = None,
+) -> str:
+    """The line a run starts with (as lm-eval prints its model and arguments first): the
+    lexbench version, the command as typed, what runs on which model, and where answers are
+    cached, so a pasted log says how it was made.
+
+    >>> run_header("lambda", "smollm2-135m", "hf", "/c/responses.sqlite", ["lexbench", "run"])
+    'lexbench 0.1.0 | command: lexbench run | lambda on smollm2-135m (hf) | cache: /c/responses.sqlite'
+    """
+    from lexbench import __version__
+
+    words = list(sys.argv if argv is None else argv)
+    if words:
+        words[0] = Path(words[0]).name  # ".venv/bin/lexbench" as the user typed it: lexbench
+    command = shlex.join(words) if words else "(python)"
+    where = str(cache) if cache is not None else "none (--no-cache)"
+    on = f"{model} ({backend})" if backend and backend != model else model
+    return f"lexbench {__version__} | command: {command} | {description} on {on} | cache: {where}"
 
 
 class ProgressBar:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from lexbench.models.base import Model, PermanentModelError
 from lexbench.run.cache import ResponseCache, request_keys
 from lexbench.run.cache_writer import GroupedWriter
-from lexbench.run.progress import ProgressBar
+from lexbench.run.progress import ProgressBar, run_header
 from lexbench.run.send_claims import REFRESH_S, Owner
 from lexbench.types import Failure, Request, Response
 
@@ -151,6 +151,10 @@ class Session:
         # Streamed answers are committed in small groups (see cache_writer), batches whole.
         self._writer = GroupedWriter(cache) if cache is not None and self._streaming else None
         self._told: list[str] = []  # the first other sender met
+        if progress:  # a run people watch starts by saying what it is
+            backend = str(self._fingerprint.get("backend", ""))
+            where = cache.path if cache is not None else None
+            print(run_header(description, model.name, backend, where), file=sys.stderr, flush=True)
 
     def _open_bar(self) -> None:
         if self._bar is not None or not self.progress:
