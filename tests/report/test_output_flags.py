@@ -96,3 +96,13 @@ def test_scans_graded_value_is_called_mrr() -> None:
     page = to_markdown(comparison)
     assert "| MRR@10 |" in page and "| score |" not in page
     assert "MRR@10: paired permutation test" in page
+
+
+def test_the_leaderboard_shows_accuracy_in_percent_like_compare(tmp_path: Path) -> None:
+    # One convention (docs/comparing-and-reporting.md): accuracy in percent, one decimal.
+    runs = load_runs([make_lambda_run(tmp_path, "half", seed=1, accuracy=0.5, per_relation=4)])
+    (row,) = leaderboards(runs)["lambda"]
+    cells = row.cells()
+    assert cells["accuracy %"] == f"{100 * row.estimate:.1f}"
+    assert cells["95% interval"] == f"[{100 * row.low:.1f}, {100 * row.high:.1f}]"
+    assert "accuracy" not in cells

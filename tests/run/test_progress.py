@@ -52,6 +52,8 @@ def test_bar_counts_cached_answers_but_not_their_speed(capsys):
     assert "left 0:0" in bar.postfix()  # five sent answers in no time: seconds left
     bar.tokens(1234)
     assert "1,234 tokens" in bar.postfix()
+    bar.answered(5, sent=True)
+    assert "left" not in bar.postfix()  # all 100 answered
     bar.close()
 
 

@@ -35,11 +35,15 @@ class Row:
     extra: dict[str, str]
 
     def cells(self) -> dict[str, str]:
+        """The row as shown, in the units every report uses (docs/comparing-and-reporting.md):
+        an accuracy in percent with one decimal, a graded metric (MRR@10) as a fraction."""
+        shown = pct if self.metric == "accuracy" else fmt
+        name = "accuracy %" if self.metric == "accuracy" else self.metric
         return {
             "model": self.model,
             "scored": str(self.scored),
-            self.metric: fmt(self.estimate),
-            "95% interval": f"[{fmt(self.low)}, {fmt(self.high)}]",
+            name: shown(self.estimate),
+            "95% interval": f"[{shown(self.low)}, {shown(self.high)}]",
             **self.extra,
             "run": self.run,
         }
@@ -52,6 +56,11 @@ def fmt(value: float) -> str:
         if value is None or (isinstance(value, float) and math.isnan(value))
         else f"{value:.3f}"
     )
+
+
+def pct(value: float) -> str:
+    """A proportion in percent with one decimal; "n/a" where there is none."""
+    return fmt(value) if value is None or value != value else f"{100 * value:.1f}"
 
 
 def _accuracy(run: LoadedRun) -> tuple[int, Any]:

@@ -147,7 +147,8 @@ class ProgressBar:
         if self.total is not None and self._first_send is not None:
             spent = time.monotonic() - self._first_send
             left = time_left(self._sent, spent, max(0, self.total - self.done))
-        parts.append(f"left {clock(left)}" if left is not None else "left ?")
+        if self.total is None or self.done < self.total:  # nothing is left once done
+            parts.append(f"left {clock(left)}" if left is not None else "left ?")
         return ", ".join(parts)
 
     def _describe(self, force: bool = False) -> None:
