@@ -106,3 +106,12 @@ def test_the_leaderboard_shows_accuracy_in_percent_like_compare(tmp_path: Path) 
     assert cells["accuracy %"] == f"{100 * row.estimate:.1f}"
     assert cells["95% interval"] == f"[{100 * row.low:.1f}, {100 * row.high:.1f}]"
     assert "accuracy" not in cells
+
+
+def test_a_spread_interval_of_accuracies_stays_within_zero_and_one() -> None:
+    # Three fresh sets at 0%, 0% and 6%: mean ± t·SE would reach below 0.
+    from lexbench.robustness.spread import _summary
+
+    summary = _summary([0.0, 0.0, 0.06], 0.02, [0.0, 0.0, 0.06])
+    assert summary["low"] == 0.0 and 0.0 < summary["high"] <= 1.0
+    assert _summary([1.0, 0.94, 1.0], 1.0, [1.0, 0.94, 1.0])["high"] == 1.0
