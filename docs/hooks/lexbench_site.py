@@ -1,4 +1,4 @@
-"""MkDocs hooks for lexbench's documentation site (`make docs`, `mkdocs.yml`).
+r"""MkDocs hooks for lexbench's documentation site (`make docs`, `mkdocs.yml`).
 
 Two pages are made at build time, never committed, so they cannot go stale:
 
@@ -6,6 +6,14 @@ Two pages are made at build time, never committed, so they cannot go stale:
   `models.md`), so the same links work on GitHub and on the site;
 * the command reference is generated from lexbench's own argument parser
   (`lexbench.cli.build_parser`): every command, sub-command and option, with its help.
+
+Two Markdown fixes make the sources read the same on GitHub and on the site:
+
+* a doctest in a docstring (`>>> ...` lines and their output) is a code block, not the
+  nested blockquotes Markdown makes of `>`-lines (`DoctestAsCode`);
+* `\|` inside a code span in a table cell (GitHub's way to keep the pipe from splitting
+  the cell) is a plain `|` (Python-Markdown already keeps code spans whole and would
+  print the backslash: `table_code_pipes`).
 """
 
 from __future__ import annotations
@@ -16,6 +24,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from markdown import Extension, Markdown
+from markdown.preprocessors import Preprocessor
+from mkdocs.plugins import event_priority
 
 REPO = Path(__file__).resolve().parents[2]
 #: The width the help text is wrapped at (argparse reads $COLUMNS).
@@ -34,6 +46,74 @@ def readme_as_home(readme: str) -> str:
         return f"]({target.removeprefix('docs/')})" if target.startswith("docs/") else match[0]
 
     return LINK.sub(rewrite, readme)
+
+
+#: A line of a doctest: the prompt, or its continuation.
+DOCTEST_PROMPT = re.compile(r"^(\s*)(>>>|\.\.\.)( |$)")
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def doctests_as_code(lines: list[str]) -> list[str]:
+    """Wrap each doctest (a `>>>` line, its `...` continuations and its output up to a
+    blank line) in a `pycon` fence; fenced blocks are left as they are.
+
+    >>> doctests_as_code(["Example:", "", ">>> 1 + 1", "2", "", "Done."])
+    ['Example:', '', '```pycon', '>>> 1 + 1', '2', '```', '', 'Done.']
+    """
+    out: list[str] = []
+    in_fence = False
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if FENCE.match(line):
+            in_fence = not in_fence
+        prompt = None if in_fence else DOCTEST_PROMPT.match(line)
+        if prompt is None or prompt.group(2) != ">>>":
+            out.append(line)
+            index += 1
+            continue
+        indent = prompt.group(1)
+        block = []
+        while index < len(lines) and lines[index].strip():
+            block.append(lines[index])
+            index += 1
+        if out and out[-1].strip():
+            out.append("")  # a fence needs no blank line before it, but a paragraph ends here
+        out += [f"{indent}```pycon", *block, f"{indent}```"]
+    return out
+
+
+class _DoctestPreprocessor(Preprocessor):
+    def run(self, lines: list[str]) -> list[str]:
+        return doctests_as_code(lines)
+
+
+class DoctestAsCode(Extension):
+    """Doctests in Markdown (the API reference's docstrings) become `pycon` code blocks."""
+
+    def extendMarkdown(self, md: Markdown) -> None:
+        # Before the fenced-code preprocessors (priority 25), after whitespace normalising.
+        md.preprocessors.register(_DoctestPreprocessor(md), "lexbench_doctests", 28)
+
+
+CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+
+
+def table_code_pipes(markdown: str) -> str:
+    r"""In table rows, `\|` inside a code span becomes `|` (outside code spans Python-Markdown
+    already reads `\|` as a pipe).
+
+    >>> print(table_code_pipes(r"| `a\|b` | x \| y |"))
+    | `a|b` | x \| y |
+    """
+
+    def unescape(match: re.Match[str]) -> str:
+        return match[0].replace("\\|", "|")
+
+    return "\n".join(
+        CODE_SPAN.sub(unescape, line) if line.lstrip().startswith("|") else line
+        for line in markdown.split("\n")
+    )
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse.ArgumentParser]]:
@@ -91,6 +171,16 @@ def command_reference(parser: argparse.ArgumentParser | None = None) -> str:
             lines += [command.description, ""]
         lines += ["```text", _help(command).rstrip(), "```", ""]
     return "\n".join(lines)
+
+
+@event_priority(100)  # before mkdocstrings reads the extensions it renders docstrings with
+def on_config(config: Any) -> Any:
+    config.markdown_extensions.append(DoctestAsCode())
+    return config
+
+
+def on_page_markdown(markdown: str, **_: Any) -> str:
+    return table_code_pipes(markdown)
 
 
 def on_files(files: Any, config: Any) -> Any:

@@ -1,13 +1,17 @@
-"""The documentation site's generated parts and navigation (`make docs` builds the site
+r"""The documentation site's generated parts and navigation (`make docs` builds the site
 itself with warnings as errors): the README becomes the home page with its links working
 on the site, the command reference covers every command and option of the real parser,
-and every page under docs/ is in the navigation."""
+and every page under docs/ is in the navigation. The site is built once here too and its
+HTML read: doctests are code, no `\|` shows, the API contents name modules uniquely."""
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 import yaml
@@ -90,3 +94,81 @@ def test_every_docs_page_is_in_the_navigation():
     }
     assert listed - generated == on_disk
     assert config["strict"] is True
+
+
+# ------------------------------------------------------------------ the built site, read as HTML
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory):
+    """The real site, built as `make docs` builds it (strict), into a temporary folder."""
+    site = tmp_path_factory.mktemp("site")
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return site
+
+
+def test_doctests_become_code_blocks(site_hooks):
+    lines = ["Text.", ">>> x = 1", "... + 1", ">>> x", "2", "", "After."]
+    assert site_hooks.doctests_as_code(lines) == [
+        "Text.",
+        "",
+        "```pycon",
+        ">>> x = 1",
+        "... + 1",
+        ">>> x",
+        "2",
+        "```",
+        "",
+        "After.",
+    ]
+    fenced = ["```python", ">>> 1", "```"]
+    assert site_hooks.doctests_as_code(fenced) == fenced
+
+
+def test_code_pipes_in_tables_lose_their_backslash(site_hooks):
+    source = "| `a\\|b` | not \\| code |\n`x\\|y` outside a table"
+    assert site_hooks.table_code_pipes(source) == (
+        "| `a|b` | not \\| code |\n`x\\|y` outside a table"
+    )
+
+
+def test_api_reference_doctests_render_as_code(built_site):
+    page = (built_site / "reference" / "api.html").read_text(encoding="utf-8")
+    assert "<blockquote" not in page
+    # The docstring examples are highlighted Python sessions: prompt and output.
+    assert page.count('<span class="gp">&gt;&gt;&gt; </span>') >= 5
+    assert "wilson_interval" in page and "'0.000 [0.000, 0.278]'</span>" in page
+
+
+def test_no_page_shows_a_backslash_before_a_pipe(built_site):
+    shown = {
+        str(path.relative_to(built_site)): path.read_text(encoding="utf-8").count("\\|")
+        for path in built_site.rglob("*.html")
+    }
+    assert {page: n for page, n in shown.items() if n} == {}
+    # The tables that wrote `\|` in code spans show the alternatives with plain pipes.
+    lambda_page = (built_site / "benchmarks" / "lambda.html").read_text(encoding="utf-8")
+    assert "<code>--prompt-variant guard|arrow|instruction|all</code>" in lambda_page
+
+
+def _page_contents(page: str) -> list[tuple[str, str]]:
+    """(anchor, label) of each entry of a page's table of contents (drawn twice, in the
+    side navigation and beside the page, with the same labels)."""
+    entries = re.findall(r'href="#([^"]+)" class="md-nav__link">(.*?)</a>', page, flags=re.S)
+    return [(anchor, re.sub(r"<[^>]+>|\s+", "", label)) for anchor, label in entries]
+
+
+def test_api_contents_entries_of_modules_are_unique(built_site):
+    page = (built_site / "reference" / "api.html").read_text(encoding="utf-8")
+    modules = re.findall(r"^::: (\S+)", (REPO / "docs/reference/api.md").read_text(), flags=re.M)
+    labels = dict(_page_contents(page))
+    module_labels = [labels[module] for module in modules]
+    assert len(set(module_labels)) == len(modules), module_labels
+    assert labels["lexbench.benchmarks.base"] != labels["lexbench.models.base"]

@@ -20,6 +20,9 @@ Optional capabilities, with their defaults:
                         batch (`answer_by_kind` helps a backend report per kind)
   `answer_each(requests, on_response)`  answer a mixed list, calling on_response(i, r)
   `retry_counts()`      retries so far, by reason (none)
+  `on_tokens`           set by the runner while its progress bar is open: a backend that
+                        decodes long answers calls it with the tokens each step produced,
+                        so the bar moves between answers (None: nobody is listening)
   `has_chat_template()` whether prompts can be wrapped in a chat format (False)
   `close()`             release weights, connections, servers; safe twice. Models are
                         context managers (`with load_model(spec) as model:`).
@@ -66,6 +69,8 @@ class Model(ABC):
     name: str = "model"
     #: The request kinds this backend answers; a benchmark asks `supports(kind)`.
     kinds: frozenset[RequestKind] = frozenset()
+    #: Set by the runner while its bar is open; a decoding backend reports tokens to it.
+    on_tokens: Callable[[int], None] | None = None
 
     @abstractmethod
     def fingerprint(self) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from lexbench.models.hf_decode import (
     cache_tensors,
     decode_batch,
     nonempty_context,
+    output_cache,
     score_tails,
     shared_prefix_length,
 )
@@ -234,14 +235,24 @@ class HFCausalLM(Model):
             prefix_cache = self._prefix_cache(prompts[0][:shared]) if shared else None
             for batch in self._batches([len(p) - shared for p in prompts]):
                 rows = [members[b] for b in batch]
-                decoded = decode_batch(
-                    self, [encoded[i][shared:] for i in rows], prefix_cache, shared, decoding
-                )
-                for row, (text, count) in zip(rows, decoded):
+
+                def finished(position: int, text: str, count: int, rows: list[int] = rows) -> None:
+                    # Each answer is reported as its row finishes, not when the batch does.
+                    row = rows[position]
                     out[row] = Response(
                         request_id=requests[row].id, text=text, generated_tokens=count
                     )
-                _report(out, rows, on_response)
+                    _report(out, [row], on_response)
+
+                decode_batch(
+                    self,
+                    [encoded[i][shared:] for i in rows],
+                    prefix_cache,
+                    shared,
+                    decoding,
+                    on_row=finished,
+                    on_tokens=self.on_tokens,
+                )
         return [r for r in out if r is not None]
 
     def _prefix_cache(self, prefix: Sequence[int]) -> Any:
@@ -249,7 +260,7 @@ class HFCausalLM(Model):
         torch = self._torch
         ids = torch.tensor([list(prefix)], dtype=torch.long, device=self.device)
         with torch.inference_mode():
-            return self.model(input_ids=ids, use_cache=True, logits_to_keep=1).past_key_values
+            return output_cache(self.model(input_ids=ids, use_cache=True, logits_to_keep=1))
 
     # ---------------------------------------------------------------- rank
 
@@ -359,7 +370,7 @@ class HFCausalLM(Model):
                     logits_to_keep=1,
                 )
                 first_logprobs = torch.log_softmax(output.logits[:, -1, :].float(), dim=-1)
-            layers = cache_tensors(output.past_key_values)
+            layers = cache_tensors(output_cache(output))
             lengths = mask.sum(-1)
             # (row of the context batch, request index, choice index) per continuation.
             rows = [(row, r, c) for row, r in enumerate(batch) for c in range(len(tails[r]))]

@@ -6,8 +6,9 @@ loop of one batch."""
 from __future__ import annotations
 
 import copy
+import inspect
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from lexbench.text import cut_at_stop
@@ -38,6 +39,23 @@ def first_word_complete(text: str) -> bool:
                 continue
         return True
     return False
+
+
+def cache_keyword(model: Any) -> str:
+    """The name under which `model`'s forward takes the KV cache: `cache` where transformers
+    has renamed it (5.x, which warns twice on every run at the old name: a FutureWarning
+    and a log line), else `past_key_values`. Passing the name the installed version
+    expects silences exactly that warning and no other."""
+    parameters = inspect.signature(type(model).forward).parameters
+    return "cache" if "cache" in parameters else "past_key_values"
+
+
+def output_cache(output: Any) -> Any:
+    """The KV cache a forward pass returned, read by its current name (reading the old
+    `past_key_values` attribute logs the deprecation warning on transformers 5.x)."""
+    if "cache" in output:
+        return output["cache"]
+    return output.past_key_values
 
 
 def cache_tensors(cache: Any) -> list[tuple[Any, Any]]:
@@ -138,8 +156,8 @@ def score_tails(
                 input_ids=tail_ids[:, :-1],
                 attention_mask=attention[:, :-1],
                 position_ids=positions[:, :-1],
-                past_key_values=cache,
                 use_cache=True,
+                **{cache_keyword(lm.model): cache},
             ).logits.float()
             logprobs = torch.log_softmax(logits, dim=-1)
             picked = logprobs.gather(-1, tail_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
@@ -155,9 +173,16 @@ def decode_batch(
     prefix_cache: Any,
     prefix_length: int,
     decoding: Any,
+    on_row: Callable[[int, str, int], None] | None = None,
+    on_tokens: Callable[[int], None] | None = None,
 ) -> list[tuple[str, int]]:
     """Decode one batch of (suffix) prompts with `backend` (an `HFCausalLM`) over its KV
-    cache; returns (text, new-token count) per row."""
+    cache; returns (text, new-token count) per row.
+
+    Progress, for long answers (chain of thought) that keep a batch busy for minutes:
+    `on_row(row, text, count)` is called as soon as a row is finished (its answer is final;
+    the batch decodes on for the others), and `on_tokens(n)` after every step with the
+    tokens it produced."""
     torch = backend._torch
     ids, mask = backend._left_pad(suffixes)
     rows = ids.shape[0]
@@ -180,6 +205,13 @@ def decode_batch(
     texts = [""] * rows
     finished = [False] * rows
     watch_text = decoding.stop_at_word_end or bool(decoding.stop)
+    reported = [False] * rows
+    keyword = cache_keyword(backend.model)
+
+    def final(row: int) -> tuple[str, int]:
+        text = backend.tokenizer.decode(tokens[row], skip_special_tokens=True)
+        return cut_at_stop(text, decoding.stop), len(tokens[row])
+
     step_ids = ids
     with torch.inference_mode():
         for _ in range(decoding.max_new_tokens):
@@ -187,12 +219,13 @@ def decode_batch(
                 input_ids=step_ids,
                 attention_mask=mask,
                 position_ids=positions,
-                past_key_values=cache,
                 use_cache=True,
                 logits_to_keep=1,
+                **{keyword: cache},
             )
-            cache = output.past_key_values
+            cache = output_cache(output)
             chosen = choose_next_tokens(output.logits[:, -1, :], decoding, generator)
+            produced = 0
             for row, token in enumerate(chosen.tolist()):
                 if finished[row]:
                     continue
@@ -200,11 +233,19 @@ def decode_batch(
                     finished[row] = True
                     continue
                 tokens[row].append(token)
+                produced += 1
                 if watch_text:
                     texts[row] = backend.tokenizer.decode(tokens[row], skip_special_tokens=True)
                     finished[row] = (
                         decoding.stop_at_word_end and first_word_complete(texts[row])
                     ) or any(marker in texts[row] for marker in decoding.stop)
+            if on_tokens is not None and produced:
+                on_tokens(produced)
+            if on_row is not None and not all(finished):  # the last ones are reported below
+                for row in range(rows):
+                    if finished[row] and not reported[row]:
+                        reported[row] = True
+                        on_row(row, *final(row))
             if all(finished):
                 break
             step_ids = chosen.unsqueeze(1)
@@ -212,8 +253,9 @@ def decode_batch(
                 [mask, torch.ones((rows, 1), dtype=mask.dtype, device=mask.device)], dim=1
             )
             positions = positions[:, -1:] + 1
-    results = []
-    for row in range(rows):
-        text = backend.tokenizer.decode(tokens[row], skip_special_tokens=True)
-        results.append((cut_at_stop(text, decoding.stop), len(tokens[row])))
+    results = [final(row) for row in range(rows)]
+    if on_row is not None:
+        for row in range(rows):
+            if not reported[row]:
+                on_row(row, *results[row])
     return results

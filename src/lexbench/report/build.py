@@ -25,7 +25,7 @@ from lexbench.report.leaderboard import leaderboards
 from lexbench.report.leaderboard import to_markdown as leaderboard_markdown
 from lexbench.report.page import BenchmarkBlock, FigureBlock, data_uri, render_page
 from lexbench.report.registry import Figure, demote_headings, reporter_for
-from lexbench.report.runs import LoadedRun, discover, label_runs, load_run
+from lexbench.report.runs import LoadedRun, discover, failure_flag, label_runs, load_run
 from lexbench.robustness.report import robustness_markdown
 from lexbench.run.store import slug
 
@@ -129,6 +129,13 @@ def build_report(
     markdown_parts += [
         f"| {_cell(r.label)} | {_cell(r.benchmark)} | {len(r.samples)} | `{_cell(str(r.path))}` |"
         for r in runs
+    ]
+    markdown_parts.append("")
+    # A run whose requests failed is flagged first: its scores are not the model's.
+    markdown_parts += [
+        f"**Warning:** run {r.label} ({r.benchmark}): {flag}."
+        for r in runs
+        if (flag := failure_flag(r))
     ]
     markdown_parts.append("")
     blocks: list[BenchmarkBlock] = []

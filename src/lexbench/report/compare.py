@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from lexbench.report.paper_tests import PaperTest, paper_tests
-from lexbench.report.runs import LoadedRun, dataset_hashes, item_key
+from lexbench.report.runs import LoadedRun, dataset_hashes, failure_flag, item_key
 from lexbench.robustness.report import spread_notes
 from lexbench.stats import Interval, mcnemar_exact, paired_permutation_test, wilson_interval
 
@@ -159,11 +159,15 @@ class Comparison:
     seed: int
     warnings: tuple[str, ...] = ()
     paper_tests: tuple[str, ...] = ()  # "label: N resamples, two-sided ..." per paper test
+    #: What the graded metric ("score") is called on the page: the benchmark's headline
+    #: name where it is not accuracy (SCAN: "MRR@10"), else "score".
+    value_name: str = "score"
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "benchmark": self.benchmark,
             "metrics": list(self.metrics),
+            "value_name": self.value_name,
             "resamples": self.resamples,
             "seed": self.seed,
             "paper_tests": list(self.paper_tests),
@@ -341,6 +345,12 @@ def compare_runs(
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples}")
     benchmark = check_same_benchmark(runs)
+    for run in runs:  # its scores are failures, not the model's: nothing to test
+        if (flag := failure_flag(run)).startswith("every"):
+            raise ValueError(
+                f"run {run.label!r} ({run.path}): {flag}; nothing of the model's to compare "
+                "(fix the problem and run the same command again)"
+            )
     graded = is_graded(runs)
     metrics = ("accuracy", "score") if graded else ("accuracy",)
     if baseline is None:
@@ -383,7 +393,18 @@ def compare_runs(
         seed,
         tuple(warnings),
         tuple(extra.describe() for extra in chosen_paper),
+        value_name(runs[0]) if graded else "score",
     )
+
+
+def value_name(run: LoadedRun) -> str:
+    """The name of a run's graded values: its benchmark's headline metric where that is not
+    accuracy (SCAN's reciprocal ranks average to "MRR@10"), else "score"."""
+    from lexbench import plugins
+
+    spec = plugins.spec_for_run(run.benchmark)
+    row = spec.headline(run) if spec is not None and spec.headline is not None else None
+    return row.metric if row is not None and row.metric != "accuracy" else "score"
 
 
 # ------------------------------------------------------------------------------ export

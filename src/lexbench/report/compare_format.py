@@ -11,25 +11,35 @@ from typing import Any
 from lexbench.report.compare import Comparison
 from lexbench.stats import Interval
 
+#: What is printed where there is no number (no item scored, no pair to test), never "nan".
+NOT_AVAILABLE = "n/a"
+
 
 def format_pct(x: float) -> str:
-    return "nan" if x != x else f"{100 * x:.1f}"
+    """A proportion in percent, one decimal (docs/comparing-and-reporting.md: units)."""
+    return NOT_AVAILABLE if x != x else f"{100 * x:.1f}"
 
 
 def format_num(x: float) -> str:
-    return "nan" if x != x else f"{x:.3f}"
+    """A mean score (MRR, graded credit) as a fraction, three decimals."""
+    return NOT_AVAILABLE if x != x else f"{x:.3f}"
 
 
 def _p(x: float) -> str:
-    return "nan" if x != x else ("<0.0001" if x < 1e-4 else f"{x:.4f}")
+    return NOT_AVAILABLE if x != x else ("<0.0001" if x < 1e-4 else f"{x:.4f}")
 
 
-def format_ci(interval: Interval, fmt: Any) -> str:
-    return f"[{fmt(interval.low)}, {fmt(interval.high)}]"
+def format_ci(interval: Interval, fmt: Any, proportion: bool = False) -> str:
+    """`[low, high]`; a proportion's bounds (an accuracy, a mean of values in [0, 1]) are
+    clipped to [0, 1], where the estimand lives. A difference's are not."""
+    low, high = interval.low, interval.high
+    if proportion and low == low and high == high:
+        low, high = max(0.0, low), min(1.0, high)
+    return f"[{fmt(low)}, {fmt(high)}]"
 
 
 def leaderboard_rows(comparison: Comparison) -> list[dict[str, str]]:
-    """Formatted leaderboard cells (accuracy in %, score as a number)."""
+    """Formatted leaderboard cells (accuracy in %, the graded score, e.g. MRR, a fraction)."""
     rows = []
     for s in comparison.leaderboard:
         row = {
@@ -38,13 +48,13 @@ def leaderboard_rows(comparison: Comparison) -> list[dict[str, str]]:
             "items": str(s.items),
             "scored": str(s.scored),
             "accuracy %": format_pct(s.accuracy.estimate),
-            "Wilson 95%": format_ci(s.accuracy, format_pct),
+            "Wilson 95%": format_ci(s.accuracy, format_pct, proportion=True),
         }
         if s.score is not None:
             row.update(
                 {
-                    "score": format_num(s.score.estimate),
-                    "bootstrap 95%": format_ci(s.score, format_num),
+                    comparison.value_name: format_num(s.score.estimate),
+                    "bootstrap 95%": format_ci(s.score, format_num, proportion=True),
                 }
             )
         rows.append(row)
@@ -60,7 +70,7 @@ def comparison_rows(comparison: Comparison) -> list[dict[str, str]]:
             {
                 "A": c.a,
                 "B": c.b,
-                "metric": c.metric,
+                "metric": comparison.value_name if c.metric == "score" else c.metric,
                 "items": str(c.used),
                 "A mean": fmt(c.mean_a),
                 "B mean": fmt(c.mean_b),
@@ -101,7 +111,8 @@ def _looks_numeric(text: str) -> bool:
 def to_markdown(comparison: Comparison, heading_level: int = 2) -> str:
     h = "#" * heading_level
     metric_note = (
-        f"accuracy: exact McNemar; score: paired permutation test, {comparison.resamples} resamples"
+        f"accuracy: exact McNemar; {comparison.value_name}: paired permutation test, "
+        f"{comparison.resamples} resamples"
         if "score" in comparison.metrics
         else "accuracy: exact McNemar"
     )

@@ -16,6 +16,18 @@ from typing import Any
 
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+#: Past eight series the colours come round again, each time with another fill pattern, so
+#: no two series of one figure look alike (up to 8 x 6 = 48; then they do repeat).
+HATCHES = ("", "//", "..", "xx", "\\\\", "oo")
+
+
+def series_style(index: int) -> tuple[str, str]:
+    """(colour, hatch) of the `index`-th series of a figure.
+
+    >>> series_style(0), series_style(8)
+    (('#0072B2', ''), ('#0072B2', '//'))
+    """
+    return PALETTE[index % len(PALETTE)], HATCHES[index // len(PALETTE) % len(HATCHES)]
 
 
 def _pyplot() -> Any:
@@ -108,7 +120,8 @@ def bar_with_intervals(
             width,
             yerr=yerr,
             capsize=3,
-            color=PALETTE[g % len(PALETTE)],
+            color=series_style(g)[0],
+            hatch=series_style(g)[1] or None,
             label=name or None,
             edgecolor="black",
             linewidth=0.4,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from lexbench.report.runs import LoadedRun, load_runs
+from lexbench.report.runs import LoadedRun, failure_flag, load_runs
 from lexbench.stats import wilson_interval
 
 
@@ -35,20 +35,32 @@ class Row:
     extra: dict[str, str]
 
     def cells(self) -> dict[str, str]:
+        """The row as shown, in the units every report uses (docs/comparing-and-reporting.md):
+        an accuracy in percent with one decimal, a graded metric (MRR@10) as a fraction."""
+        shown = pct if self.metric == "accuracy" else fmt
+        name = "accuracy %" if self.metric == "accuracy" else self.metric
         return {
             "model": self.model,
             "scored": str(self.scored),
-            self.metric: fmt(self.estimate),
-            "95% interval": f"[{fmt(self.low)}, {fmt(self.high)}]",
+            name: shown(self.estimate),
+            "95% interval": f"[{shown(self.low)}, {shown(self.high)}]",
             **self.extra,
             "run": self.run,
         }
 
 
 def fmt(value: float) -> str:
+    """A fraction with three decimals; "n/a" where there is none (no item scored)."""
     return (
-        "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
+        "n/a"
+        if value is None or (isinstance(value, float) and math.isnan(value))
+        else f"{value:.3f}"
     )
+
+
+def pct(value: float) -> str:
+    """A proportion in percent with one decimal; "n/a" where there is none."""
+    return fmt(value) if value is None or value != value else f"{100 * value:.1f}"
 
 
 def _accuracy(run: LoadedRun) -> tuple[int, Any]:
@@ -85,7 +97,9 @@ def headline(run: LoadedRun) -> Row:
     spread = spread_columns(run.path)  # SD across sets / prompts, where a spread was run
     # Named by the run's label (model plus the settings that differ from the defaults), so
     # runs of one model in different conditions are told apart.
-    return replace(row, model=run.label, extra={**row.extra, **spread})
+    flag = failure_flag(run)  # a run whose requests failed is not the model's score
+    flagged = {"flag": flag} if flag else {}
+    return replace(row, model=run.label, extra={**row.extra, **spread, **flagged})
 
 
 def leaderboards(runs: Sequence[LoadedRun]) -> dict[str, list[Row]]:

@@ -119,6 +119,27 @@ class LoadedRun:
         return sorted(folder.glob("*.png")) if folder.is_dir() else []
 
 
+def failed_requests(run: LoadedRun) -> tuple[int, int]:
+    """(failed, sent-or-cached requests) as the runner counted them in results.json
+    (`run.failed`, `run.requests`); (0, 0) for a run folder that does not say."""
+    counts = run.results.get("run")
+    if not isinstance(counts, Mapping):
+        return 0, 0
+    return int(counts.get("failed") or 0), int(counts.get("requests") or 0)
+
+
+def failure_flag(run: LoadedRun) -> str:
+    """ "every request failed (40 of 40)" for a run whose every request failed (its scores
+    are the failures', not the model's), "3 of 40 requests failed" for some; "" for none.
+    Reports, the leaderboard and compare show it beside the run."""
+    failed, requests = failed_requests(run)
+    if not failed:
+        return ""
+    if failed >= requests:
+        return f"every request failed ({failed} of {requests})"
+    return f"{failed} of {requests} requests failed"
+
+
 def is_run_folder(path: Path) -> bool:
     folder = RunFolder(path)
     return all(p.is_file() for p in (folder.results_path, folder.samples_path, folder.config_path))
@@ -303,8 +324,28 @@ def _settings_labels(runs: Sequence[LoadedRun]) -> list[str]:
 
 
 def distinguishing_settings(runs: Sequence[LoadedRun]) -> list[dict[str, str]]:
-    """Per run, the benchmark settings whose values differ across `runs` (short ones first)."""
-    flat = [_flatten(run.config.get("benchmark", {})) for run in runs]
+    """Per run, the benchmark settings whose values differ across `runs` (short ones
+    first); where none does, the model's (the same model served at two URLs is
+    `base_url=...`, not two bare config hashes)."""
+    found = _differing([_flatten(run.config.get("benchmark", {})) for run in runs])
+    if any(found):
+        return found
+    return _differing([_flatten(_model_identity(run.config)) for run in runs])
+
+
+def _model_identity(config: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The model's settings that make its answers what they are: its fingerprint (what
+    config.json records of it, less the readable extras a backend adds, such as how
+    batching went)."""
+    model = config.get("model", {})
+    return {k: v for k, v in model.items() if k not in _MODEL_EXTRAS} if model else {}
+
+
+#: What a backend's `describe` adds beside its fingerprint: how a run went, not what it ran.
+_MODEL_EXTRAS = ("kinds", "max_concurrency", "prompts_per_request", "batching", "name")
+
+
+def _differing(flat: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
     keys = sorted({k for f in flat for k in f})
     differing = [k for k in keys if len({f.get(k) for f in flat}) > 1]
     readable = [

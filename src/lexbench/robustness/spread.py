@@ -85,11 +85,13 @@ def accuracy(member: Member, cell: str = OVERALL) -> float:
 def _summary(values: Sequence[float], published: float, others: Sequence[float]) -> dict[str, Any]:
     """Mean, SD and t interval of `values`; the published run placed among `others`."""
     interval = t_interval(values)
+    # Every value here is a proportion (an accuracy, a mean of values in [0, 1]): so is
+    # its interval, which a t interval over few sets would push below 0 or above 1.
     return {
         "mean": interval.estimate,
         "sd": sample_sd(values),
-        "low": interval.low,
-        "high": interval.high,
+        "low": max(0.0, interval.low) if interval.low == interval.low else interval.low,
+        "high": min(1.0, interval.high) if interval.high == interval.high else interval.high,
         "n": interval.n,
         **{k: v for k, v in published_position(published, others).items() if k != "method"},
     }

@@ -30,11 +30,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from lexbench.models.base import Model, PermanentModelError
 from lexbench.run.cache import ResponseCache, request_keys
 from lexbench.run.cache_writer import GroupedWriter
+from lexbench.run.progress import ProgressBar, run_header
 from lexbench.run.send_claims import CLAIM_LEASE_S, Heartbeat, Holder, Owner
 from lexbench.types import Failure, Request, Response
 
@@ -163,28 +163,24 @@ class Session:
         self._retries_before = model.retry_counts()
         self._fingerprint = model.fingerprint()
         self._streaming = model.streams_answers()
-        self._bar: Any = None
+        self._bar: ProgressBar | None = None
         self._shown: tuple[int, int] = (0, 0)  # (retries, failed) on the bar
         self._owner = Owner.current() if cache is not None else None
         self._heartbeat: Heartbeat | None = None  # refreshes the send claims (send_claims)
         # Streamed answers are committed in small groups (see cache_writer), batches whole.
         self._writer = GroupedWriter(cache) if cache is not None and self._streaming else None
         self._told: list[Holder] = []  # the first other sender met
+        if progress:  # a run people watch starts by saying what it is
+            backend = str(self._fingerprint.get("backend", ""))
+            where = cache.path if cache is not None else None
+            print(run_header(description, model.name, backend, where), file=sys.stderr, flush=True)
 
     def _open_bar(self) -> None:
         if self._bar is not None or not self.progress:
             return
-        from tqdm import tqdm
-
-        self._bar = tqdm(
-            total=self.total,
-            initial=self.answered,
-            desc=self.description,
-            unit="req",
-            file=sys.stderr,
-            mininterval=0.5,
-            dynamic_ncols=True,
-        )
+        self._bar = ProgressBar(self.description, self.total, initial=self.answered)
+        # A backend decoding long answers reports its tokens: the bar moves between answers.
+        self.model.on_tokens = self._bar.tokens
 
     def answer(
         self,
@@ -250,12 +246,12 @@ class Session:
                     on_response(index, response)
         if not pending:
             if self._bar is not None:
-                self._bar.update(cached)
+                self._bar.answered(cached, sent=False)
             return [r for r in responses if r is not None]
         if self._bar is None:
             self._open_bar()
         elif cached:
-            self._bar.update(cached)
+            self._bar.answered(cached, sent=False)
         to_send, followers = _plan_sends(pending, keys)
         if followers:
             shared = sum(len(v) for v in followers.values())
@@ -287,11 +283,11 @@ class Session:
             else:  # answered by another process sending it at the same time
                 stats.cached += len(group)
             if bar is not None:
-                bar.update(len(group))
+                bar.answered(len(group), sent=sent)
                 now = (model.retry_counts().total - self._retries_before.total, stats.failed)
                 if now != self._shown:
                     self._shown = now
-                    bar.set_postfix(retries=now[0], failed=now[1])
+                    bar.note(retries=now[0], failed=now[1])
 
         def claimed(indices: list[int]) -> tuple[list[int], list[int]]:
             """(requests this run may send now, requests another process is sending): those
@@ -314,6 +310,8 @@ class Session:
             if not chunk:
                 return
             batch = [requests[i] for i in chunk]
+            if bar is not None:
+                bar.sending()
             if self._streaming:
 
                 def arrived(position: int, answer: Response, chunk: list[int] = chunk) -> None:
@@ -361,6 +359,8 @@ class Session:
         """End the run: close the bar, commit what is left, release the send claims (each
         step runs whatever the others do), and complete `stats`."""
         steps: list[Callable[[], None]] = [] if self._bar is None else [self._bar.close]
+        if self._bar is not None:
+            self.model.on_tokens = None
         if self._writer is not None:
             steps.append(self._writer.close)  # commits what is left, however the run ends
         cache, owner = self.cache, self._owner
