@@ -1,6 +1,7 @@
 """Resolve a model spec ("kind:name") to a backend, importing the backend lazily.
 
     smollm2-135m                  the embedded SmolLM2 (alias of hf:smollm2-135m)
+    gemma3-270m                   the packaged Gemma 3 270M base (alias of hf:gemma3-270m)
     hf:PATH|HUB_ID|FILE.gguf      transformers causal LM
     openai:NAME                   an OpenAI-compatible server (--base-url)
     vectors:NAME|PATH             static word vectors (GloVe, word2vec, fastText)
@@ -24,6 +25,7 @@ from lexbench.models.base import Model
 ALIASES: dict[str, str] = {
     "smollm2-135m": "hf:smollm2-135m",
     "smollm2": "hf:smollm2-135m",
+    "gemma3-270m": "hf:gemma3-270m",
     "glove-6b-50d": "vectors:glove-6b-50d",
     "glove": "vectors:glove-6b-50d",
 }

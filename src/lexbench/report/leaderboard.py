@@ -14,41 +14,13 @@ import csv
 import io
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from lexbench.report.runs import LoadedRun, load_runs
+from lexbench.parts import LoadedRun, Row, fmt  # noqa: F401 - fmt re-exported
+from lexbench.report.runs import load_runs
 from lexbench.stats import wilson_interval
-
-
-@dataclass(frozen=True)
-class Row:
-    benchmark: str
-    model: str
-    run: str
-    scored: int
-    metric: str
-    estimate: float
-    low: float
-    high: float
-    extra: dict[str, str]
-
-    def cells(self) -> dict[str, str]:
-        return {
-            "model": self.model,
-            "scored": str(self.scored),
-            self.metric: fmt(self.estimate),
-            "95% interval": f"[{fmt(self.low)}, {fmt(self.high)}]",
-            **self.extra,
-            "run": self.run,
-        }
-
-
-def fmt(value: float) -> str:
-    return (
-        "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
-    )
 
 
 def _accuracy(run: LoadedRun) -> tuple[int, Any]:
