@@ -42,7 +42,13 @@ from lexbench.models.openai_flight import (
     SendOptions,
     ServerState,
 )
-from lexbench.models.openai_http import ConnectionPool, TransportError, error_detail, permanent_hint
+from lexbench.models.openai_http import (
+    CannotConnect,
+    ConnectionPool,
+    TransportError,
+    error_detail,
+    permanent_hint,
+)
 from lexbench.models.openai_plan import (
     BatchShapeError,
     Call,
@@ -201,8 +207,18 @@ class Sender:
                 reply = await connection.post(self.pool.path(first.endpoint), payload)
         except TimeoutError:
             raise Retry(f"timeout: no answer within {self.options.timeout:g} s") from None
+        except CannotConnect as error:
+            if not self.pool.answered:
+                raise PermanentModelError(
+                    f"cannot connect to {self.options.base_url} "
+                    f"({self._redact(str(error))}): no server answers there; start it, or "
+                    f"give the server's URL with --base-url (docs/models.md lists hosted "
+                    f"providers by prefix)"
+                ) from None
+            raise Retry(f"connection error: {self._redact(str(error))}") from None
         except TransportError as error:
             raise Retry(f"connection error: {self._redact(str(error)) or 'dropped'}") from None
+        self.pool.answered = True
         if reply.status == 200:
             try:
                 data = json.loads(reply.body)
