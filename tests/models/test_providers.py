@@ -117,7 +117,7 @@ def test_an_unknown_host_fails_at_once_from_the_command_line(tmp_path, capsys, m
     assert time.monotonic() - start < 30
     err = capsys.readouterr().err
     assert code == 1, err
-    (line,) = [l for l in err.splitlines() if l.startswith("lexbench: error:")]
+    (line,) = [x for x in err.splitlines() if x.startswith("lexbench: error:")]
     assert re.search(r"cannot connect to http://no-such-host\.invalid/v1 .*--base-url", line)
 
 
