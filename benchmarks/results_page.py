@@ -34,16 +34,25 @@ ROOT = Path(__file__).resolve().parents[1]
 MODELS = ("smollm2-135m", "gemma3-270m", "glove")
 PAGE = ROOT / "docs" / "results.md"
 FIGURE = ROOT / "docs" / "img" / "results-leaderboard.png"
-# Measured with `--limit 1` on the development machine (2 shared CPU cores, warm model
-# cache, cold response cache): seconds per item-per-stratum, all benchmarks and models.
-SECONDS_PER_LIMIT_UNIT = 600.0
-SECONDS_FIXED = 300.0  # loading the three models, WordNet, the data
 
 
-def estimate_seconds(limit: int | None) -> float:
-    """A rough wall time: fixed cost plus a cost proportional to the slice (--full is
-    priced as --limit 1000, an upper bound of the strata's sizes)."""
-    return SECONDS_FIXED + SECONDS_PER_LIMIT_UNIT * (limit or 1000)
+def estimate(out: Path, limit: int | None) -> str:
+    """The expected cost, scaled from this script's last finished run (OUT/timing.json) in
+    proportion to the slice; --full is priced as --limit 1000, above every stratum's size."""
+    timing = out / "timing.json"
+    if not timing.is_file():
+        return (
+            "not measured yet for the whole suite: run --limit 1 first (minutes; its wall "
+            "time goes to OUT/timing.json and later estimates scale from it). Measured so "
+            "far: LAMBDA, 6 items, 25-30 s per model on 2 shared cores at load ~4"
+        )
+    last = json.loads(timing.read_text(encoding="utf-8"))
+    scale = (limit or 1000) / (last["limit"] or 1000)
+    return (
+        f"about {last['seconds'] * scale / 60:.0f} min with a cold response cache (the last "
+        f"run, --limit {last['limit']}, took {last['seconds'] / 60:.1f} min; a warm cache "
+        f"makes a rerun minutes)"
+    )
 
 
 def run_suite(out: Path, limit: int | None, cache: Path | None) -> tuple[float, str]:
@@ -77,7 +86,7 @@ def figure(rows: dict[str, list], path: Path) -> None:
             axis.errorbar(
                 row.estimate,
                 y,
-                xerr=[[row.estimate - row.low], [row.high - row.estimate]],
+                xerr=[[max(0.0, row.estimate - row.low)], [max(0.0, row.high - row.estimate)]],
                 fmt="o",
                 capsize=3,
             )
@@ -92,7 +101,9 @@ def figure(rows: dict[str, list], path: Path) -> None:
     plt.close(fig)
 
 
-def write_page(out: Path, limit: int | None, seconds: float | None, stdout: str) -> None:
+def write_page(
+    out: Path, limit: int | None, seconds: float | None, stdout: str, page: Path = PAGE
+) -> None:
     from lexbench.report.leaderboard import leaderboards, to_markdown
     from lexbench.report.runs import discover, load_runs
 
@@ -100,7 +111,8 @@ def write_page(out: Path, limit: int | None, seconds: float | None, stdout: str)
     runs = load_runs(folders)
     tables = leaderboards(runs)
     board = to_markdown(tables).replace(str(out.resolve()) + "/", "").replace(str(out) + "/", "")
-    figure(tables, FIGURE)
+    figure_path = page.parent / "img" / FIGURE.name
+    figure(tables, figure_path)
     skipped = [line for line in stdout.splitlines() if line.startswith("skipped ")]
     comparisons = sorted(out.glob("*/compare/*.md"))
     load = os.getloadavg()
@@ -123,9 +135,9 @@ def write_page(out: Path, limit: int | None, seconds: float | None, stdout: str)
         "",
         "## Leaderboard (95% intervals)",
         "",
-        re.sub(r"^# Leaderboard\n+", "", board),
+        re.sub(r"(?m)^## ", "### ", re.sub(r"^# Leaderboard\n+", "", board)),
         "",
-        f"![Headline metric per model with its 95% interval]({FIGURE.relative_to(PAGE.parent)})",
+        f"![Headline metric per model with its 95% interval](img/{FIGURE.name})",
         "",
     ]
     if skipped:
@@ -135,8 +147,8 @@ def write_page(out: Path, limit: int | None, seconds: float | None, stdout: str)
     for path in comparisons:
         text = path.read_text(encoding="utf-8")
         made += [f"### {path.parent.parent.name}", "", re.sub(r"(?m)^#", "###", text), ""]
-    PAGE.write_text("\n".join(made).rstrip() + "\n", encoding="utf-8")
-    print(f"wrote {PAGE} and {FIGURE}")
+    page.write_text("\n".join(made).rstrip() + "\n", encoding="utf-8")
+    print(f"wrote {page} and {figure_path}")
 
 
 def main() -> int:
@@ -148,13 +160,14 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=None, help="response cache file")
     parser.add_argument("--estimate", action="store_true", help="print the cost and stop")
     parser.add_argument("--page-only", action="store_true", help="rebuild the page only")
+    parser.add_argument("--page", type=Path, default=PAGE, help="where the page goes")
     args = parser.parse_args()
     limit = None if args.full else args.limit
-    cost = estimate_seconds(limit)
     print(
         f"plan: {', '.join(MODELS)} x every `run all` benchmark, "
-        f"{'whole' if limit is None else f'--limit {limit}'}; expected cost about "
-        f"{cost / 3600:.1f} h on 2 CPU cores with a cold response cache (minutes when warm)"
+        f"{'whole' if limit is None else f'--limit {limit}'}; expected cost: "
+        f"{estimate(args.out, limit)}",
+        flush=True,
     )
     if args.estimate:
         return 0
@@ -162,11 +175,11 @@ def main() -> int:
     stdout_file = args.out / "run-all.stdout.txt"
     if args.page_only:
         stdout = stdout_file.read_text(encoding="utf-8") if stdout_file.is_file() else ""
-        write_page(args.out, limit, None, stdout)
+        write_page(args.out, limit, None, stdout, args.page)
         return 0
     seconds, stdout = run_suite(args.out, limit, args.cache)
     (args.out / "timing.json").write_text(json.dumps({"seconds": seconds, "limit": limit}))
-    write_page(args.out, limit, seconds, stdout)
+    write_page(args.out, limit, seconds, stdout, args.page)
     return 0
 
 
