@@ -104,8 +104,9 @@ class TransportError(Exception):
 
 class CannotConnect(TransportError):
     """No connection could be opened: the host name was not found, the connection was
-    refused, the network or host is unreachable. Before any connection to the server has
-    opened, this fails the run at once (`openai_send`): retrying a wrong URL only waits."""
+    refused, the network or host is unreachable. Before the server has answered anything,
+    this fails every request at once, unretried (`openai_send`): retrying a wrong URL only
+    waits."""
 
 
 def cannot_connect(error: BaseException) -> bool:
@@ -358,6 +359,7 @@ class ConnectionPool:
         # Set once the server has answered: a refusal after that is a server restarting,
         # worth retrying; before it, a wrong URL or no server (`CannotConnect`).
         self.answered = False
+        self.unreachable = ""  # why no connection could be made, before any answer
 
     def path(self, endpoint: str) -> str:
         return f"{self._prefix}/{endpoint}{self._query}"

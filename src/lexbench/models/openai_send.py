@@ -200,6 +200,8 @@ class Sender:
             if not batched
             else {**first.body, **first.batch_extra, "prompt": [c.body["prompt"] for c in calls]}
         )
+        if self.pool.unreachable and not self.pool.answered:
+            raise RequestFailed(self.pool.unreachable)  # the rest fail at once, unsent
         sent = self.state.adaptations.apply(body, first.endpoint)
         payload = _BODY_JSON.encode(sent).encode("ascii")
         try:
@@ -208,13 +210,12 @@ class Sender:
         except TimeoutError:
             raise Retry(f"timeout: no answer within {self.options.timeout:g} s") from None
         except CannotConnect as error:
-            if not self.pool.answered:
-                raise PermanentModelError(
-                    f"cannot connect to {self.options.base_url} "
-                    f"({self._redact(str(error))}): no server answers there; start it, or "
-                    f"give the server's URL with --base-url (docs/models.md lists hosted "
-                    f"providers by prefix)"
-                ) from None
+            if not self.pool.answered:  # a wrong URL or no server: retrying only waits
+                self.pool.unreachable = (
+                    f"connection error: cannot connect to {self.options.base_url}: check "
+                    f"--base-url (no server answers there: {self._redact(str(error))})"
+                )
+                raise RequestFailed(self.pool.unreachable) from None
             raise Retry(f"connection error: {self._redact(str(error))}") from None
         except TransportError as error:
             raise Retry(f"connection error: {self._redact(str(error)) or 'dropped'}") from None
