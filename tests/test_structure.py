@@ -3,7 +3,9 @@ benchmark by name, modules stay small, and every package says what it is.
 
 Imports are read from the source (every `import` and `from ... import`, at module level or
 inside a function: a lazy import still ties two modules together), not by importing. Imports
-under `if TYPE_CHECKING:` are left out: they are never executed, they only name types.
+under `if TYPE_CHECKING:` count too: they are never executed, but a module that names
+another's types depends on it as surely as one that calls it, and a circle of names is a
+circle a reader must walk.
 """
 
 from __future__ import annotations
@@ -59,15 +61,7 @@ def imported_names(path: Path, name: str) -> Iterator[str]:
     `from pkg import mod` names `pkg.mod` as well as `pkg`)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    type_only = {
-        id(inner)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and _is_type_checking(node.test)
-        for inner in ast.walk(node)
-    }
     for node in ast.walk(tree):
-        if id(node) in type_only:
-            continue
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -77,12 +71,6 @@ def imported_names(path: Path, name: str) -> Iterator[str]:
                 base = ".".join([*parent, base] if base else parent)
             yield base
             yield from (f"{base}.{alias.name}" for alias in node.names)
-
-
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -142,6 +130,44 @@ def test_imports_resolve_relative_and_from_forms(tmp_path):
     path = SRC / "lexbench" / "benchmarks" / "lambda_" / "cli.py"
     names = set(imported_names(path, "lexbench.benchmarks.lambda_.cli"))
     assert "lexbench.commands.common" in names
+
+
+def test_type_only_imports_count(tmp_path):
+    """An import under `if TYPE_CHECKING:` is an edge of the graph like any other."""
+    path = tmp_path / "typed.py"
+    path.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from lexbench.report import runs\n"
+    )
+    assert "lexbench.report.runs" in set(imported_names(path, "lexbench.typed"))
+
+
+def test_the_contract_names_no_report_or_robustness_type():
+    graph = import_graph()
+    above = [
+        t
+        for t in graph[BENCHMARK_INTERFACE]
+        if t.startswith(("lexbench.report", "lexbench.robustness"))
+    ]
+    assert not above, f"{BENCHMARK_INTERFACE} imports {above}"
+
+
+def test_the_walk_from_api_to_evaluate_goes_down_only():
+    """`api` and the layers it calls never reach back up to the planner or the commands."""
+    graph = import_graph()
+    below_api = {"lexbench.api"}
+    frontier = ["lexbench.api"]
+    while frontier:
+        for target in graph[frontier.pop()] - below_api:
+            if target.startswith(("lexbench.run.", "lexbench.wordings")):
+                below_api.add(target)
+                frontier.append(target)
+    upward = sorted(
+        f"{name} -> {target}"
+        for name in below_api
+        for target in graph[name]
+        if target.startswith(("lexbench.robustness", "lexbench.commands", "lexbench.cli"))
+    )
+    assert not upward, "api's layers reach back up: " + ", ".join(upward)
 
 
 def test_no_import_circles():

@@ -10,6 +10,7 @@ benchmark (`lexbench.plugins`) and any model spec.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,9 @@ from lexbench import plugins
 from lexbench.benchmarks.base import BenchmarkSpec
 from lexbench.models.base import Model
 from lexbench.run.cache import ResponseCache, response_cache
+from lexbench.run.cells import cell_options, open_run_model
 from lexbench.run.evaluate import Evaluation, evaluate
+from lexbench.wordings import PAPER, apply_variant, one_variant
 
 __all__ = ["benchmarks", "run"]
 
@@ -45,22 +48,20 @@ def run(
 ) -> Evaluation:
     """Evaluate `model` on `benchmark` and write its run folder: the one entry point.
 
-    Opens the model (a spec such as "smollm2-135m", "openai:NAME", "glove"; or a `Model`
-    you opened, which is left open; None: the benchmark's default model) and the response
-    cache, builds the benchmark with `options` (those of its builder), runs it, and closes
-    what it opened. `chat=None` takes the benchmark's measured default for chat models.
+        Opens the model (a spec such as "smollm2-135m", "openai:NAME", "glove"; or a `Model`
+        you opened, which is left open; None: the benchmark's default model) and the response
+        cache, builds the benchmark with `options` (those of its builder), runs it, and closes
+        what it opened. `chat=None` takes the benchmark's measured default for chat models.
 
-    `prompt_variant=NAME` asks in another of the benchmark's wordings (default: the
-    paper's; see `lexbench.robustness.variants`).
+        `prompt_variant=NAME` asks in another of the benchmark's wordings (default: the
+        paper's; see `lexbench.wordings`). Within a run plan (`lexbench.robustness.plan`) the
+    plan's cell in force (`lexbench.run.cells`) changes the options: its seed, its wording.
 
-    >>> run = api.run("scan", "smollm2-135m", limit=20)                 # doctest: +SKIP
-    >>> run = api.run("google", "glove", limit_per_relation=50)          # doctest: +SKIP
+        >>> run = api.run("scan", "smollm2-135m", limit=20)                 # doctest: +SKIP
+        >>> run = api.run("google", "glove", limit_per_relation=50)          # doctest: +SKIP
     """
-    from lexbench.robustness.overrides import apply_override, open_run_model
-    from lexbench.robustness.variants import PAPER, apply_variant, one_variant
-
     chosen = plugins.benchmark(benchmark)
-    options = apply_override(chosen, options)
+    options = cell_options(chosen, options)  # a plan's cell: another seed or wording
     variant = str(options.pop("prompt_variant", None) or PAPER)
     one_variant(chosen, variant)  # a misspelt wording fails before the model loads
     check_input_paths(options)
@@ -73,8 +74,7 @@ def run(
     ):
         chosen.check(backend)
         built = apply_variant(chosen, chosen.build(backend, **options), variant)
-        use_chat = chosen.chat_default if chat is None else chat
-        use_chat = bool(use_chat and backend.has_chat_template())
+        use_chat = chat_for(chosen, backend, chat)
         recorded = {k: v for k, v in options.items() if k != "progress"}
         return evaluate(
             built,
@@ -86,6 +86,28 @@ def run(
             run_options={"benchmark": benchmark, **recorded},
             source=chosen.source,
         )
+
+
+def chat_for(spec: BenchmarkSpec, backend: Model, chat: bool | None) -> bool:
+    """Whether the run wraps its prompts in the model's chat format, said plainly when a
+    model without a chat template (a base model such as gemma3-270m) changes the answer:
+    asked for (`--chat-template`) it is refused in one line; the benchmark's default for
+    chat models gives way to plain completion prompts, with a line on stderr."""
+    wanted = spec.chat_default if chat is None else chat
+    if not wanted or backend.has_chat_template() or not backend.supports("generate"):
+        return bool(wanted and backend.has_chat_template())
+    if chat:
+        raise ValueError(
+            f"{backend.name} has no chat template (a base model?), so --chat-template cannot "
+            f"wrap {spec.name}'s prompts; run it with --no-chat-template (plain completion "
+            f"prompts)"
+        )
+    print(
+        f"lexbench: {backend.name} has no chat template: {spec.name} sends "
+        f"its prompts as plain text (completion prompts; config.json records chat: false)",
+        file=sys.stderr,
+    )
+    return False
 
 
 def check_input_paths(options: Mapping[str, Any]) -> None:

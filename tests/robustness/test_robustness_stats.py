@@ -42,13 +42,22 @@ def test_t_interval_matches_scipy():
     assert (interval.low, interval.high) == pytest.approx((low, high))
 
 
+def test_a_tie_counts_against_the_published_set_in_rank_and_p_alike():
+    for published, fresh in [(0.5, [0.5, 0.5, 0.5]), (0.7, [0.7, 0.2]), (0.3, [0.1, 0.3, 0.9])]:
+        position = published_position(published, fresh)
+        assert position["p_value"] == position["rank"] / position["of"]
+    tied_at_the_top = published_position(0.7, [0.7, 0.2])
+    assert tied_at_the_top["rank"] == 2  # not "best": a fresh set scored as high
+
+
 def test_published_position_rank_z_and_exact_p():
     best = published_position(0.9, [0.5, 0.6, 0.7])
     assert best["rank"] == 1 and best["of"] == 4 and best["p_value"] == 0.25
     assert best["gap"] == pytest.approx(0.3) and best["z"] == pytest.approx(0.3 / 0.1)
     middle = published_position(0.6, [0.5, 0.6, 0.7])
-    # A tie counts against the published set: 0.6, 0.6 and 0.7 are at least as high.
-    assert middle["rank"] == 2 and middle["p_value"] == 0.75 and middle["z"] == 0.0
+    # A tie counts against the published set: 0.6, 0.6 and 0.7 are at least as high, in
+    # the rank as in p (rank 3 of 4, p = 3/4).
+    assert middle["rank"] == 3 and middle["p_value"] == 0.75 and middle["z"] == 0.0
     assert published_position(0.1, [0.5, 0.6, 0.7])["p_value"] == 1.0
 
 

@@ -24,13 +24,10 @@ if TYPE_CHECKING:  # the layers below are imported only when a part is used
     import argparse
 
     from lexbench.models.base import Model
-    from lexbench.report.leaderboard import Row
-    from lexbench.report.registry import Reporter
-    from lexbench.report.runs import LoadedRun
-    from lexbench.robustness.completion import PublicFile
-    from lexbench.robustness.variants import PromptVariant
+    from lexbench.parts import LoadedRun, PublicFile, Reporter, Row
     from lexbench.stats import TestResult
     from lexbench.types import Request, Response, Score
+    from lexbench.wordings import PromptVariant
 
 #: The model every `lexbench run` uses when none is named (the packaged SmolLM2-135M-Instruct).
 DEFAULT_MODEL = "smollm2-135m"

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from lexbench.commands.across_models import ModelList, models_of, one_model, plan_of  # noqa: F401
 from lexbench.commands.numbers import (
     POSITIVE,
     RATE,
@@ -74,9 +75,13 @@ def add_model_arguments(
     group.add_argument(
         "--model",
         default=default_model,
-        help=f"model spec: smollm2-135m, hf:PATH|HUB_ID|FILE.gguf, openai:NAME, "
-        f"vectors:NAME|PATH, mlm:PATH (default: {default_model})",
+        action=ModelList,
+        help=f"model spec: smollm2-135m, gemma3-270m, hf:PATH|HUB_ID|FILE.gguf, "
+        f"openai:NAME (or another provider prefix, docs/models.md), vectors:NAME|PATH, "
+        f"mlm:PATH; several: A,B or --model repeated, one plan with a comparison "
+        f"(default: {default_model})",
     )
+    parser.set_defaults(models=None)
     group.add_argument("--dtype", default=None, help="hf: float32 (CPU default), bfloat16, float16")
     group.add_argument("--device", default=None, help="hf: auto (default), cpu, cuda, cuda:1, mps")
     group.add_argument(
@@ -312,72 +317,74 @@ def run_and_report(args: argparse.Namespace, run: Callable[[Any], Any]) -> Any:
     happens, print the report and the run folder; returns the Evaluation. A run in which
     requests failed raises IncompleteRun afterwards (exit 3, or 4 when all failed).
 
-    With `--sets K` or `--prompt-variant all` the same `run(cache)` is made once per set
-    or wording (`lexbench.robustness.runs`); the published run's Evaluation is returned."""
-    loop = _robustness_plan(args)
-    if loop is not None:
-        return _run_loop(args, run, *loop)
-    cache = open_cache(args)
-    try:
-        evaluation = run(cache)
-    finally:
-        if cache is not None:
-            cache.close()
-    print(terminal_text(evaluation.report))
-    print(f"run folder: {terminal_text(str(evaluation.folder.path))}")
-    check_failures(args, evaluation)
-    return evaluation
+    `--model A,B`, `--sets K` and `--prompt-variant NAME|all` make it a plan
+    (`lexbench.robustness.plan`): the same `run(cache)` once per cell, with `args.model`
+    set to the cell's model (the command's call reads it when made); the first model's
+    published run's Evaluation is returned."""
+    planned = plan_of(args)
+    if planned is None:
+        cache = open_cache(args)
+        try:
+            evaluation = run(cache)
+        finally:
+            if cache is not None:
+                cache.close()
+        print(terminal_text(evaluation.report))
+        print(f"run folder: {terminal_text(str(evaluation.folder.path))}")
+        check_failures(args, evaluation)
+        return evaluation
+    return _run_plan(args, run, *planned)
 
 
-def _robustness_plan(args: argparse.Namespace) -> tuple[Any, str, list[Any]] | None:
-    """(spec, kind, steps) when the options ask for a loop; a single other wording is
-    applied to the one run instead."""
-    from lexbench import plugins
-    from lexbench.robustness.runs import plan
-
-    variant = getattr(args, "prompt_variant", "paper") or "paper"
-    sets = getattr(args, "sets", None)
-    name = getattr(args, "benchmark", None)
-    if name is None or (not sets and variant == "paper"):
-        return None
-    spec = plugins.benchmark(name)
-    planned = plan(spec, sets, variant)
-    if planned is None:  # one other wording: the one run, reworded
-        from lexbench.robustness.runs import Step
-
-        planned = ("one", [Step(variant, True, lambda s, o: {**o, "prompt_variant": variant})])
-    return (spec, *planned)
-
-
-def _run_loop(
-    args: argparse.Namespace, run: Callable[[Any], Any], spec: Any, kind: str, steps: list[Any]
-) -> Any:
-    from lexbench.robustness.overrides import overriding
-    from lexbench.robustness.runs import run_steps
+def _run_plan(args: argparse.Namespace, run: Callable[[Any], Any], spec: Any, planned: Any) -> Any:
+    from lexbench.robustness.plan import run_plan
     from lexbench.robustness.spread import spread_table
 
+    chosen = args.model
+
+    def run_cell(cell: Any) -> Any:
+        args.model = cell.model  # the command's call reads args.model when it is made
+        return run(cache)
+
     cache = open_cache(args)
     try:
-        if kind == "one":
-            with overriding(steps[0].change):
-                evaluation = run(cache)
-            evaluations = [evaluation]
-        else:
-            evaluations, record, path = run_steps(spec, kind, steps, lambda: run(cache))
-            evaluation = next(e for e, s in zip(evaluations, steps) if s.published)
+        done = run_plan(spec, planned, run_cell)
     finally:
+        args.model = chosen
         if cache is not None:
             cache.close()
-    print(terminal_text(evaluation.report))
-    print(f"run folder: {terminal_text(str(evaluation.folder.path))}")
-    if kind != "one":
-        what = "fresh item sets" if kind == "sets" else "prompt wordings"
-        print(f"\nSpread across {what} ({spec.name}, accuracy):\n")
-        print(terminal_text(spread_table(record)))
-        print(f"spread: {terminal_text(str(path))}")
-    for each in evaluations:
-        check_failures(args, each)
-    return evaluation
+    for each in done:
+        if len(done) > 1:
+            print(f"\n## {terminal_text(each.model)}\n")
+        print(terminal_text(each.published.report))
+        print(f"run folder: {terminal_text(str(each.published.folder.path))}")
+        if each.record is not None:
+            what = "fresh item sets" if planned.kind == "sets" else "prompt wordings"
+            print(f"\nSpread across {what} ({spec.name}, accuracy):\n")
+            print(terminal_text(spread_table(each.record)))
+            print(f"spread: {terminal_text(str(each.record_path))}")
+    if len(done) > 1:
+        _across_models(args, planned, done)
+    for each in done:
+        for evaluation in each.evaluations:
+            check_failures(args, evaluation)
+    return done[0].published
+
+
+def _across_models(args: argparse.Namespace, planned: Any, done: Sequence[Any]) -> None:
+    """One leaderboard over the plan's runs, and the paired comparisons between models."""
+    from lexbench.commands.across_models import compare_models, leaderboard_text
+
+    folders = [e.folder.path for each in done for e in each.evaluations]
+    print("\n## Leaderboard\n")
+    print(terminal_text(leaderboard_text(folders)))
+    groups: dict[tuple[str, str], list[Path]] = {}
+    for each in done:
+        for step, evaluation in zip(planned.steps, each.evaluations):
+            groups.setdefault((planned.benchmark, step.label), []).append(evaluation.folder.path)
+    for path, text in compare_models(groups, Path(args.out), planned.models):
+        print(terminal_text(text))
+        print(f"comparison: {terminal_text(str(path))}")
 
 
 def run_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -139,6 +139,12 @@ def _list(args: argparse.Namespace) -> int:
     from lexbench.models.registry import ALIASES
 
     lines.append("  aliases: " + ", ".join(f"{a} = {s}" for a, s in ALIASES.items()))
+    from lexbench.models.providers import PROVIDERS
+
+    lines.append("  hosted providers (openai backend; docs/models.md):")
+    lines.extend(
+        f"    {p.prefix + ':':<16} {p.base_url}  key in ${p.key_env}" for p in PROVIDERS.values()
+    )
     broken = plugins.broken()
     if broken:
         lines.append("")

@@ -124,8 +124,10 @@ def _completion(args: argparse.Namespace, spec: Any, options: dict[str, Any]) ->
 
 def _contamination(args: argparse.Namespace) -> int:
     from lexbench import plugins
+    from lexbench.commands.common import one_model
     from lexbench.robustness.report import probe_markdown
 
+    one_model(args, "lexbench contamination")
     spec = plugins.benchmark(args.name)
     options = _options(args, spec)
     if spec.regenerate is not None:

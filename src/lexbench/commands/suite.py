@@ -126,27 +126,49 @@ def _run_all(args: argparse.Namespace) -> int:
             "wordings and not all generate items): give them to `lexbench run NAME`"
         )
 
+    from lexbench.commands.across_models import compare_models, models_of
+    from lexbench.run.store import slug
+
+    models = models_of(args)
+    if len(set(models)) < len(models):
+        raise ValueError("--model names a model twice; name each model once")
+    done: list[Any] = []
+    skipped: list[tuple[str, str]] = []
+    groups: dict[tuple[str, str], list[Path]] = {}
     cache = open_cache(args)
     try:
-        done, skipped = run_suite(
-            args.model,
-            model_opts=model_options(args),
-            limit=args.limit,
-            out=args.out,
-            cache=cache,
-            progress=not args.no_progress,
-            chat=args.chat,
-            only=args.only,
-            data=dict(args.data),
-        )
+        for position, model in enumerate(models, 1):
+            if len(models) > 1:
+                print(f"lexbench: model {position}/{len(models)}: {model}", file=sys.stderr)
+            ran, missed = run_suite(  # the model is loaded once for all its benchmarks
+                model,
+                model_opts=model_options(args),
+                limit=args.limit,
+                out=args.out,
+                cache=cache,
+                progress=not args.no_progress,
+                chat=args.chat,
+                only=args.only,
+                data=dict(args.data),
+            )
+            done.extend(ran)
+            skipped.extend(
+                (f"{name} ({model})" if len(models) > 1 else name, why) for name, why in missed
+            )
+            for evaluation in ran:
+                benchmark = str(evaluation.results.get("benchmark", ""))
+                groups.setdefault((benchmark, "paper"), []).append(evaluation.folder.path)
     finally:
         if cache is not None:
             cache.close()
     if not done:
         raise ValueError("no benchmark could run: " + "; ".join(f"{n}: {r}" for n, r in skipped))
-    report_dir = args.report or (args.out / "suite" / Path(done[0].folder.path).parent.name)
+    folder = (
+        Path(done[0].folder.path).parent.name if len(models) == 1 else "--".join(map(slug, models))
+    )
+    report_dir = args.report or (args.out / "suite" / folder)
     files = build_report(
-        [e.folder.path for e in done], report_dir, title=f"lexbench suite: {args.model}"
+        [e.folder.path for e in done], report_dir, title=f"lexbench suite: {', '.join(models)}"
     )
     from lexbench.report.leaderboard import leaderboards, to_markdown
     from lexbench.report.runs import load_runs
@@ -155,6 +177,9 @@ def _run_all(args: argparse.Namespace) -> int:
     for name, reason in skipped:
         print(f"skipped {name}: {terminal_text(reason)}")
     print(f"report: {files.html} and {files.markdown}")
+    if len(models) > 1:  # the paired comparisons between the models, per benchmark
+        for path, _ in compare_models(groups, Path(args.out), models):
+            print(f"comparison: {terminal_text(str(path))}")
     for evaluation in done:
         check_failures(args, evaluation)
     return 0
@@ -189,8 +214,9 @@ def register(cli: Any) -> None:
     run = cli.benchmark_command(
         "run",
         "all",
-        "run every benchmark whose data is available on one model and write "
-        "one report (benchmarks that cannot run are skipped, with the reason)",
+        "run every benchmark whose data is available on one model or several "
+        "(--model A,B) and write one report (benchmarks that cannot run are skipped, "
+        "with the reason)",
         _run_all,
     )
     run.add_argument(

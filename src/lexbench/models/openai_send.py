@@ -42,7 +42,13 @@ from lexbench.models.openai_flight import (
     SendOptions,
     ServerState,
 )
-from lexbench.models.openai_http import ConnectionPool, TransportError, error_detail, permanent_hint
+from lexbench.models.openai_http import (
+    CannotConnect,
+    ConnectionPool,
+    TransportError,
+    error_detail,
+    permanent_hint,
+)
 from lexbench.models.openai_plan import (
     BatchShapeError,
     Call,
@@ -194,6 +200,8 @@ class Sender:
             if not batched
             else {**first.body, **first.batch_extra, "prompt": [c.body["prompt"] for c in calls]}
         )
+        if self.pool.unreachable and not self.pool.answered:
+            raise RequestFailed(self.pool.unreachable)  # the rest fail at once, unsent
         sent = self.state.adaptations.apply(body, first.endpoint)
         payload = _BODY_JSON.encode(sent).encode("ascii")
         try:
@@ -201,8 +209,17 @@ class Sender:
                 reply = await connection.post(self.pool.path(first.endpoint), payload)
         except TimeoutError:
             raise Retry(f"timeout: no answer within {self.options.timeout:g} s") from None
+        except CannotConnect as error:
+            if not self.pool.answered:  # a wrong URL or no server: retrying only waits
+                self.pool.unreachable = (
+                    f"connection error: cannot connect to {self.options.base_url}: check "
+                    f"--base-url (no server answers there: {self._redact(str(error))})"
+                )
+                raise RequestFailed(self.pool.unreachable) from None
+            raise Retry(f"connection error: {self._redact(str(error))}") from None
         except TransportError as error:
             raise Retry(f"connection error: {self._redact(str(error)) or 'dropped'}") from None
+        self.pool.answered = True
         if reply.status == 200:
             try:
                 data = json.loads(reply.body)

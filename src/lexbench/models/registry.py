@@ -1,8 +1,10 @@
 """Resolve a model spec ("kind:name") to a backend, importing the backend lazily.
 
     smollm2-135m                  the embedded SmolLM2 (alias of hf:smollm2-135m)
+    gemma3-270m                   the packaged Gemma 3 270M base (alias of hf:gemma3-270m)
     hf:PATH|HUB_ID|FILE.gguf      transformers causal LM
-    openai:NAME                   an OpenAI-compatible server (--base-url)
+    openai:NAME                   an OpenAI-compatible server (--base-url; default OpenAI's)
+    groq:NAME, together:NAME, ... a hosted provider by prefix (`lexbench.models.providers`)
     vectors:NAME|PATH             static word vectors (GloVe, word2vec, fastText)
     mlm:PATH|HUB_ID               a masked LM (BERT-style)
 
@@ -20,10 +22,12 @@ from contextlib import contextmanager
 from typing import Any
 
 from lexbench.models.base import Model
+from lexbench.models.providers import PROVIDERS, provider_options
 
 ALIASES: dict[str, str] = {
     "smollm2-135m": "hf:smollm2-135m",
     "smollm2": "hf:smollm2-135m",
+    "gemma3-270m": "hf:gemma3-270m",
     "glove-6b-50d": "vectors:glove-6b-50d",
     "glove": "vectors:glove-6b-50d",
 }
@@ -42,13 +46,18 @@ def split_spec(spec: str) -> tuple[str, str]:
     spec = ALIASES.get(spec, spec)
     kind, sep, name = spec.partition(":")
     backends = backend_modules()
+    if sep and kind in PROVIDERS and kind not in backends:
+        if not name:
+            raise ValueError(f"model spec {spec!r} names no model after '{kind}:'")
+        return "openai", name
     if sep and kind in backends:
         if not name:
             raise ValueError(f"model spec {spec!r} names no model after '{kind}:'")
         return kind, name
     if sep and len(kind) > 1 and "/" not in kind:
         raise ValueError(
-            f"unknown backend {kind!r} in {spec!r}; known: {', '.join(backends)} "
+            f"unknown backend {kind!r} in {spec!r}; known: {', '.join(backends)}, the "
+            f"hosted providers {', '.join(p for p in PROVIDERS if p not in backends)} "
             f"(or an alias: {', '.join(ALIASES)})"
         )
     return "hf", spec
@@ -59,6 +68,9 @@ def load_model(spec: str, options: Mapping[str, Any] | None = None) -> Model:
     kind, name = split_spec(spec)
     module = importlib.import_module(backend_modules()[kind])
     clean = {k: v for k, v in (options or {}).items() if v is not None}
+    prefix = ALIASES.get(spec, spec).partition(":")[0]
+    if kind == "openai" and prefix in PROVIDERS:  # its URL, key variable and endpoint
+        clean = provider_options(prefix, clean)
     return module.load(name, clean)
 
 

@@ -14,53 +14,13 @@ import csv
 import io
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from lexbench.report.runs import LoadedRun, failure_flag, load_runs
+from lexbench.parts import LoadedRun, Row, fmt, pct  # noqa: F401 - fmt, pct re-exported
+from lexbench.report.runs import failure_flag, load_runs
 from lexbench.stats import wilson_interval
-
-
-@dataclass(frozen=True)
-class Row:
-    benchmark: str
-    model: str
-    run: str
-    scored: int
-    metric: str
-    estimate: float
-    low: float
-    high: float
-    extra: dict[str, str]
-
-    def cells(self) -> dict[str, str]:
-        """The row as shown, in the units every report uses (docs/comparing-and-reporting.md):
-        an accuracy in percent with one decimal, a graded metric (MRR@10) as a fraction."""
-        shown = pct if self.metric == "accuracy" else fmt
-        name = "accuracy %" if self.metric == "accuracy" else self.metric
-        return {
-            "model": self.model,
-            "scored": str(self.scored),
-            name: shown(self.estimate),
-            "95% interval": f"[{shown(self.low)}, {shown(self.high)}]",
-            **self.extra,
-            "run": self.run,
-        }
-
-
-def fmt(value: float) -> str:
-    """A fraction with three decimals; "n/a" where there is none (no item scored)."""
-    return (
-        "n/a"
-        if value is None or (isinstance(value, float) and math.isnan(value))
-        else f"{value:.3f}"
-    )
-
-
-def pct(value: float) -> str:
-    """A proportion in percent with one decimal; "n/a" where there is none."""
-    return fmt(value) if value is None or value != value else f"{100 * value:.1f}"
 
 
 def _accuracy(run: LoadedRun) -> tuple[int, Any]:

@@ -16,38 +16,9 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
-from lexbench.report.runs import LoadedRun
+from lexbench.parts import Figure, LoadedRun, Reporter
 from lexbench.run.store import slug
-
-
-@dataclass(frozen=True)
-class Figure:
-    """A PNG in the report's output folder, with the words shown around it."""
-
-    title: str
-    path: Path
-    caption: str = ""
-
-
-class Reporter(Protocol):
-    @property
-    def benchmark(self) -> str:
-        """The benchmark name its runs carry (results.json's `benchmark`)."""
-
-    @property
-    def title(self) -> str:
-        """The heading of its section."""
-
-    def summary_markdown(self, runs: Sequence[LoadedRun]) -> str:
-        """The benchmark's headline table across `runs`."""
-
-    def run_markdown(self, run: LoadedRun) -> str:
-        """The detailed tables of one run (its headings start at `#`)."""
-
-    def figures(self, runs: Sequence[LoadedRun], folder: Path) -> list[Figure]:
-        """Write or copy PNGs into `folder`; return them in reading order."""
 
 
 def demote_headings(markdown: str, levels: int) -> str:

@@ -27,11 +27,12 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.base import LabelSetting
+from lexbench.parts import LoadedRun
 from lexbench.run.store import RunFolder, read_run
 from lexbench.types import content_hash
 
@@ -88,35 +89,6 @@ def displayable(value: Any) -> Any:
     if isinstance(value, dict):
         return {displayable(k): displayable(v) for k, v in value.items()}
     return value
-
-
-@dataclass(frozen=True)
-class LoadedRun:
-    """One run folder, read."""
-
-    path: Path
-    config: dict[str, Any]
-    samples: list[dict[str, Any]]
-    results: dict[str, Any]
-    report_markdown: str
-    label: str
-
-    @property
-    def benchmark(self) -> str:
-        return str(self.results["benchmark"])
-
-    @property
-    def model_name(self) -> str:
-        model = self.config.get("model")
-        if isinstance(model, Mapping) and model.get("name"):
-            return str(model["name"])
-        return self.path.parent.name or str(self.path)
-
-    @property
-    def figure_files(self) -> list[Path]:
-        """PNGs the benchmark wrote under <run>/figures/, sorted by name."""
-        folder = self.path / "figures"
-        return sorted(folder.glob("*.png")) if folder.is_dir() else []
 
 
 def failed_requests(run: LoadedRun) -> tuple[int, int]:

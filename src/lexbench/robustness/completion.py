@@ -26,29 +26,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lexbench.parts import PublicFile
 from lexbench.types import Decoding, Request
 
 NEAR = 0.9
 DECODING = Decoding(max_new_tokens=32, temperature=0.0, stop=("\n",))
-
-
-@dataclass(frozen=True)
-class PublicFile:
-    """A public file's rows as written there (`header`: its first line, "" if it has none).
-    `prefix_fields` leading fields are shown of each probed row, with the `context_rows`
-    rows before it; rows that share the first `group_fields` fields form a group, shuffled
-    for the control (or `groups`: a group key per row, such as its section). `sample`:
-    probe at most that many rows, a seeded sample (a large file)."""
-
-    name: str
-    header: str
-    rows: tuple[str, ...]
-    prefix_fields: int = 2
-    group_fields: int = 2
-    context_rows: int = 2
-    delimiter: str = ","
-    groups: tuple[str, ...] = ()
-    sample: int | None = None
 
 
 @dataclass(frozen=True)

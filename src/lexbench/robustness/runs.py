@@ -1,6 +1,6 @@
-"""The loops: one benchmark command run once per fresh item set (`--sets K`) or once per
-wording (`--prompt-variant all`), each run its own folder through the response cache, then
-the spread written beside them and printed.
+"""The steps of a plan: one benchmark command run once per fresh item set (`--sets K`) or
+once per wording (`--prompt-variant all`), each run its own folder through the response
+cache, then the spread written beside them (`lexbench.robustness.plan` adds the models).
 
 Fresh sets are drawn with seeds 1, 2, 3, ... (the published seed skipped), so a second call
 with a larger K finds the first K sets' folders and answers in the cache and sends only the
@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.robustness.files import spread_path, write_record
-from lexbench.robustness.overrides import overriding, sharing_models
 from lexbench.robustness.spread import member_from_samples, summarise
-from lexbench.robustness.variants import ALL, PAPER, chosen_variants
+from lexbench.run.cells import in_cell, sharing_models
+from lexbench.wordings import ALL, PAPER, chosen_variants
 
 
 def fresh_seeds(published: int, k: int) -> list[int]:
@@ -86,12 +86,24 @@ def run_steps(
     spec: Any, kind: str, steps: Sequence[Step], run_one: Callable[[], Any]
 ) -> tuple[list[Any], dict[str, Any], Path]:
     """Run `run_one` (a closed-over `api.run` call) once per step, then write the spread
-    record; returns (evaluations, record, its path)."""
+    record; returns (evaluations, record, its path). A plan of one model (`--model A,B`
+    plans go through `lexbench.robustness.plan`)."""
+    with sharing_models():  # the model is loaded once for every set or wording
+        evaluations = []
+        for step in steps:
+            with in_cell(step.change):
+                evaluations.append(run_one())
+    record, path = spread_record(spec, kind, steps, evaluations)
+    return evaluations, record, path
+
+
+def spread_record(
+    spec: Any, kind: str, steps: Sequence[Step], evaluations: Sequence[Any]
+) -> tuple[dict[str, Any], Path]:
+    """The spread of one model's runs across the steps, written beside its published run."""
     from lexbench.run.store import read_jsonl
 
     members = []
-    with sharing_models():  # the model is loaded once for every set or wording
-        evaluations = [_step(step, run_one) for step in steps]
     for step, evaluation in zip(steps, evaluations):
         config = evaluation.folder.config_path
         label = step.label
@@ -129,13 +141,7 @@ def run_steps(
         ],
         **record,
     }
-    path = write_record(spread_path(published.folder.path, kind), record)
-    return evaluations, record, path
-
-
-def _step(step: Step, run_one: Callable[[], Any]) -> Any:
-    with overriding(step.change):
-        return run_one()
+    return record, write_record(spread_path(published.folder.path, kind), record)
 
 
 def _seed_in(config: Any) -> int | None:

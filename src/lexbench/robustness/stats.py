@@ -45,7 +45,8 @@ def sample_sd(values: Sequence[float]) -> float:
 def published_position(published: float, fresh: Sequence[float]) -> dict[str, Any]:
     """Where the published set's accuracy falls among the fresh sets' accuracies.
 
-    `rank`: 1 + the number of fresh sets scoring strictly higher (1 = best of all K + 1);
+    `rank`: 1 + the number of fresh sets scoring at least as high (1 = better than every
+    fresh set; a tie counts against the published set, as in p, so p = rank / (K + 1));
     `z`: (published − mean of fresh) / SD of fresh; `p_value`: the exact one-sided
     permutation p that the published set is no better than a fresh one, the share of the
     K + 1 sets scoring at least as high as the published one (ties count against it). If
@@ -66,7 +67,7 @@ def published_position(published: float, fresh: Sequence[float]) -> dict[str, An
         "published": published,
         "fresh_mean": mean,
         "gap": published - mean if k and known else math.nan,
-        "rank": 1 + sum(1 for v in values if v > published) if known else None,
+        "rank": at_least if known else None,
         "of": k + 1,
         "z": (published - mean) / sd if known and sd and sd == sd and sd > 0 else math.nan,
         "p_value": at_least / (k + 1) if known else math.nan,

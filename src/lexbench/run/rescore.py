@@ -104,7 +104,7 @@ def rescore_run(path: str | Path, *, write: bool = False) -> Rescored:
     spec = plugins.benchmark(name)
     benchmark = spec.build(RecordedModel(config.get("model") or {}), **options)
     # A run in another wording is re-scored in that wording (its samples keep their prompt).
-    from lexbench.robustness.variants import PAPER, apply_variant
+    from lexbench.wordings import PAPER, apply_variant
 
     recorded = config.get("benchmark") or {}
     benchmark = apply_variant(spec, benchmark, recorded.get("prompt_variant") or PAPER)

@@ -38,8 +38,10 @@ def _default_method(model_spec: str) -> str:
 
 def _run(args: argparse.Namespace) -> int:
     from lexbench.benchmarks.ekar.embedding import check_coverage, resolve_model
+    from lexbench.commands.common import one_model
     from lexbench.run.evaluate import evaluate
 
+    one_model(args, "lexbench run ekar")  # it resolves its model (or encoder) itself
     method = args.method or ("contextual" if args.encoder else _default_method(args.model))
     if (method == "contextual") != (args.encoder is not None):
         raise ValueError(

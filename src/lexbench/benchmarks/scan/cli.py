@@ -52,6 +52,9 @@ def _run(args: argparse.Namespace) -> int:
             ),
         )
         return 0
+    from lexbench.commands.common import one_model
+
+    one_model(args, "lexbench run scan with several --shots or a --baseline")
     if args.sets or args.prompt_variant != "paper":
         raise ValueError(
             "--prompt-variant and --sets take one --shots value and no --baseline (one "
