@@ -182,6 +182,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     robust = parser.add_argument_group("robustness (docs/robustness.md)")
     robust.add_argument(
         "--prompt-variant",
+        type=variant_name,
         default="paper",
         metavar="NAME|all",
         help="ask in another of the benchmark's wordings (default: paper, the published "
@@ -201,6 +202,13 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"exit 0 even when some requests failed (default: exit "
         f"{EXIT_SOME_FAILED}, or {EXIT_ALL_FAILED} when all failed)",
     )
+
+
+def variant_name(text: str) -> str:
+    """argparse type of --prompt-variant: a name (which names exist, the benchmark says)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name: give paper, all or a wording's name")
+    return text.strip()
 
 
 #: Where `lexbench run` writes run folders, and where `leaderboard` and `report` look by default.
