@@ -67,6 +67,29 @@ def terminal_text(text: str) -> str:
 # ------------------------------------------------------------------------------ arguments
 
 
+def server_url(text: str) -> str:
+    """argparse type of --base-url: http(s)://HOST[:PORT][/PATH], printable, no spaces."""
+    from urllib.parse import urlsplit
+
+    shown = terminal_text(strip_url_credentials(text))
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018 - raises ValueError for a port that is not one
+    except ValueError:
+        parts = None
+    if (
+        parts is None
+        or parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or _UNSAFE.search(text)
+        or any(c.isspace() for c in text.strip())
+    ):
+        raise argparse.ArgumentTypeError(
+            f"{shown!r} is not a server URL: give http(s)://HOST:PORT/v1"
+        )
+    return text.strip()
+
+
 def add_model_arguments(
     parser: argparse.ArgumentParser, default_model: str = DEFAULT_MODEL
 ) -> None:
@@ -106,6 +129,7 @@ def add_model_arguments(
     group.add_argument("--revision", default=None, help="hf: Hub revision to pin")
     group.add_argument(
         "--base-url",
+        type=server_url,
         default=None,
         help="openai: server URL, e.g. http://127.0.0.1:8000/v1 (user:password@ "
         "in it is used to connect and never written anywhere)",
