@@ -113,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
                 f"added: {error}",
                 file=sys.stderr,
             )
+    from lexbench.commands.paths import mark_path_kinds
+
+    mark_path_kinds(cli.parser)
     return cli.parser
 
 
@@ -183,7 +186,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         from lexbench.commands.inputs import check_text_inputs
+        from lexbench.commands.paths import check_path_options
 
+        check_path_options(args)
         check_text_inputs(args)
         return int(handler(args) or 0)
     except KeyboardInterrupt:
@@ -191,6 +196,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except IncompleteRun as incomplete:
         print(f"lexbench: {terminal_text(str(incomplete))}", file=sys.stderr)
         return incomplete.exit_code
+    except (IsADirectoryError, NotADirectoryError) as error:
+        # A path the checks before the run could not know to be a file or a folder.
+        kind = "a folder" if isinstance(error, IsADirectoryError) else "not a folder"
+        _say(
+            f"{error.filename}: {kind}, where {'a file' if kind == 'a folder' else 'a folder'} is expected"
+        )
+        return 2
     except (UserError, ValueError, FileNotFoundError, KeyError) as error:
         _say(error.args[0] if isinstance(error, KeyError) and error.args else error)
         return 2

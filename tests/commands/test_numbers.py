@@ -22,6 +22,8 @@ NOT_NUMBERS = {
     "host_address",
     "host_name_option",
     "study_url",
+    "server_url",
+    "variant_name",
 }
 
 

@@ -28,7 +28,7 @@ def token_and_stage(html: str) -> tuple[str, str]:
 
 
 def answer(client: TestClient, name: str, typed: str) -> str:
-    token, stage = token_and_stage(client.get(f"/a/{name}").text)
+    token, stage = token_and_stage(client.post(f"/a/{name}/begin").text)
     response = client.post(
         f"/a/{name}/answer",
         data={"token": token, "stage": stage, "answer": typed, "client_ms": "1200"},
@@ -49,7 +49,8 @@ def scan_study(tmp_path):
 
 def test_pages_are_self_contained_and_refuse_bad_input(scan_study):
     client = TestClient(create_app(scan_study, annotators=["ann"]), base_url=BASE)
-    page = client.get("/a/ann")
+    assert 'action="/a/ann/begin"' in client.get("/a/ann").text  # a GET only offers to begin
+    page = client.post("/a/ann/begin")
     assert page.status_code == 200
     assert page.headers["cache-control"] == "no-store"
     assert "default-src 'none'" in page.headers["content-security-policy"]
@@ -96,7 +97,7 @@ def test_setlexsem_prompt_view_and_answer_tags(tmp_path):
     items = [i for i in generate_items("small") if i.token_type == "numbers"]
     study = build_study(tmp_path / "sls", "setlexsem", items, sample=2)
     client = TestClient(create_app(study), base_url=BASE)
-    page = client.get("/a/ann").text
+    page = client.post("/a/ann/begin").text
     assert "You are given two sets." in page and "&lt;answer&gt;" in page
     rows = {item_id: row for item_id, row in study.items()}
     order = list(rows)

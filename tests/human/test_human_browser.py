@@ -159,6 +159,15 @@ def progress(page: Any) -> str:
     return page.locator("#progress-text").inner_text()
 
 
+def begin(page: Any) -> None:
+    """A first visit shows a Begin button (a GET starts no clock): press Enter on it, as a
+    keyboard-only annotator does (it has the focus)."""
+    assert page.evaluate("document.activeElement.id") == "begin"
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert page.locator("#begin").count() == 0
+
+
 def answer_text(page: Any, text: str) -> None:
     """Type into the answer box and press Enter, as a keyboard-only annotator does."""
     page.locator("#answer").focus()
@@ -275,6 +284,7 @@ def test_annotator_answers_lambda_and_ekar_in_the_browser(browser, tmp_path, lam
     page = context.new_page()
     with Server(ekar_dir, "ekar", 2) as server:
         page.goto(server.url + "/a/bob")
+        begin(page)
         assert page.locator(".explanation").count() == 0 and progress(page) == "0 of 4 answered"
         assert page.locator("#lookup").count() == 0  # no dictionary in E-KAR's study
         hard_token = page.locator("input[name=token]").get_attribute("value")
@@ -334,6 +344,7 @@ def test_killing_the_server_mid_study_loses_nothing(browser, tmp_path, lambda_it
     try:
         server.start()
         page.goto(server.url + "/a/carol")
+        begin(page)
         for word in ("alpha", "bravo"):
             step = Study(study_dir)
             typed[shown_item(page, step).id] = word
@@ -415,6 +426,7 @@ def test_lambda_pages_and_traffic_reveal_neither_relation_nor_answer(
     sources: list[tuple[LambdaItem, str]] = []
     with Server(study_dir, "lambda", 1) as server:
         page.goto(server.url + "/a/dana")
+        begin(page)
         for _ in items:
             item = shown_item(page, study)
             sources.append((item, page.content()))
@@ -492,6 +504,7 @@ def test_invited_annotator_answers_through_the_real_page(browser, tmp_path, lamb
         secret = study.invite("erin")  # a fresh link (the printed one is replaced)
         page.goto(f"{server.url}/join/{secret}")
         page.wait_for_url(f"{server.url}/a/erin")
+        begin(page)
         assert progress(page) == "0 of 3 answered"
         answer_text(page, "alpha")
         assert progress(page) == "1 of 3 answered"

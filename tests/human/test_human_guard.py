@@ -78,7 +78,7 @@ def test_invite_links_keep_annotators_apart(study):
 
     app = create_app(study, typed_names=False)  # as beyond loopback
     alice, bob = joined(app, alice_secret), joined(app, bob_secret)
-    token, stage = token_and_stage(alice.get("/a/alice").text)
+    token, stage = token_and_stage(alice.post("/a/alice/begin").text)
     fields = {"token": token, "stage": stage, "answer": "sun", "client_ms": "900"}
     assert post_answer(alice, "alice", fields).status_code == 303
     assert alice.get("/", follow_redirects=False).headers["location"] == "/a/alice"
@@ -86,7 +86,7 @@ def test_invite_links_keep_annotators_apart(study):
     # Bob's machine cannot read or answer Alice's items, and Alice cannot answer as Bob.
     assert bob.get("/a/alice").status_code == 403
     assert post_answer(bob, "alice", {**fields, "answer": "moon"}).status_code == 403
-    bob_token, bob_stage = token_and_stage(bob.get("/a/bob").text)
+    bob_token, bob_stage = token_and_stage(bob.post("/a/bob/begin").text)
     assert post_answer(alice, "bob", {"token": bob_token, "stage": bob_stage}).status_code == 403
 
     # A forged secret: the link, and the cookie set by hand.
@@ -137,7 +137,7 @@ def test_foreign_host_names_are_refused_dns_rebinding(study):
 
 def test_cross_origin_writes_are_refused(study):
     client = TestClient(create_app(study), base_url=BASE)
-    token, stage = token_and_stage(client.get("/a/ann").text)
+    token, stage = token_and_stage(client.post("/a/ann/begin").text)
     fields = {"token": token, "stage": stage, "answer": "sun"}
     for headers in (
         {"Origin": "http://evil.example"},
@@ -157,7 +157,7 @@ def test_cross_origin_writes_are_refused(study):
 @pytest.mark.parametrize("client_ms", ["inf", "1e400", "-inf", "nan", "NaN", "12ms"])
 def test_a_bad_client_timer_is_a_400_page_not_a_traceback(study, client_ms):
     client = TestClient(create_app(study), base_url=BASE, raise_server_exceptions=False)
-    token, stage = token_and_stage(client.get("/a/ann").text)
+    token, stage = token_and_stage(client.post("/a/ann/begin").text)
     fields = {"token": token, "stage": stage, "answer": "sun", "client_ms": client_ms}
     refused = post_answer(client, "ann", fields)
     assert refused.status_code == 400 and "client_ms" in refused.text
@@ -166,7 +166,7 @@ def test_a_bad_client_timer_is_a_400_page_not_a_traceback(study, client_ms):
 
 def test_malformed_and_oversized_forms_are_refused(study):
     client = TestClient(create_app(study), base_url=BASE, raise_server_exceptions=False)
-    token, stage = token_and_stage(client.get("/a/ann").text)
+    token, stage = token_and_stage(client.post("/a/ann/begin").text)
     url = "/a/ann/answer"
     form = {**SAME_ORIGIN, "Content-Type": "application/x-www-form-urlencoded"}
     cases = {
@@ -318,3 +318,123 @@ def test_binding_beyond_loopback_warns_and_turns_typed_names_off(study, monkeypa
     local = TestClient(started[1][0], base_url="http://127.0.0.1:8124")
     headers = {"Origin": "http://127.0.0.1:8124"}
     assert local.post("/start", data={"name": "eve"}, headers=headers).status_code == 200
+
+
+def test_behind_a_proxy_only_invited_annotators_answer_unless_signup_is_opened(
+    study, monkeypatch, capsys
+):
+    """Bound to loopback but reachable through a proxy's name (`--allow-host`): typed names
+    are off, the start page says to open the invite link; `--open-signup` turns them on,
+    with a warning."""
+    import uvicorn
+
+    from lexbench.human.app import serve
+
+    started = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: started.append(app))
+    proxied = {"Origin": "https://study.example.org", "Host": "study.example.org"}
+    serve(study, port=8125, allow_hosts=["study.example.org"])
+    client = TestClient(started[0], base_url=BASE)
+    assert "invitation" in client.get("/", headers={"Host": "study.example.org"}).text
+    refused = client.post("/start", data={"name": "stranger"}, headers=proxied)
+    assert refused.status_code == 403
+    assert client.post("/a/stranger/begin", headers=proxied).status_code == 403
+    assert Study(study.directory).annotators() == [] and written(study) == []
+    assert "warning" not in capsys.readouterr().err
+
+    serve(study, port=8125, allow_hosts=["study.example.org"], open_signup=True)
+    assert "--open-signup: anyone who reaches this study" in capsys.readouterr().err
+    opened = TestClient(started[1], base_url=BASE)
+    page = opened.post("/start", data={"name": "stranger"}, headers=proxied)
+    assert page.status_code == 200 and 'name="token"' in page.text
+
+
+def test_the_command_line_opens_signup_only_when_asked(tmp_path, monkeypatch, capsys):
+    import uvicorn
+
+    from lexbench.benchmarks.scan.benchmark import load_scan
+
+    build_study(tmp_path / "s", "scan", load_scan(), sample=2).close()
+    proxied = {"Origin": "https://study.example.org", "Host": "study.example.org"}
+    statuses = []
+
+    def run(app, **options):  # the study is open while the server runs: ask then
+        client = TestClient(app, base_url=BASE)
+        statuses.append(client.post("/start", data={"name": "x"}, headers=proxied).status_code)
+
+    monkeypatch.setattr(uvicorn, "run", run)
+    with socket.socket() as probe:  # a free port: the command checks it can listen there
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    serve = ["human", "serve", "scan", "--study", str(tmp_path / "s"), "--port", port]
+    serve += ["--sample", "2"]
+    assert main([*serve, "--allow-host", "study.example.org"]) == 0
+    assert "typed names are off" in capsys.readouterr().out
+    assert main([*serve, "--allow-host", "study.example.org", "--open-signup"]) == 0
+    captured = capsys.readouterr()
+    assert "typed names are on" in captured.out and "warning: --open-signup" in captured.err
+    assert statuses == [403, 200]
+
+
+def test_a_get_changes_nothing(study):
+    """`GET /a/NAME` (an <img> on another site) neither creates an annotator nor starts the
+    clock; the POST that does is origin-checked."""
+    client = TestClient(create_app(study), base_url=BASE)
+    page = client.get("/a/ann")
+    assert page.status_code == 200 and 'action="/a/ann/begin"' in page.text
+    assert 'name="token"' not in page.text
+    assert Study(study.directory).annotators() == []
+    assert study._db.execute("SELECT COUNT(*) FROM views").fetchone()[0] == 0
+    refused = client.post("/a/ann/begin", headers={"Origin": "http://evil.example"})
+    assert refused.status_code == 403 and Study(study.directory).annotators() == []
+
+    begun = client.post("/a/ann/begin", headers=SAME_ORIGIN)
+    assert begun.status_code == 200 and 'name="token"' in begun.text
+    [(first_shown, times)] = study._db.execute("SELECT first_shown, times FROM views").fetchall()
+    for _ in range(3):  # reloads read only
+        assert client.get("/a/ann").text == begun.text
+    assert study._db.execute("SELECT first_shown, times FROM views").fetchall() == [
+        (first_shown, times)
+    ]
+    token, stage = token_and_stage(begun.text)
+    after = post_answer(client, "ann", {"token": token, "stage": stage, "answer": "sun"})
+    assert after.status_code == 303
+    # The answer served the next step: its clock started with the POST, and the page shows it.
+    assert study._db.execute("SELECT COUNT(*) FROM views").fetchone()[0] == 2
+    assert token_and_stage(client.get("/a/ann").text)[0] != token
+
+
+def test_two_origin_or_host_headers_are_refused(study):
+    client = TestClient(create_app(study), base_url=BASE)
+    token, stage = token_and_stage(client.post("/a/ann/begin").text)
+    body = f"token={token}&stage={stage}&answer=sun".encode()
+    for first, second in ((BASE, "http://evil.example"), ("http://evil.example", BASE)):
+        refused = client.post(
+            "/a/ann/answer",
+            content=body,
+            headers=[
+                ("content-type", "application/x-www-form-urlencoded"),
+                ("origin", first),
+                ("origin", second),
+            ],
+        )
+        assert refused.status_code == 403 and "more than one origin" in refused.text
+    twice = client.get("/", headers=[("host", "127.0.0.1:8765"), ("host", "evil.example")])
+    assert twice.status_code == 421
+    assert written(study) == []
+
+
+def test_names_compare_case_insensitively(study):
+    study.invite("bob")
+    client = TestClient(create_app(study), base_url=BASE)
+    for typed in ("Bob", "BOB", " bob"):
+        refused = client.post("/start", data={"name": typed}, headers=SAME_ORIGIN)
+        assert refused.status_code == 403 and "invite link" in refused.text, typed
+        assert client.post(f"/a/{typed.strip()}/begin", headers=SAME_ORIGIN).status_code == 403
+    # A typed (not invited) name keeps one spelling: CAROL resumes carol.
+    client.post("/start", data={"name": "carol"}, headers=SAME_ORIGIN)
+    resumed = client.post("/start", data={"name": "CAROL"}, follow_redirects=False)
+    assert resumed.headers["location"] == "/a/carol"
+    assert client.get("/a/Carol").status_code == 403
+    assert Study(study.directory).annotators() == ["carol"] and written(study) == []
+    assert study.spelled("BOB") == "bob" and study.invite("Bob") and study.invited() == {"bob"}

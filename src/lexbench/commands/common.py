@@ -68,6 +68,29 @@ def terminal_text(text: str) -> str:
 # ------------------------------------------------------------------------------ arguments
 
 
+def server_url(text: str) -> str:
+    """argparse type of --base-url: http(s)://HOST[:PORT][/PATH], printable, no spaces."""
+    from urllib.parse import urlsplit
+
+    shown = terminal_text(strip_url_credentials(text))
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018 - raises ValueError for a port that is not one
+    except ValueError:
+        parts = None
+    if (
+        parts is None
+        or parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or _UNSAFE.search(text)
+        or any(c.isspace() for c in text.strip())
+    ):
+        raise argparse.ArgumentTypeError(
+            f"{shown!r} is not a server URL: give http(s)://HOST:PORT/v1"
+        )
+    return text.strip()
+
+
 def add_model_arguments(
     parser: argparse.ArgumentParser, default_model: str = DEFAULT_MODEL
 ) -> None:
@@ -111,6 +134,7 @@ def add_model_arguments(
     group.add_argument("--revision", default=None, help="hf: Hub revision to pin")
     group.add_argument(
         "--base-url",
+        type=server_url,
         default=None,
         help="openai: server URL, e.g. http://127.0.0.1:8000/v1 (user:password@ "
         "in it is used to connect and never written anywhere)",
@@ -187,6 +211,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     robust = parser.add_argument_group("robustness (docs/robustness.md)")
     robust.add_argument(
         "--prompt-variant",
+        type=variant_name,
         default="paper",
         metavar="NAME|all",
         help="ask in another of the benchmark's wordings (default: paper, the published "
@@ -206,6 +231,13 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"exit 0 even when some requests failed (default: exit "
         f"{EXIT_SOME_FAILED}, or {EXIT_ALL_FAILED} when all failed)",
     )
+
+
+def variant_name(text: str) -> str:
+    """argparse type of --prompt-variant: a name (which names exist, the benchmark says)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name: give paper, all or a wording's name")
+    return text.strip()
 
 
 #: Where `lexbench run` writes run folders, and where `leaderboard` and `report` look by default.

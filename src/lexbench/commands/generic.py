@@ -45,21 +45,23 @@ def parse_option(text: str) -> tuple[str, Any]:
 
 def _generic_run(args: argparse.Namespace) -> int:
     from lexbench import api, plugins
+    from lexbench.commands.builder_options import option_errors
 
     spec = plugins.benchmark(args.benchmark)
     options = _benchmark_options(args, spec)
-    run_and_report(
-        args,
-        lambda cache: api.run(
-            spec.name,
-            args.model,
-            model_options=model_options(args),
-            cache=cache,
-            use_cache=cache is not None,
-            **run_options(args),
-            **options,
-        ),
-    )
+    with option_errors(spec.name, dict(args.option or [])):  # --option nosuch=1: one line
+        run_and_report(
+            args,
+            lambda cache: api.run(
+                spec.name,
+                args.model,
+                model_options=model_options(args),
+                cache=cache,
+                use_cache=cache is not None,
+                **run_options(args),
+                **options,
+            ),
+        )
     return 0
 
 

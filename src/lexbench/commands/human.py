@@ -87,7 +87,7 @@ def _serve(args: argparse.Namespace) -> int:
     from lexbench.human.app import is_loopback
 
     invited = sorted(study.invited())
-    if is_loopback(args.host):
+    if is_loopback(args.host) and not args.allow_host:
         print(
             f"open http://127.0.0.1:{args.port}/ (each annotator enters a name, or opens "
             f"their invite link; Ctrl-C stops the server, every answer is already saved)"
@@ -96,7 +96,12 @@ def _serve(args: argparse.Namespace) -> int:
         print(
             f"serving on {args.host}:{args.port}: annotators open the links "
             f"`lexbench human invite {study_dir} NAME --url http://HOST:{args.port}` prints "
-            f"({len(invited)} invited so far); typed names are off beyond this machine"
+            f"({len(invited)} invited so far); "
+            + (
+                "typed names are on (--open-signup)"
+                if args.open_signup
+                else "typed names are off beyond this machine (--open-signup turns them on)"
+            )
         )
     try:
         serve(
@@ -106,6 +111,7 @@ def _serve(args: argparse.Namespace) -> int:
             allow_hosts=args.allow_host,
             wordnet=args.wordnet,
             annotators=args.annotators,
+            open_signup=args.open_signup,
         )
     finally:
         study.close()
@@ -136,7 +142,7 @@ def _invite(args: argparse.Namespace) -> int:
     check_annotator(args.name)
     study = Study(args.study)
     try:
-        again = args.name in study.invited()
+        again = study.spelled(args.name) in study.invited()
         secret = study.invite(args.name)
     finally:
         study.close()
@@ -200,6 +206,13 @@ def _add_serve_arguments(parser: argparse.ArgumentParser, task: Any) -> None:
         metavar="NAME",
         help="a further host name browsers use to reach the study (e.g. a proxy's); "
         "requests naming any other host are refused (421). Repeatable",
+    )
+    parser.add_argument(
+        "--open-signup",
+        action="store_true",
+        help="let anyone who reaches the study type a name and answer, also beyond this "
+        "machine or behind a proxy (--host, --allow-host; a warning says so); default: "
+        "there, only invited annotators (lexbench human invite)",
     )
     parser.add_argument(
         "--annotators",

@@ -15,9 +15,22 @@ from pathlib import Path
 
 # The options whose value is a data file or folder read as text.
 TEXT_INPUT_OPTIONS = ("items", "data")
-# Formats read as bytes, never decoded: not checked.
+# Formats read as bytes, never decoded: not checked, when the file starts as that format
+# does (a `.bin` of text that is not UTF-8 is named like any other file: SCAN, Google and
+# SAT read whatever --data names as text).
 BINARY_SUFFIXES = frozenset(
     {".parquet", ".arrow", ".gz", ".zip", ".bz2", ".xz", ".npy", ".npz", ".bin", ".sqlite", ".pkl"}
+)
+BINARY_MAGIC = (
+    b"PAR1",  # parquet
+    b"ARROW1",
+    b"\x1f\x8b",  # gzip
+    b"PK\x03\x04",  # zip, npz
+    b"BZh",
+    b"\xfd7zXZ\x00",
+    b"\x93NUMPY",
+    b"SQLite format 3\x00",
+    b"\x80",  # pickle, protocol 2 and later
 )
 TEXT_SUFFIXES = frozenset({".txt", ".json", ".jsonl", ".csv", ".tsv", ".toml"})
 
@@ -41,9 +54,18 @@ def undecodable_byte(path: Path, chunk: int = 1 << 20) -> int | None:
             offset += len(block)
 
 
+def _starts_as_binary(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(16)
+    except OSError:
+        return True  # unreadable: the command's own reader names it, with the cause
+    return head.startswith(BINARY_MAGIC)
+
+
 def _text_files(path: Path) -> Iterator[Path]:
     if path.is_file():
-        if path.suffix.lower() not in BINARY_SUFFIXES:
+        if path.suffix.lower() not in BINARY_SUFFIXES or not _starts_as_binary(path):
             yield path
         return
     if path.is_dir():

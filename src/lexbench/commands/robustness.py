@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lexbench.commands.builder_options import ReadOptions, option_errors
 from lexbench.commands.common import (
     add_model_arguments,
     add_run_arguments,
@@ -26,15 +27,14 @@ from lexbench.commands.common import (
     positive_int,
     terminal_text,
 )
+from lexbench.commands.generic import parse_option
 from lexbench.commands.numbers import SEED
 
 DEFAULT_SETS = 5
 
 
 def _options(args: argparse.Namespace, spec: Any) -> dict[str, Any]:
-    from lexbench.commands.generic import parse_option
-
-    options: dict[str, Any] = dict(parse_option(text) for text in args.option or ())
+    options: dict[str, Any] = dict(args.option or ())
     if args.limit is not None:
         if spec.limit_option is None:
             raise ValueError(f"{spec.name} takes no --limit")
@@ -55,22 +55,23 @@ def _generated(args: argparse.Namespace, spec: Any, options: dict[str, Any]) -> 
 
     cache = open_cache(args)
     try:
-        evaluations, spread, _ = run_steps(
-            spec,
-            "sets",
-            set_steps(spec, args.sets or DEFAULT_SETS, options.pop("prompt_variant", "paper")),
-            lambda: api.run(
-                spec.name,
-                args.model,
-                model_options=model_options(args),
-                out=args.out,
-                cache=cache,
-                use_cache=cache is not None,
-                progress=not args.no_progress,
-                chat=args.chat,
-                **options,
-            ),
-        )
+        with option_errors(spec.name, dict(args.option or ())):
+            evaluations, spread, _ = run_steps(
+                spec,
+                "sets",
+                set_steps(spec, args.sets or DEFAULT_SETS, options.pop("prompt_variant", "paper")),
+                lambda: api.run(
+                    spec.name,
+                    args.model,
+                    model_options=model_options(args),
+                    out=args.out,
+                    cache=cache,
+                    use_cache=cache is not None,
+                    progress=not args.no_progress,
+                    chat=args.chat,
+                    **options,
+                ),
+            )
     finally:
         if cache is not None:
             cache.close()
@@ -90,7 +91,14 @@ def _completion(args: argparse.Namespace, spec: Any, options: dict[str, Any]) ->
     from lexbench.run.runner import execute
     from lexbench.run.store import slug
 
-    file = spec.public_file(options)
+    read = ReadOptions(options)
+    with option_errors(spec.name, dict(args.option or ())):
+        file = spec.public_file(read)
+    if read.unread():  # an option the probe never looks at would be ignored in silence
+        raise ValueError(
+            f"{_shown(read.unread()[0])}: {spec.name}'s completion probe takes no such "
+            f"option; it reads {', '.join(sorted(read.read)) or 'none'}"
+        )
     found = probes(file, seed=args.seed)
     cache = open_cache(args)
     try:
@@ -120,6 +128,11 @@ def _completion(args: argparse.Namespace, spec: Any, options: dict[str, Any]) ->
     folder = Path(args.out) / slug(spec.name) / slug(name) / FOLDER
     write_record(folder / f"completion-{slug(file.name)}.json", record)
     return record
+
+
+def _shown(key: str) -> str:
+    """How the user gave option `key`: --limit, --prompt-variant, or --option KEY."""
+    return {"limit": "--limit", "prompt_variant": "--prompt-variant"}.get(key, f"--option {key}")
 
 
 def _contamination(args: argparse.Namespace) -> int:
@@ -185,6 +198,7 @@ def register(cli: Any) -> None:
     parser.add_argument("--data", type=Path, default=None, help="the benchmark's data file")
     parser.add_argument(
         "--option",
+        type=parse_option,
         action="append",
         metavar="KEY=VALUE",
         help="any other builder option (VALUE read as JSON when it parses)",

@@ -1,11 +1,14 @@
 """The study web app (FastAPI, served by uvicorn; 127.0.0.1 unless `--host` says otherwise).
 
-    GET  /                    name form (on loopback only; beyond it, invite links alone)
-    POST /start               -> /a/NAME
+    GET  /                    name form (typed names on: loopback without --allow-host, or
+                              --open-signup; otherwise invite links alone)
+    POST /start               join, serve the first unanswered step -> /a/NAME
     GET  /join/SECRET         an invite link: the secret becomes an HttpOnly, SameSite=Strict
                               cookie, then -> /a/NAME
-    GET  /a/NAME              the annotator's next unanswered step (or the thank-you page)
-    POST /a/NAME/answer       save one answer, then -> /a/NAME (post/redirect/get)
+    GET  /a/NAME              the step served last (or the thank-you page); before the first
+                              one, a "Begin" button: a GET changes nothing
+    POST /a/NAME/begin        join, serve the next unanswered step -> /a/NAME
+    POST /a/NAME/answer       save one answer, serve the next step -> /a/NAME (post/redirect/get)
     GET  /api/define?word=W   WordNet senses of W (when the study offers definitions)
     GET  /healthz             liveness, for scripts and tests
 
@@ -18,8 +21,10 @@ redirect is sent, so a server killed at any moment has lost nothing it acknowled
 
 Who may answer as NAME: an invited name (`lexbench human invite`) only with its link's
 secret in the cookie, whatever the network; any other name only when typed names are on
-(the local case). `lexbench.human.guard` refuses foreign Host names, cross-origin writes
-and large bodies before a request gets here.
+(the local case). Names compare case-insensitively: `Bob` is the invited `bob`.
+`lexbench.human.guard` refuses foreign Host names, cross-origin writes and large bodies
+before a request gets here; only the POSTs it checks write to the study (joining, the
+time-on-task clock, answers), so a page elsewhere cannot start a clock with an `<img>`.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from starlette.concurrency import run_in_threadpool
 
 from lexbench.human.definitions import Dictionary
 from lexbench.human.guard import RequestGuard
-from lexbench.human.page import done_page, item_page, start_page, welcome_page
+from lexbench.human.page import begin_page, done_page, item_page, start_page, welcome_page
 from lexbench.human.store import Study, StudyError, check_annotator
 from lexbench.human.tasks import task_for
 
@@ -78,7 +83,7 @@ def create_app(
     lets a name typed on the start page annotate (names with an invite never)."""
     task = task_for(study.benchmark)
     definitions = bool(study.spec.get("definitions")) and dictionary is not None
-    allowed = set(annotators) if annotators else None
+    allowed = {name.casefold() for name in annotators} if annotators else None
     cookie = f"lexbench_{study.id}"  # per study: two studies on one machine keep apart
 
     @contextlib.asynccontextmanager
@@ -108,7 +113,7 @@ def create_app(
             check_annotator(name)
         except StudyError as error:
             return str(error)
-        if allowed is not None and name not in allowed:
+        if allowed is not None and name.casefold() not in allowed:
             return f"{name!r} is not one of this study's annotators"
         return None
 
@@ -117,13 +122,24 @@ def create_app(
         problem = check_name(name)
         if problem:
             return html(start_page(error=problem, typed_names=typed_names), 404)
-        if name in study.invited():
-            if study.invitee(request.cookies.get(cookie, "")) != name:
-                why = f"{name!r} answers through their own invite link; open it again"
+        known = study.spelled(name)
+        if known is not None and known in study.invited():
+            if known != name or study.invitee(request.cookies.get(cookie, "")) != known:
+                why = f"{known!r} answers through their own invite link; open it again"
                 return html(start_page(error=why, typed_names=typed_names), 403)
         elif not typed_names:  # the page itself says to open the invite link
             return html(start_page(typed_names=False), 403)
+        elif known not in (None, name):  # one annotator, one spelling
+            why = f"{name!r} is {known!r} in this study (names ignore case); type {known!r}"
+            return html(start_page(error=why, typed_names=typed_names), 403)
         return None
+
+    def serve_next(name: str) -> None:
+        """Join, and start the clock of the next unanswered step (POSTs only)."""
+        study.join(name)
+        step = study.next_step(name)
+        if step is not None:
+            study.record_view(name, step)
 
     async def form(request: Request) -> dict[str, str]:
         body = await request.body()  # the guard has bounded it
@@ -137,14 +153,15 @@ def create_app(
         return {key: values[0] for key, values in fields.items()}
 
     def render_next(name: str, notice: str | None) -> str:
-        study.join(name)
+        """The page of the step served last; reads only."""
         progress = study.progress(name)
         step = study.next_step(name)
         if step is None:
             return done_page(
                 annotator=name, done=progress.done, total=progress.total, notice=notice
             )
-        study.record_view(name, step)
+        if not study.was_shown(name, step):  # not begun (or resumed): a POST starts it
+            return begin_page(annotator=name, done=progress.done, total=progress.total)
         item = task.from_json(step.item)
         locked = None
         if step.step > 0:  # a later step shows the earlier, locked answer (E-KAR's HARD)
@@ -183,8 +200,10 @@ def create_app(
         problem = check_name(name)
         if problem:
             return start_error(problem, 400)
+        name = await run_in_threadpool(lambda: study.spelled(name) or name)  # BOB resumes bob
         if name in await run_in_threadpool(study.invited):
             return start_error(f"{name!r} answers through their own invite link", 403)
+        await run_in_threadpool(serve_next, name)
         return redirect(f"/a/{name}")
 
     @app.get("/join/{secret}")
@@ -214,6 +233,14 @@ def create_app(
             return refused
         return html(await run_in_threadpool(render_next, name, notice))
 
+    @app.post("/a/{name}/begin")
+    async def begin_steps(name: str, request: Request) -> Any:
+        refused = await run_in_threadpool(refusal, name, request)  # reads the study
+        if refused is not None:
+            return refused
+        await run_in_threadpool(serve_next, name)
+        return redirect(f"/a/{name}")
+
     @app.post("/a/{name}/answer")
     async def answer(name: str, request: Request) -> Any:
         refused = await run_in_threadpool(refusal, name, request)  # reads the study
@@ -239,6 +266,7 @@ def create_app(
             return start_error(str(error), 400)
         except StudyError:
             return redirect(f"/a/{name}?notice=invalid")
+        await run_in_threadpool(serve_next, name)  # the next step's clock starts now
         return redirect(f"/a/{name}" if saved else f"/a/{name}?notice=duplicate")
 
     @app.get("/api/define")
@@ -286,6 +314,12 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def typed_names_on(host: str, allow_hosts: Sequence[str], open_signup: bool) -> bool:
+    """Whether a typed name may annotate: on loopback with no other name to reach it by
+    (no proxy's `--allow-host`), or when `--open-signup` says so."""
+    return open_signup or (is_loopback(host) and not allow_hosts)
+
+
 def served_names(host: str, extra: Sequence[str] = ()) -> list[str]:
     """Host names the guard accepts: the bound name, `extra` (`--allow-host`), and beyond
     loopback this machine's own names (IP literals and localhost are always accepted)."""
@@ -304,9 +338,11 @@ def serve(
     wordnet: str | None = None,
     annotators: Sequence[str] | None = None,
     log_level: str = "warning",
+    open_signup: bool = False,
 ) -> None:
-    """Serve the study on host:port until interrupted. Beyond loopback, only invited
-    annotators (their link's secret) may answer."""
+    """Serve the study on host:port until interrupted. Reachable beyond this machine
+    (a non-loopback address, or a proxy's `--allow-host` name), only invited annotators
+    (their link's secret) may answer, unless `open_signup` lets anyone type a name."""
     import uvicorn
 
     dictionary = Dictionary(wordnet) if study.spec.get("definitions") else None
@@ -316,8 +352,16 @@ def serve(
         dictionary=dictionary,
         annotators=annotators,
         hosts=served_names(host, allow_hosts),
-        typed_names=local,
+        typed_names=typed_names_on(host, allow_hosts, open_signup),
     )
+    if open_signup and not typed_names_on(host, allow_hosts, False):
+        print(
+            "warning: --open-signup: anyone who reaches this study (through "
+            f"{', '.join([host, *allow_hosts])}) can type a name and answer, and their "
+            "answers count in `lexbench human results`; invite annotators instead "
+            f"(lexbench human invite {study.directory} NAME) unless you want exactly that",
+            file=sys.stderr,
+        )
     if not local:
         print(
             f"warning: serving on {host}, beyond this machine: anyone who can reach port "

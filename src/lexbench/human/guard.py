@@ -4,7 +4,9 @@
                                                      attacker.example resolving to this
                                                      machine must not read an item page)
     POST from another origin, or Origin: null -> 403  (a page the annotator has open elsewhere
-                                                     must not write into the study)
+                                                     must not write into the study; so does
+                                                     a second Origin header)
+    a second Host header                    -> 421
     a body over `max_body` bytes            -> 413  (refused while it streams in: a 400 MB
                                                      chunked POST is never held in memory)
 
@@ -75,13 +77,26 @@ class RequestGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        headers: dict[str, str] = {}
+        repeated: set[str] = set()
+        for key, value in scope["headers"]:
+            name = key.decode("latin-1").lower()
+            if name in headers:
+                repeated.add(name)
+            headers[name] = value.decode("latin-1")
+        # One Host, one Origin: with two, a check of one while the app (or a proxy) reads
+        # the other would check nothing.
+        if "host" in repeated:
+            await _refuse(send, 421, "more than one Host header")
+            return
         host = headers.get("host", "")
         if not self.host_allowed(host):
             await _refuse(send, 421, f"this study is not served under the name {host!r}")
             return
         if scope["method"] not in SAFE_METHODS:
-            problem = _cross_origin(headers, host)
+            twice = sorted(repeated & {"origin", "sec-fetch-site"})
+            problem = f"more than one {twice[0]} header" if twice else None
+            problem = problem or _cross_origin(headers, host)
             if problem:
                 await _refuse(send, 403, problem)
                 return

@@ -405,6 +405,17 @@ def start_page(
     return _document("lexbench study", "", body, "single")
 
 
+def begin_page(*, annotator: str, done: int, total: int) -> str:
+    """Before a step is served: a button, since only a POST may start the time on task."""
+    body = (
+        f'<section><h1>Welcome, {escape(annotator)}.</h1><form method="post" '
+        f'action="/a/{escape(annotator)}/begin"><p><button type="submit" id="begin" '
+        "autofocus>Begin or resume</button></p></form>"
+        '<p class="hint">Your time on each item starts when it is shown.</p></section>'
+    )
+    return _document("lexbench study", _header(annotator, done, total), body, "single")
+
+
 def welcome_page(*, annotator: str) -> str:
     """After an invite link: the cookie is set; go on to the annotator's page. A page of our
     own, not a redirect, so the next request is same-site and carries the SameSite=Strict

@@ -6,7 +6,8 @@ shown, and every answer, saved the moment it is given.
       items    position, opaque token, item id, the item itself (JSON)
       stages   per item the steps an annotator takes (LAMBDA: "answer"; E-KAR: "hard"
                then "easy"), each with the exact prompt a model would get for it
-      views    when each annotator first saw each step (time on task), and how often
+      views    when each step was first served to each annotator (time on task), and how
+               often (a begin, or the answer before it; a GET writes nothing)
       answers  one row per (annotator, item, step): typed text, what the scorer reads,
                client-measured and server-measured time; the primary key makes a second
                answer to the same step impossible, whatever the browser does
@@ -288,8 +289,30 @@ class Study:
                 (annotator, time.time()),
             )
 
+    def was_shown(self, annotator: str, step: Step) -> bool:
+        """Whether this step was served to this annotator (its time on task has started)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT 1 FROM views WHERE annotator = ? AND token = ? AND stage = ?",
+                (annotator, step.token, step.stage),
+            ).fetchone()
+        return row is not None
+
+    def spelled(self, annotator: str) -> str | None:
+        """The spelling under which this study knows `annotator` (names compare
+        case-insensitively: `Bob` and `BOB` are `bob`): an invited name first, then one who
+        joined; None for a name it does not know."""
+        key = annotator.casefold()
+        with self._lock:
+            invited = (
+                self._db.execute("SELECT name FROM invites").fetchall() if self._invites else []
+            )
+            joined = self._db.execute("SELECT name FROM annotators ORDER BY joined").fetchall()
+        return next((r[0] for r in [*invited, *joined] if r[0].casefold() == key), None)
+
     def record_view(self, annotator: str, step: Step) -> None:
-        """Remember when this annotator first saw this step (the start of time on task)."""
+        """Remember when this annotator was first served this step (the start of time on
+        task). Called from POSTs only (begin, and the answer before it): a GET never writes."""
         now = time.time()
         with self._lock, self._db:
             self._db.execute(
@@ -342,6 +365,7 @@ class Study:
         """A new secret for this annotator's link; only its sha256 is stored. Inviting a
         name again replaces the secret, so an older link stops working."""
         check_annotator(annotator)
+        annotator = self.spelled(annotator) or annotator  # `Bob` again is `bob`'s new link
         secret = secrets.token_urlsafe(32)
         with self._lock, self._db:
             self._db.execute(

@@ -74,6 +74,13 @@ class _Recorded:
                 return None
         return self._by_id.get(item_id)
 
+    def read_rest(self) -> None:
+        """Read the lines no item asked for, so a damaged one after the last item (a
+        trailing `[1,2]`) is refused here as `report` and `compare` refuse it."""
+        if self._by_id is None:
+            for _ in self._rows:
+                pass
+
 
 def rescore_run(path: str | Path, *, write: bool = False) -> Rescored:
     """Score the run folder at `path` again; with `write`, replace its samples, results,
@@ -134,6 +141,7 @@ def rescore_run(path: str | Path, *, write: bool = False) -> Rescored:
                 staged.add_sample(sample_line(benchmark, item, requests, responses, score))
             changed += score.correct != row.get("correct") or score.value != row.get("value")
             count += 1
+        rows.read_rest()
         results = tally.finish()
         # The report's "Requests: N (... sent ...)" line describes a model being asked; a
         # re-score asks nothing, so its report says so (results.json keeps the run's counts).
