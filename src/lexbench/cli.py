@@ -69,6 +69,11 @@ class CommandLine:
         parser = self._verbs[verb].add_parser(
             benchmark, help=help, description=help.replace("%%", "%")
         )
+        if verb == "export" and handler is not None:  # every export can check itself
+            from lexbench.export.command import add_verify_argument, with_verify
+
+            add_verify_argument(parser)
+            handler = with_verify(handler)
         parser.set_defaults(handler=handler)
         return parser
 
