@@ -103,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(cli)
+    from lexbench.export.command import register_export_log
+
+    register_export_log(cli)
     for spec in plugins.benchmarks():
         try:
             if spec.commands is not None:

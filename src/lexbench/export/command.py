@@ -8,6 +8,7 @@ the chosen format, and the line that says how to use it, its paths shell-quoted.
 from __future__ import annotations
 
 import argparse
+import shlex
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -104,3 +105,32 @@ def with_verify(handler: Callable[[argparse.Namespace], int]) -> Callable[[argpa
         return 1 if agreement.differing else 0
 
     return export_then_verify
+
+
+LOG_FORMATS = ("inspect",)
+
+
+def _export_log(args: argparse.Namespace) -> int:
+    from lexbench.commands.common import runs_or_default, terminal_text
+    from lexbench.export.inspect_log import write_inspect_logs
+
+    written = write_inspect_logs(runs_or_default(args.runs), args.output)
+    lines = [f"wrote {len(written)} inspect_ai log(s) to {args.output}:"]
+    lines += [f"  {path.name}" for path in written]
+    lines.append(f"browse them with\n  inspect view --log-dir {shlex.quote(str(args.output))}")
+    print(terminal_text("\n".join(lines)))
+    return 0
+
+
+def register_export_log(cli: Any) -> None:
+    """`lexbench export-log RUN... --format inspect -o DIR`."""
+    from lexbench.commands.common import add_runs_argument
+
+    parser = cli.command(
+        "export-log",
+        "write run folders as other tools' logs (inspect: eval logs that `inspect view` opens)",
+        _export_log,
+    )
+    add_runs_argument(parser, "runs/scan")
+    parser.add_argument("--format", choices=LOG_FORMATS, default="inspect", help="the log format")
+    parser.add_argument("-o", "--output", required=True, type=Path, help="output folder")
