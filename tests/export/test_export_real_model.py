@@ -16,14 +16,8 @@ from typing import Any
 
 import pytest
 
-from lexbench.export.command import export
-from lexbench.export.tool_runs import (
-    inspect_verdicts,
-    lm_eval_tasks,
-    lm_eval_verdicts,
-    manifest_of,
-    transformers_folder,
-)
+from lexbench.export.agreement import export_slices, inspect_in_process, lm_eval_in_process
+from lexbench.export.tool_runs import transformers_folder
 from lexbench.export.verify import Agreement, lexbench_verdicts
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -46,15 +40,7 @@ INSPECT_BENCHMARKS = ["lambda", "scan", "google", "ekar", "setlexsem"]  # SAT: n
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory) -> dict[tuple[str, str], Path]:
     root = tmp_path_factory.mktemp("real exports")
-    folders = {}
-    for benchmark, options in SLICES.items():
-        for fmt in ("lm-eval", "inspect"):
-            if fmt == "inspect" and benchmark not in INSPECT_BENCHMARKS:
-                continue
-            folder = root / f"{benchmark} {fmt}"
-            export(benchmark, dict(options), fmt, folder)
-            folders[(benchmark, fmt)] = folder
-    return folders
+    return export_slices(SLICES, root, skip={"inspect": set(SLICES) - set(INSPECT_BENCHMARKS)})
 
 
 @pytest.fixture(scope="module")
@@ -62,65 +48,23 @@ def model_folder(user_cache_root) -> Path:
     return transformers_folder("smollm2-135m")
 
 
-def _chat(folder: Path) -> bool:
-    return manifest_of(folder)["prompt_mode"] == "chat"
+def _folders(exported, fmt: str) -> dict[str, Path]:
+    return {benchmark: folder for (benchmark, kind), folder in exported.items() if kind == fmt}
 
 
 @pytest.fixture(scope="module")
 def lm_eval_runs(exported, model_folder) -> dict[str, Any]:
-    """{benchmark: verdicts}: lm-eval's own evaluator on every exported lm-eval task."""
-    import lm_eval
-    from lm_eval.models.huggingface import HFLM
-    from lm_eval.tasks import TaskManager
-
     started = time.process_time()
-    model = HFLM(pretrained=str(model_folder), batch_size=16, device="cpu", dtype="float32")
-    folders = {b: f for (b, fmt), f in exported.items() if fmt == "lm-eval"}
-    verdicts: dict[str, Any] = {}
-    for chat in (False, True):
-        chosen = {b: f for b, f in folders.items() if _chat(f) == chat}
-        results = lm_eval.simple_evaluate(
-            model=model,
-            tasks=[task for folder in chosen.values() for task in lm_eval_tasks(folder)],
-            # lm-eval's command line puts --model_args in the metadata; so do we.
-            task_manager=TaskManager(
-                include_path=[str(f) for f in chosen.values()],
-                include_defaults=False,
-                metadata={"pretrained": str(model_folder)},
-            ),
-            apply_chat_template=chat,
-            log_samples=True,
-        )
-        for task, samples in results["samples"].items():
-            benchmark = next(b for b in chosen if task.startswith(f"lexbench_{b}"))
-            verdicts.setdefault(benchmark, {}).update(lm_eval_verdicts(samples))
+    verdicts = lm_eval_in_process(_folders(exported, "lm-eval"), model_folder)
     print(f"lm-eval on all slices: {time.process_time() - started:.1f} s CPU")
     return verdicts
 
 
 @pytest.fixture(scope="module")
 def inspect_runs(exported, model_folder, tmp_path_factory) -> dict[str, Any]:
-    """{benchmark: verdicts}: inspect_ai's own eval on every exported inspect task."""
-    from inspect_ai import eval as inspect_eval
-    from inspect_ai.model import get_model
-
-    from lexbench.export.inspect_task import lexbench_task, model_args
-
     started = time.process_time()
-    folders = {b: f for (b, fmt), f in exported.items() if fmt == "inspect"}
-    verdicts = {}
-    for chat in (False, True):
-        chosen = {b: f for b, f in folders.items() if _chat(f) == chat}
-        model = get_model(f"hf/{model_folder}", **model_args(chat))
-        logs = inspect_eval(
-            [lexbench_task(f) for f in chosen.values()],
-            model=model,
-            display="none",
-            log_dir=str(tmp_path_factory.mktemp("inspect logs")),
-        )
-        for log in logs:
-            benchmark = log.eval.task.removeprefix("lexbench_")
-            verdicts[benchmark] = inspect_verdicts(log)
+    logs = tmp_path_factory.mktemp("inspect logs")
+    verdicts = inspect_in_process(_folders(exported, "inspect"), model_folder, logs)
     print(f"inspect_ai on all slices: {time.process_time() - started:.1f} s CPU")
     return verdicts
 

@@ -53,8 +53,7 @@ def _export(benchmark: str, options: Mapping[str, Any], fmt: str, output: str | 
             f"wrote an lm-eval task for {len(exported.rows)} items to {out} "
             f"({exported.manifest['prompt_mode']} prompts); run it with\n"
             f"  {printed_command(fmt, out, exported.chat)}\n"
-            "MODEL: a transformers folder or Hub id"
-            + (f"\n{RANK_NOTE}" if ranks else "")
+            "MODEL: a transformers folder or Hub id" + (f"\n{RANK_NOTE}" if ranks else "")
         )
     if fmt == "inspect":
         from lexbench import plugins
@@ -90,7 +89,9 @@ def add_verify_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def with_verify(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+def with_verify(
+    handler: Callable[[argparse.Namespace], int],
+) -> Callable[[argparse.Namespace], int]:
     """An export command's handler, then the check `--verify` asks for."""
 
     def export_then_verify(args: argparse.Namespace) -> int:

@@ -15,7 +15,7 @@ the headline numbers of results.json (those of its `overall` block) are the log'
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -116,8 +116,12 @@ def _headline(results: Mapping[str, Any]) -> dict[str, float]:
     }
 
 
-def eval_log(config: Mapping[str, Any], samples: list[dict[str, Any]], results: Mapping[str, Any],
-             source: Path) -> Any:
+def eval_log(
+    config: Mapping[str, Any],
+    samples: list[dict[str, Any]],
+    results: Mapping[str, Any],
+    source: Path,
+) -> Any:
     """A run folder's three files as an inspect_ai `EvalLog`."""
     from inspect_ai import __version__ as inspect_version
     from inspect_ai.log import (
@@ -189,7 +193,7 @@ def _created(config: Mapping[str, Any], source: Path) -> str:
         if isinstance(value, str):
             return value
     stamp = (source / "samples.jsonl").stat().st_mtime
-    return datetime.fromtimestamp(stamp, timezone.utc).isoformat(timespec="seconds")
+    return datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds")
 
 
 def write_inspect_logs(runs: Iterable[str | Path], out_dir: str | Path) -> list[Path]:

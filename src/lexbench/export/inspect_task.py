@@ -72,6 +72,7 @@ def provider_mismatch(api: Any, generate_config: dict[str, Any], chat: bool) -> 
         )
     return None
 
+
 TASK_FILE = '''"""{benchmark} as an inspect_ai task, scored by lexbench's own scorer (written by
 `lexbench export {benchmark} --format inspect`; see lexbench.export.inspect_task).
 
@@ -185,9 +186,7 @@ def response_from_output(
         return rank_response(
             request, [t.token for t in top], [t.logprob for t in top], targets=targets
         )
-    return rank_response(
-        request, [output.completion] if output.completion else [], targets=targets
-    )
+    return rank_response(request, [output.completion] if output.completion else [], targets=targets)
 
 
 def lexbench_task(folder: str | Path) -> Any:

@@ -93,7 +93,15 @@ def lm_eval_argv(folder: Path, model: Path | None, *, chat: bool) -> list[str]:
 def inspect_argv(model: Path | None) -> list[str]:
     """inspect's command, run from the task's folder (it takes no absolute task path)."""
     model_text = PLACEHOLDER if model is None else str(model)
-    return ["inspect", "eval", "task.py", "--model", f"hf/{model_text}", "--model-config", MODEL_ARGS]
+    return [
+        "inspect",
+        "eval",
+        "task.py",
+        "--model",
+        f"hf/{model_text}",
+        "--model-config",
+        MODEL_ARGS,
+    ]
 
 
 def printed_command(fmt: str, folder: Path, chat: bool) -> str:

@@ -61,8 +61,10 @@ class Agreement:
             f"verdict" + ("" if self.differing else " (all equal)")
         ]
         for key in self.differing[:shown]:
-            lines.append(f"  {key}: {self.tool} {_show(self.theirs.get(key))}; lexbench "
-                         f"{_show(self.ours.get(key))}")
+            lines.append(
+                f"  {key}: {self.tool} {_show(self.theirs.get(key))}; lexbench "
+                f"{_show(self.ours.get(key))}"
+            )
         if len(self.differing) > shown:
             lines.append(f"  ... and {len(self.differing) - shown} more")
         return [terminal_text(line) for line in [*lines, *self.notes]]
