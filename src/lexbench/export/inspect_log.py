@@ -56,7 +56,7 @@ def sample_output(sample: Mapping[str, Any]) -> str:
     return _text(sample.get("output"))
 
 
-def _messages(sample: Mapping[str, Any], chat: bool) -> tuple[Any, list[Any]]:
+def _messages(sample: Mapping[str, Any]) -> tuple[Any, list[Any]]:
     from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
 
     prompt = sample.get("prompt")
@@ -67,13 +67,13 @@ def _messages(sample: Mapping[str, Any], chat: bool) -> tuple[Any, list[Any]]:
     return _text(prompt), [user, reply]
 
 
-def eval_sample(sample: Mapping[str, Any], model: str, chat: bool) -> Any:
+def eval_sample(sample: Mapping[str, Any], model: str) -> Any:
     """One samples.jsonl line as an inspect_ai `EvalSample`."""
     from inspect_ai.log import EvalSample
     from inspect_ai.model import ModelOutput
     from inspect_ai.scorer import Score
 
-    prompt, messages = _messages(sample, chat)
+    prompt, messages = _messages(sample)
     correct = sample.get("correct")
     value = sample.get("value")
     score = Score(
@@ -140,7 +140,6 @@ def eval_log(
     benchmark = str(config.get("run_options", {}).get("benchmark") or source.parent.parent.name)
     described = config.get("model", {})
     model = f"lexbench/{described.get('name', source.parent.name)}"
-    chat = bool(config.get("chat"))
     created = _created(config, source)
     spec = EvalSpec(
         created=created,
@@ -183,7 +182,7 @@ def eval_log(
         eval=spec,
         results=eval_results,
         stats=EvalStats(started_at=created, completed_at=created),
-        samples=[eval_sample(s, model, chat) for s in samples],
+        samples=[eval_sample(s, model) for s in samples],
     )
 
 
