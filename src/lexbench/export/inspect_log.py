@@ -4,8 +4,9 @@
     lexbench export-log runs/scan --format inspect -o logs
     inspect view --log-dir logs
 
-One sample per item: lexbench's prompt as the input (chat messages where the run sent
-chat), the raw output as the model's reply, the target (the item's accepted answers), and a
+One sample per item: lexbench's prompt as the input (the prompt text, also where a chat run
+wrapped it in the model's chat template), the raw output as the model's reply, the target
+(the item's gold answer), and a
 score whose value is lexbench's verdict (`correct`) and graded value (`value`), whose answer
 is the parsed answer and whose metadata holds the error class and the score's details. The
 run's config.json is the log's metadata and its model, its decoding the generate config;
