@@ -6,11 +6,11 @@
 
 One sample per item: lexbench's prompt as the input (the prompt text, also where a chat run
 wrapped it in the model's chat template), the raw output as the model's reply, the target
-(the item's gold answer), and a
-score whose value is lexbench's verdict (`correct`) and graded value (`value`), whose answer
-is the parsed answer and whose metadata holds the error class and the score's details. The
-run's config.json is the log's metadata and its model, its decoding the generate config;
-the headline numbers of results.json (those of its `overall` block) are the log's results.
+(the item's gold answer), and a score whose value is lexbench's verdict (`correct`) and
+graded value (`value`), whose answer is the parsed answer and whose metadata holds the
+error class and the score's details. The run's config.json is the log's metadata (its model
+named `lexbench/NAME`); the headline numbers of results.json (the plain numbers of its
+`overall` block) are the log's results.
 """
 
 from __future__ import annotations
