@@ -6,7 +6,7 @@ Each tool loads the model once for all benchmarks: lm-eval's `hf` model is one o
 to `simple_evaluate` (twice: with and without its chat template), inspect_ai evaluates all
 tasks in one `eval` per prompt mode; lexbench runs each slice on one loaded model. The
 slices are a stratum or two per benchmark (items: LAMBDA 6, SCAN 65, Google 14, E-KAR 3,
-SetLexSem 4, SAT 6).
+SetLexSem 16, SAT 6).
 
 Measured (2026-11-28, 2 shared cores at load 11-17, caches warm): the 11 tests in 41 min
 wall, 12 min 11 s user CPU, of which lm-eval's evaluator 252 s CPU and inspect_ai's 38 s
