@@ -18,6 +18,7 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import lexbench.commands
 from lexbench import __version__
@@ -47,7 +48,7 @@ class CommandLine:
             default=[],
             metavar="PATH",
             help="also load the benchmarks of this module file or package "
-            "folder (its BENCHMARKS or BENCHMARK); repeatable, and "
+            "folder (its BENCHMARKS or BENCHMARK); several as A,B or repeated, "
             "accepted anywhere on the line; $LEXBENCH_INCLUDE too",
         )
         self._top = self.parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -69,6 +70,11 @@ class CommandLine:
         parser = self._verbs[verb].add_parser(
             benchmark, help=help, description=help.replace("%%", "%")
         )
+        if verb == "export" and handler is not None:  # every export can check itself
+            from lexbench.export.command import add_verify_argument, with_verify
+
+            add_verify_argument(parser)
+            handler = with_verify(handler)
         parser.set_defaults(handler=handler)
         return parser
 
@@ -98,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(cli)
+    from lexbench.export.command import register_export_log
+
+    register_export_log(cli)
     for spec in plugins.benchmarks():
         try:
             if spec.commands is not None:
@@ -134,15 +143,23 @@ def pop_includes(argv: Sequence[str]) -> tuple[list[str], list[str]]:
         if argument == "--include":
             if position + 1 >= len(items):
                 raise UserError("--include needs a path")
-            paths.append(items[position + 1])
+            paths.extend(include_paths(items[position + 1]))
             position += 2
             continue
         if argument.startswith("--include="):
-            paths.append(argument.split("=", 1)[1])
+            paths.extend(include_paths(argument.split("=", 1)[1]))
         else:
             rest.append(argument)
         position += 1
     return paths, rest
+
+
+def include_paths(value: str) -> list[str]:
+    """One `--include` value: a path, or several separated by commas (as --model A,B takes
+    several), unless the whole value is an existing path that holds a comma."""
+    if "," not in value or Path(value).exists():
+        return [value]
+    return [part for part in value.split(",") if part]
 
 
 class UserError(Exception):

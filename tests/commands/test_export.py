@@ -1,11 +1,14 @@
 """Exports: a Hugging Face parquet dataset with its card, and an lm-evaluation-harness task."""
 
 import json
+from pathlib import Path
 
 import pytest
 
 from lexbench.benchmarks.lambda_.export import write_lambda_hf_dataset, write_lm_eval_lambda_task
 from lexbench.benchmarks.lambda_.items import LambdaConfig, dumps_items, generate_items, manifest
+
+EKAR = Path(__file__).resolve().parents[1] / "fixtures" / "ekar" / "english"
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +75,7 @@ def test_exported_task_runs_in_lm_eval_with_lexbench_accuracy(
     from lm_eval.tasks import TaskManager
 
     from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark
-    from lexbench.models.hf import dequantised_cache, packaged_smollm2_gguf
+    from lexbench.export.tool_runs import transformers_folder
     from lexbench.run.evaluate import evaluate
     from lexbench.run.store import read_run
 
@@ -80,7 +83,7 @@ def test_exported_task_runs_in_lm_eval_with_lexbench_accuracy(
     out = write_lm_eval_lambda_task(
         tmp_path / "task", {"per_relation": 4, "prompt_style": "completion"}
     )
-    folder, _ = dequantised_cache(packaged_smollm2_gguf(), "float32")
+    folder = transformers_folder("smollm2-135m")
     harness = lm_eval.simple_evaluate(
         model="hf",
         model_args=f"pretrained={folder},dtype=float32",
@@ -125,3 +128,72 @@ def test_setlexsem_export_loads_with_datasets(tmp_path):
     assert loaded[numbers]["set_a"] == [str(m) for m in items[numbers].set_a]
     assert {loaded[i]["token_type"] for i in range(loaded.num_rows)} >= {"numbers", "words"}
     assert meta["content_sha256"] in (out / "README.md").read_text()
+
+
+@pytest.mark.parametrize("benchmark", ["ekar", "scan"])
+def test_an_unknown_export_option_is_one_line(benchmark, tmp_path, capsys):
+    from lexbench.cli import main
+
+    data = ["--data", str(EKAR)] if benchmark == "ekar" else []
+    argv = [
+        "export",
+        benchmark,
+        "--format",
+        "hf",
+        *data,
+        "--option",
+        "nosuch=1",
+        "-o",
+        str(tmp_path),
+    ]
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert len(error.strip().splitlines()) == 1 and "unknown option: 'nosuch'" in error, error
+
+
+def test_an_export_path_is_printed_without_its_escape_sequences(tmp_path, capsys):
+    from lexbench.cli import main
+
+    out = tmp_path / "scan\x1b]0;title\x07\x1b[2J"
+    assert main(["export", "scan", "--format", "lm-eval", "--limit", "1", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "\x1b" not in printed and "\x07" not in printed
+    assert "\\x1b]0;title" in printed  # shown as text
+
+
+def test_include_takes_several_paths_at_once(tmp_path):
+    from lexbench.cli import pop_includes
+
+    first, second = tmp_path / "a.py", tmp_path / "b,c.py"
+    second.write_text("")
+    paths, rest = pop_includes(["--include", f"{first},{tmp_path / 'd.py'}", "export", "x"])
+    assert paths == [str(first), str(tmp_path / "d.py")] and rest == ["export", "x"]
+    assert pop_includes([f"--include={second}"])[0] == [str(second)]  # a path with a comma
+
+
+@pytest.mark.slow
+def test_verify_reports_every_item_with_the_real_model(tmp_path, capsys, user_cache_root):
+    """`--verify` runs inspect's own command line on the export and lexbench on the same
+    items (the packaged SmolLM2): every Google item of one relation agrees."""
+    from lexbench.cli import main
+
+    out = tmp_path / "google inspect"
+    argv = ["export", "google", "--format", "inspect", "--limit", "1", "-o", str(out)]
+    assert main([*argv, "--verify", "smollm2-135m"]) == 0
+    printed = capsys.readouterr().out
+    assert "google in inspect_ai: 14/14 items give lexbench's verdict (all equal)" in printed
+
+
+@pytest.mark.slow
+def test_verify_fails_when_the_tool_completes_nothing(tmp_path, capsys):
+    """inspect exits 0 when every sample failed; the verification fails (exit 1 from the
+    command line: a RuntimeError)."""
+    from lexbench.cli import main
+    from lexbench.export.verify import verify
+
+    out = tmp_path / "task"
+    argv = ["export", "google", "--format", "inspect", "--limit", "1", "-o", str(out)]
+    assert main(argv) == 0
+    (out / "model-args.yaml").write_text("do_sample: true\n")  # the task refuses to sample
+    with pytest.raises(RuntimeError, match=r"status .error..*do_sample"):
+        verify("inspect", out, "smollm2-135m")

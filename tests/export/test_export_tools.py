@@ -249,7 +249,8 @@ def test_inspect_gives_lexbench_scores(benchmark, tmp_path, capsys, wordnet_inde
 
     folder = tmp_path / "inspect task #1"
     printed = _export(benchmark, "inspect", folder, capsys)
-    assert f"inspect eval '{folder}/task.py'" in printed
+    # inspect takes no absolute task path: the command runs from the task's folder
+    assert f"cd '{folder}' && inspect eval task.py --model hf/MODEL" in printed
     samples = [json.loads(line) for line in (folder / "dataset.jsonl").read_text().splitlines()]
     rows = {row["id"]: row for row in _inspect_rows(folder, samples)}
     outputs = {s["id"]: _outputs(benchmark, rows[s["id"]], i) for i, s in enumerate(samples)}

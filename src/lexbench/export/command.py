@@ -7,8 +7,9 @@ the chosen format, and the line that says how to use it, its paths shell-quoted.
 
 from __future__ import annotations
 
+import argparse
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,15 @@ FORMAT_HELP = (
 
 
 def export(benchmark: str, options: Mapping[str, Any], fmt: str, output: str | Path) -> str:
-    """Write `benchmark` (built with `options`) as `fmt` to `output`; returns what to print."""
-    from lexbench.export.lm_eval import task_name
+    """Write `benchmark` (built with `options`) as `fmt` to `output`; returns what to print
+    (escape sequences in a path shown as escapes, not sent to the terminal)."""
+    from lexbench.commands.common import terminal_text
+
+    return terminal_text(_export(benchmark, options, fmt, output))
+
+
+def _export(benchmark: str, options: Mapping[str, Any], fmt: str, output: str | Path) -> str:
+    from lexbench.export.tool_runs import printed_command
 
     if fmt == "hf":
         from lexbench.export.rows import export_set, write_hf
@@ -36,13 +44,16 @@ def export(benchmark: str, options: Mapping[str, Any], fmt: str, output: str | P
     if fmt == "lm-eval":
         from lexbench.export.lm_eval import write_lm_eval_task
         from lexbench.export.rows import export_set
+        from lexbench.export.verify import RANK_NOTE
 
         exported = export_set(benchmark, options)
         out = write_lm_eval_task(output, exported)
+        ranks = exported.requests and exported.requests[0][0].kind == "rank"
         return (
-            f"wrote an lm-eval task for {len(exported.rows)} items to {out}; run it with\n"
-            f"  lm_eval --include_path {shlex.quote(str(out))} --tasks "
-            f"{shlex.quote(task_name(benchmark))} --model hf --model_args pretrained=MODEL"
+            f"wrote an lm-eval task for {len(exported.rows)} items to {out} "
+            f"({exported.manifest['prompt_mode']} prompts); run it with\n"
+            f"  {printed_command(fmt, out, exported.chat)}\n"
+            "MODEL: a transformers folder or Hub id" + (f"\n{RANK_NOTE}" if ranks else "")
         )
     if fmt == "inspect":
         from lexbench import plugins
@@ -58,7 +69,69 @@ def export(benchmark: str, options: Mapping[str, Any], fmt: str, output: str | P
         exported = export_set(benchmark, options, kinds=INSPECT_KINDS)
         out = write_inspect_task(output, exported)
         return (
-            f"wrote an inspect_ai task for {len(exported.rows)} items to {out}; run it with\n"
-            f"  inspect eval {shlex.quote(str(out / 'task.py'))} --model hf/MODEL"
+            f"wrote an inspect_ai task for {len(exported.rows)} items to {out} "
+            f"({exported.manifest['prompt_mode']} prompts); run it with\n"
+            f"  {printed_command(fmt, out, exported.chat)}\n"
+            "MODEL: a transformers folder or Hub id (other providers: drop --model-config)"
         )
     raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def add_verify_argument(parser: argparse.ArgumentParser) -> None:
+    """`--verify MODEL` on every `lexbench export NAME` command."""
+    parser.add_argument(
+        "--verify",
+        default=None,
+        metavar="MODEL",
+        help="after writing an lm-eval or inspect task, run it in that tool and the same "
+        "items in lexbench on MODEL (smollm2-135m or a transformers folder), and print "
+        "the agreement; exit 1 when they differ or the tool completed nothing",
+    )
+
+
+def with_verify(
+    handler: Callable[[argparse.Namespace], int],
+) -> Callable[[argparse.Namespace], int]:
+    """An export command's handler, then the check `--verify` asks for."""
+
+    def export_then_verify(args: argparse.Namespace) -> int:
+        code = int(handler(args) or 0)
+        model = getattr(args, "verify", None)
+        if code or model is None:
+            return code
+        from lexbench.export.verify import verify
+
+        agreement = verify(args.format, args.output, model)
+        print("\n".join(agreement.lines()))
+        return 1 if agreement.differing else 0
+
+    return export_then_verify
+
+
+LOG_FORMATS = ("inspect",)
+
+
+def _export_log(args: argparse.Namespace) -> int:
+    from lexbench.commands.common import runs_or_default, terminal_text
+    from lexbench.export.inspect_log import write_inspect_logs
+
+    written = write_inspect_logs(runs_or_default(args.runs), args.output)
+    lines = [f"wrote {len(written)} inspect_ai log(s) to {args.output}:"]
+    lines += [f"  {path.name}" for path in written]
+    lines.append(f"browse them with\n  inspect view --log-dir {shlex.quote(str(args.output))}")
+    print(terminal_text("\n".join(lines)))
+    return 0
+
+
+def register_export_log(cli: Any) -> None:
+    """`lexbench export-log RUN... --format inspect -o DIR`."""
+    from lexbench.commands.common import add_runs_argument
+
+    parser = cli.command(
+        "export-log",
+        "write run folders as other tools' logs (inspect: eval logs that `inspect view` opens)",
+        _export_log,
+    )
+    add_runs_argument(parser, "runs/scan")
+    parser.add_argument("--format", choices=LOG_FORMATS, default="inspect", help="the log format")
+    parser.add_argument("-o", "--output", required=True, type=Path, help="output folder")

@@ -32,12 +32,46 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.export.rows import ExportedSet
-from lexbench.export.scorer import MANIFEST, ExportScorer, rank_response
+from lexbench.export.scorer import MANIFEST, ExportScorer, TokenizerTargets, rank_response
 from lexbench.types import Request, Response
 
 #: What an inspect_ai model answers: text, and the top log-probabilities of a token.
 INSPECT_KINDS = ("generate", "rank")
 DATASET = "dataset.jsonl"
+#: inspect_ai's `--model-config` file for its `hf/` provider, written beside the task.
+MODEL_ARGS = "model-args.yaml"
+#: A chat template that sends the user message as it is: lexbench's completion prompt. The
+#: hf provider always goes through a chat template (`use_chat_template=false` would send
+#: "user: PROMPT\n"), so a completion run needs this one.
+VERBATIM_TEMPLATE = "{% for message in messages %}{{ message['content'] }}{% endfor %}"
+
+
+def model_args(chat: bool) -> dict[str, Any]:
+    """The hf provider's model arguments that make it ask as lexbench does: greedy where the
+    request is (the provider samples unless `do_sample` is false, and transformers refuses
+    a temperature of 0 when sampling), and the raw prompt unless lexbench sends chat."""
+    args: dict[str, Any] = {"do_sample": False}
+    if not chat:
+        args["chat_template"] = VERBATIM_TEMPLATE
+    return args
+
+
+def provider_mismatch(api: Any, generate_config: dict[str, Any], chat: bool) -> str | None:
+    """Why inspect_ai's hf provider `api` would not ask as lexbench does (None when it
+    would): the task stops on the first sample rather than score a different request."""
+    if type(api).__name__ != "HuggingFaceAPI":
+        return None
+    fix = f"run with --model-config {MODEL_ARGS} (written beside task.py)"
+    greedy = not generate_config.get("temperature")
+    if greedy and getattr(api, "do_sample", True):
+        return f"inspect's hf provider samples unless do_sample is false; {fix}"
+    if not chat and getattr(api, "chat_template", None) != VERBATIM_TEMPLATE:
+        return (
+            "lexbench sends this benchmark as a completion and inspect's hf provider would "
+            f"wrap it in the model's chat template; {fix}"
+        )
+    return None
+
 
 TASK_FILE = '''"""{benchmark} as an inspect_ai task, scored by lexbench's own scorer (written by
 `lexbench export {benchmark} --format inspect`; see lexbench.export.inspect_task).
@@ -95,7 +129,11 @@ def _sample(row: dict[str, Any], request: Request) -> dict[str, Any]:
         "id": row["id"],
         "input": prompt,
         "target": "",
-        "metadata": {"lexbench_kind": request.kind, "generate_config": generate_config(request)},
+        "metadata": {
+            "lexbench_kind": request.kind,
+            "lexbench_chat": request.chat,
+            "generate_config": generate_config(request),
+        },
     }
 
 
@@ -123,11 +161,20 @@ def write_inspect_task(out_dir: str | Path, exported: ExportedSet) -> Path:
     (out / MANIFEST).write_text(
         json.dumps(exported.manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
+    import yaml
+
+    (out / MODEL_ARGS).write_text(
+        yaml.safe_dump(model_args(any(asked[0].chat for asked in exported.requests))),
+        encoding="utf-8",
+    )
     return out
 
 
-def response_from_output(request: Request, output: Any) -> Response:
-    """A lexbench `Response` from an inspect_ai `ModelOutput`."""
+def response_from_output(
+    request: Request, output: Any, targets: TokenizerTargets | None = None
+) -> Response:
+    """A lexbench `Response` from an inspect_ai `ModelOutput` (rank targets found by
+    `targets`, the model's tokenizer, else by the strict prefix rule)."""
     if output.error:
         return Response(request_id=request.id, error=str(output.error))
     if request.kind != "rank":
@@ -136,8 +183,10 @@ def response_from_output(request: Request, output: Any) -> Response:
     content = choice.logprobs.content if choice is not None and choice.logprobs else []
     if content and content[0].top_logprobs:
         top = content[0].top_logprobs
-        return rank_response(request, [t.token for t in top], [t.logprob for t in top])
-    return rank_response(request, [output.completion] if output.completion else [])
+        return rank_response(
+            request, [t.token for t in top], [t.logprob for t in top], targets=targets
+        )
+    return rank_response(request, [output.completion] if output.completion else [], targets=targets)
 
 
 def lexbench_task(folder: str | Path) -> Any:
@@ -157,13 +206,21 @@ def lexbench_task(folder: str | Path) -> Any:
 
 
 def lexbench_solver() -> Any:
-    """Ask the model with each sample's own generation settings."""
+    """Ask the model with each sample's own generation settings (refused in one line where
+    inspect's hf provider would ask otherwise: sampling, or a chat template lexbench does
+    not use)."""
+    from inspect_ai.model import get_model
     from inspect_ai.solver import Generate, TaskState, solver
 
     @solver(name="lexbench_generate")
     def make() -> Any:
         async def solve(state: TaskState, generate: Generate) -> TaskState:
-            return await generate(state, **state.metadata["generate_config"])
+            config = state.metadata["generate_config"]
+            chat = bool(state.metadata.get("lexbench_chat"))
+            mismatch = provider_mismatch(get_model().api, config, chat)
+            if mismatch:
+                raise RuntimeError(mismatch)
+            return await generate(state, **config)
 
         return solve
 
@@ -185,13 +242,17 @@ def lexbench_scorer(manifest_path: str) -> Any:
         async def score(state: TaskState, target: Target) -> Score:
             item_id = str(state.sample_id)
             request = lexbench.request(item_id)
-            verdict = lexbench.score(item_id, response_from_output(request, state.output))
+            provider, _, name = str(state.model).partition("/")
+            lexbench.use_model(name if provider == "hf" else None)
+            response = response_from_output(request, state.output, lexbench.targets)
+            verdict = lexbench.score(item_id, response)
             return Score(
                 value={"correct": 1.0 if verdict.correct else 0.0, "value": verdict.value},
                 answer=verdict.answer,
                 metadata={
                     "lexbench_correct": verdict.correct,
                     "error_class": verdict.error_class,
+                    "target_rule": "tokenizer" if lexbench.targets else "strict prefix",
                     "details": json.loads(json.dumps(verdict.details, default=str)),
                 },
             )

@@ -41,12 +41,15 @@ HERE = Path(__file__).resolve().parent
 _SCORER = ExportScorer(HERE / "lexbench-manifest.json")
 
 
-def load_dataset(lexbench_part=None, **_metadata):
+def load_dataset(lexbench_part=None, pretrained=None, tokenizer=None, **_metadata):
     """The exported rows, read from beside this file (lm-eval's custom_dataset, called with
-    the task's metadata): those of one decoding setting when the task is one part."""
+    the task's metadata, which holds the --model_args): those of one decoding setting when
+    the task is one part. A local model folder's tokenizer finds rank targets as lexbench's
+    transformers backend does."""
     import datasets
     import pyarrow.parquet as pq
 
+    _SCORER.use_model(tokenizer or pretrained)
     rows = pq.read_table(HERE / "data" / "test.parquet").to_pylist()
     if lexbench_part is not None:
         rows = [row for row in rows if row["lexbench_part"] == lexbench_part]

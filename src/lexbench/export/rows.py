@@ -27,6 +27,10 @@ LANGUAGE_MODEL_KINDS = ("generate", "rank", "loglikelihood")
 EXPORT_MODEL_NAME = "export"
 
 
+#: The export option (not a builder's) that chooses the prompt mode: `--option chat=false`.
+CHAT_OPTION = "chat"
+
+
 @dataclass(frozen=True)
 class ExportedSet:
     benchmark: str
@@ -35,6 +39,46 @@ class ExportedSet:
     requests: list[list[Request]]
     rows: list[dict[str, Any]]
     manifest: dict[str, Any]
+
+    @property
+    def chat(self) -> bool:
+        """Whether lexbench sends the generation prompts in the model's chat format."""
+        return bool(self.manifest.get("prompt_mode") == "chat")
+
+
+def build_for_export(spec: Any, kinds: Sequence[str], options: Mapping[str, Any]) -> Any:
+    """The benchmark `spec` built for the stand-in model that answers `kinds`; an option its
+    builder does not take is one clear line, not a TypeError."""
+    import inspect
+
+    from lexbench.run.rescore import RecordedModel
+
+    model = RecordedModel({"name": EXPORT_MODEL_NAME, "kinds": list(kinds)})
+    try:
+        return spec.build(model, **options)
+    except TypeError as error:
+        if "unexpected keyword argument" not in str(error):
+            raise
+        accepted = [
+            name
+            for name, parameter in inspect.signature(spec.build).parameters.items()
+            if parameter.kind is parameter.KEYWORD_ONLY
+        ]
+        known = f" (it takes {', '.join(accepted)})" if accepted else ""
+        raise ValueError(
+            f"{spec.name}: unknown option: {str(error).rpartition(' argument ')[2]}{known}"
+        ) from None
+
+
+def prompt_mode(spec: Any, options: dict[str, Any]) -> str:
+    """'chat' where lexbench wraps a chat model's generation prompts in its chat format (the
+    benchmark's `chat_default`, as `lexbench run` does for a model with a chat template),
+    else 'completion'; `chat` in `options` (popped: no builder takes it) overrides."""
+    chosen = options.pop(CHAT_OPTION, None)
+    if isinstance(chosen, str):
+        chosen = chosen.lower() in ("1", "true", "yes", "chat")
+    chat = spec.chat_default if chosen is None else bool(chosen)
+    return "chat" if chat else "completion"
 
 
 def _absolute(value: Any) -> Any:
@@ -71,15 +115,16 @@ def export_set(
 ) -> ExportedSet:
     """The benchmark `benchmark` built with `options`, as rows and a manifest."""
     from lexbench import __version__, plugins
-    from lexbench.run.rescore import RecordedModel
+    from lexbench.run.evaluate import apply_chat
 
     spec = plugins.benchmark(benchmark)
     options = {k: _absolute(v) for k, v in dict(options or {}).items() if v is not None}
-    built = spec.build(RecordedModel({"name": EXPORT_MODEL_NAME, "kinds": list(kinds)}), **options)
+    mode = prompt_mode(spec, options)
+    built = build_for_export(spec, kinds, options)
     items = list(built.items())
     if not items:
         raise ValueError(f"{benchmark}: no items to export (check --limit and the options)")
-    requests = [built.requests(item) for item in items]
+    requests = [apply_chat(built.requests(item), mode == "chat") for item in items]
     rows = []
     for item, asked in zip(items, requests):
         rows.append(
@@ -101,6 +146,9 @@ def export_set(
         "benchmark_source": spec.source,
         # What the stand-in model answered: the scorer rebuilds the same requests from it.
         "export_kinds": list(kinds),
+        # How lexbench sends the generation prompts to a chat model (the other tool must
+        # send them the same way: lm-eval's --apply_chat_template, inspect's chat template).
+        "prompt_mode": mode,
         "lexbench_version": __version__,
     }
     return ExportedSet(benchmark, options, items, requests, rows, manifest)

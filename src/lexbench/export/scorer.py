@@ -5,9 +5,16 @@
 agree on the same outputs by construction.
 
 A rank request (SCAN, Google, BATS) asks for the top-k next tokens. Another tool gives token
-strings, not token ids, so a target word is found among them by the strict prefix rule of
-lexbench's OpenAI-compatible backend (`lexbench.models.openai_targets`): a token that starts
-a word and equals the word, or is a prefix of it of at least min(3, len(word)) characters.
+strings, not token ids, so a target word is found among them as lexbench's backend for
+that model finds it:
+
+* the other tool runs a transformers model whose tokenizer is at hand (inspect_ai's `hf/`
+  provider, lm-eval's `hf` model): lexbench's transformers rule, the first token of
+  " " + word (`lexbench.models.targets`), matched by its spelling in the vocabulary
+  (inspect's top log-probabilities) or decoded (lm-eval's generated token);
+* otherwise the strict prefix rule of lexbench's OpenAI-compatible backend
+  (`lexbench.models.openai_targets`): a token that starts a word and equals the word, or is
+  a prefix of it of at least min(3, len(word)) characters.
 
     >>> response = rank_response(Request("q", "rank", targets=("nucleus", "core")), [" nuc", " core"])
     >>> response.target_ranks, response.ranked[0].text
@@ -26,17 +33,67 @@ from lexbench.types import RankedToken, Request, Response, Score
 MANIFEST = "lexbench-manifest.json"
 
 
+class TokenizerTargets:
+    """lexbench's transformers rule on token strings: a target is the first token of
+    " " + word in `tokenizer`, spelled as the vocabulary spells it or decoded."""
+
+    def __init__(self, tokenizer: Any, source: str):
+        from lexbench.models.targets import FirstTokenIds
+
+        self.tokenizer = tokenizer
+        self.source = source
+        self._first = FirstTokenIds(tokenizer)
+
+    @classmethod
+    def load(cls, model: str) -> TokenizerTargets:
+        """The tokenizer of a local transformers folder (offline)."""
+        from transformers import AutoTokenizer
+
+        return cls(AutoTokenizer.from_pretrained(model, local_files_only=True), model)
+
+    def spellings(self, word: str) -> set[str]:
+        token_id = self._first(word)
+        return {
+            str(self.tokenizer.convert_ids_to_tokens(token_id)),
+            self.tokenizer.decode([token_id]),
+        }
+
+    def ranks(self, tokens: Sequence[str], targets: Sequence[str]) -> tuple[int | None, ...]:
+        found = []
+        for word in targets:
+            spellings = self.spellings(word)
+            found.append(next((i for i, t in enumerate(tokens, 1) if t in spellings), None))
+        return tuple(found)
+
+
+def tokenizer_targets(model: str | None) -> TokenizerTargets | None:
+    """lexbench's transformers rule for `model` when it names a local transformers folder
+    (lm-eval's `pretrained`, inspect's `hf/FOLDER`), else None (the strict prefix rule)."""
+    if not model or not (Path(model) / "config.json").is_file():
+        return None
+    return TokenizerTargets.load(model)
+
+
 def rank_response(
-    request: Request, tokens: Sequence[str], logprobs: Sequence[float] = ()
+    request: Request,
+    tokens: Sequence[str],
+    logprobs: Sequence[float] = (),
+    targets: TokenizerTargets | None = None,
 ) -> Response:
-    """A rank request's answer from the ranked token strings another tool returned."""
+    """A rank request's answer from the ranked token strings another tool returned, its
+    targets found by `targets` (lexbench's transformers rule), else by the strict prefix
+    rule."""
     from lexbench.models.openai_targets import strict_prefix_ranks
 
     ranked = tuple(
         RankedToken(-1, token, float(logprobs[i]) if i < len(logprobs) else 0.0)
         for i, token in enumerate(tokens[: request.top_k])
     )
-    ranks = strict_prefix_ranks([t.text for t in ranked], request.targets, word_start=True)
+    texts = [t.text for t in ranked]
+    if targets is not None:
+        ranks = targets.ranks(texts, request.targets)
+    else:
+        ranks = strict_prefix_ranks(texts, request.targets, word_start=True)
     return Response(request_id=request.id, ranked=ranked, target_ranks=ranks)
 
 
@@ -49,11 +106,17 @@ class ExportScorer:
         self._benchmark: Any = None
         self._items: dict[str, Any] = {}
         self._requests: dict[str, list[Request]] = {}
+        #: How rank targets are found (lm-eval's `pretrained` sets it: `use_model`).
+        self.targets: TokenizerTargets | None = None
+
+    def use_model(self, model: str | None) -> None:
+        """Find rank targets by `model`'s tokenizer when it is a local transformers folder."""
+        if self.targets is None or self.targets.source != model:
+            self.targets = tokenizer_targets(model)
 
     def _load(self) -> None:
         from lexbench import plugins
-        from lexbench.export.rows import EXPORT_MODEL_NAME, LANGUAGE_MODEL_KINDS
-        from lexbench.run.rescore import RecordedModel
+        from lexbench.export.rows import LANGUAGE_MODEL_KINDS, build_for_export
 
         manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
         source = str(manifest.get("benchmark_source") or "")
@@ -61,10 +124,16 @@ class ExportScorer:
             plugins.include([source[len("path ") :]])
         spec = plugins.benchmark(manifest["benchmark"])
         kinds = list(manifest.get("export_kinds") or LANGUAGE_MODEL_KINDS)
-        model = RecordedModel({"name": EXPORT_MODEL_NAME, "kinds": kinds})
-        self._benchmark = spec.build(model, **manifest.get("options", {}))
+        self._benchmark = build_for_export(spec, kinds, manifest.get("options", {}))
         self._items = {str(item.id): item for item in self._benchmark.items()}
         self._requests = {key: self._benchmark.requests(item) for key, item in self._items.items()}
+
+    @property
+    def benchmark(self) -> Any:
+        """The benchmark as the export built it (its items, its requests)."""
+        if self._benchmark is None:
+            self._load()
+        return self._benchmark
 
     def request(self, item_id: str) -> Request:
         """The one request lexbench sends for `item_id` (exported tasks have one per item)."""
@@ -93,7 +162,7 @@ class ExportScorer:
         if request.kind == "generate":
             response = Response(request_id=request.id, text=str(results[0]))
         elif request.kind == "rank":
-            response = rank_response(request, [str(results[0])])
+            response = rank_response(request, [str(results[0])], targets=self.targets)
         else:
             response = Response(
                 request_id=request.id, loglikelihoods=tuple(float(r[0]) for r in results)
