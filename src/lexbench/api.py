@@ -48,17 +48,17 @@ def run(
 ) -> Evaluation:
     """Evaluate `model` on `benchmark` and write its run folder: the one entry point.
 
-        Opens the model (a spec such as "smollm2-135m", "openai:NAME", "glove"; or a `Model`
-        you opened, which is left open; None: the benchmark's default model) and the response
-        cache, builds the benchmark with `options` (those of its builder), runs it, and closes
-        what it opened. `chat=None` takes the benchmark's measured default for chat models.
+    Opens the model (a spec such as "smollm2-135m", "openai:NAME", "glove"; or a `Model`
+    you opened, which is left open; None: the benchmark's default model) and the response
+    cache, builds the benchmark with `options` (those of its builder), runs it, and closes
+    what it opened. `chat=None` takes the benchmark's measured default for chat models.
 
-        `prompt_variant=NAME` asks in another of the benchmark's wordings (default: the
-        paper's; see `lexbench.wordings`). Within a run plan (`lexbench.robustness.plan`) the
+    `prompt_variant=NAME` asks in another of the benchmark's wordings (default: the
+    paper's; see `lexbench.wordings`). Within a run plan (`lexbench.robustness.plan`) the
     plan's cell in force (`lexbench.run.cells`) changes the options: its seed, its wording.
 
-        >>> run = api.run("scan", "smollm2-135m", limit=20)                 # doctest: +SKIP
-        >>> run = api.run("google", "glove", limit_per_relation=50)          # doctest: +SKIP
+    >>> run = api.run("scan", "smollm2-135m", limit=20)                 # doctest: +SKIP
+    >>> run = api.run("google", "glove", limit_per_relation=50)          # doctest: +SKIP
     """
     chosen = plugins.benchmark(benchmark)
     options = cell_options(chosen, options)  # a plan's cell: another seed or wording

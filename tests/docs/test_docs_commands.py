@@ -50,6 +50,9 @@ INVALID_NUMBER = re.compile(
     # A range checked at parse time (lexbench.commands.numbers).
     r"|must be (?:an integer|a number) from .*, got '?([^',]*)'?$"
 )
+#: A server URL checked at parse time: `URL` or `http://HOST:PORT/v1` in the docs.
+INVALID_URL = re.compile(r"'([^']*)' is not a server URL")
+URL_STAND_IN = "http://127.0.0.1:8000/v1"
 
 
 def _argparse_error(parser, argv: list[str]) -> str | None:
@@ -71,6 +74,12 @@ def _placeholder_error(parser, argv: list[str], depth: int = 0) -> str | None:
         return error
     choice = INVALID_CHOICE.search(error)
     number = INVALID_NUMBER.search(error)
+    url = INVALID_URL.search(error)
+    if url and url.group(1) in argv and re.search(r"\b[A-Z]{3,}\b", url.group(1)):
+        position = argv.index(url.group(1))
+        return _placeholder_error(
+            parser, [*argv[:position], URL_STAND_IN, *argv[position + 1 :]], depth + 1
+        )
     if choice:
         word = choice.group(1)
     elif number:

@@ -49,7 +49,7 @@ def assert_no_piece(text: str, secret: str) -> None:
 
 
 def test_mask_secrets_masks_every_long_piece_and_is_linear():
-    from lexbench.models.openai_http import mask_secrets
+    from lexbench.models.secrets import mask_secrets
 
     text = f"a {KEY} b {KEY[:10]} c {KEY[-7:]} d {KEY[3:5]} e"
     masked = mask_secrets(text, [KEY])

@@ -43,13 +43,7 @@ from typing import Any
 
 from lexbench.models.base import Model, RetryCounts, UnsupportedRequest
 from lexbench.models.openai_flight import RequestFailed, SendOptions, ServerState
-from lexbench.models.openai_http import (
-    ConnectionPool,
-    credential_secrets,
-    excerpt,
-    mask_secrets,
-    split_url_credentials,
-)
+from lexbench.models.openai_http import ConnectionPool
 from lexbench.models.openai_options import (
     OpenAIOptions,
     RequestFailedForAll,
@@ -73,6 +67,12 @@ from lexbench.models.openai_plan import (  # noqa: F401
 from lexbench.models.openai_retry import RateLimiter
 from lexbench.models.openai_send import Sender
 from lexbench.models.openai_targets import TargetTokens
+from lexbench.models.secrets import (
+    credential_secrets,
+    excerpt,
+    mask_secrets,
+    split_url_credentials,
+)
 from lexbench.types import Request, Response
 
 # Echo check: a token's echoed and sampled log-probabilities may differ by kernel noise
