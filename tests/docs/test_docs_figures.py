@@ -99,7 +99,8 @@ def recorded(figure: Figure) -> str:
         values += value if isinstance(value, list) else [value]
     if any(v is None for v in values):
         return "not yet measured"
-    values = [v / figure.divide if isinstance(v, (int, float)) else v for v in values]
+    if figure.divide != 1:
+        values = [v / figure.divide for v in values]
     if figure.format == "duration":
         return "–".join(duration(v) for v in values)
     return FORMATTER.format(figure.format, *values)
