@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from recording import RECORDS, Recorder, load_average
+from recording import CARRIED, MEASURED, RECORDS, Recorder, load_average
 
 MODEL = ["--model", "smollm2-135m"]
 
@@ -120,6 +120,7 @@ def run_check(arguments: list[str], work: Path, cache_root: Path) -> dict[str, A
     request_seconds, scores = _scores(runs)
     return {
         "command": "lexbench " + shlex.join(arguments),
+        "status": MEASURED,
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "wall_s": round(seconds, 1),
         "cpu_s": round(cpu, 1),
@@ -179,6 +180,7 @@ def main() -> int:
         for step, code in SETUP_STEPS + READ_STEPS:
             seconds, cpu, status, out = _timed([sys.executable, "-c", _step(code)], environment)
             results["setup"][step] = {
+                "status": MEASURED,
                 "wall_s": round(seconds, 1),
                 "cpu_s": round(cpu, 1),
                 "inner_s": round(float(out.split()[-1]), 2) if status == 0 else None,
@@ -186,6 +188,7 @@ def main() -> int:
             }
         built = [results["setup"][step] for step, _ in SETUP_STEPS]
         results["setup"]["all"] = {
+            "status": MEASURED,
             "wall_s": round(sum(step["wall_s"] for step in built), 1),
             "cpu_s": round(sum(step["cpu_s"] for step in built), 1),
             "exit": max(step["exit"] for step in built),
@@ -209,7 +212,11 @@ def main() -> int:
             )
     for step, figures in results.get("setup", {}).items():
         print(f"setup {step}: {figures['wall_s']} s wall, {figures['cpu_s']} s CPU")
-    recorder.write(merged(results, args.record or RECORDS / "quick_checks.json"), path=args.record)
+    kept = merged(results, args.record or RECORDS / "quick_checks.json")
+    carried = any(
+        check.get("status") == CARRIED for state in kept.values() for check in state.values()
+    )
+    recorder.write(kept, path=args.record, status=CARRIED if carried else MEASURED)
     if holder is not None:
         holder.cleanup()
     checked = [c for state in ("cold", "warm") for c in results.get(state, {}).values()]

@@ -44,9 +44,11 @@ TIME_OR_MEMORY = re.compile(
 
 class _Formatter(string.Formatter):
     """str.format, plus "P": a fraction as a percentage without the sign ("{:.1P}" of
-    0.0333 is "3.3"), for intervals written "[3.3, 8.5]"."""
+    0.0333 is "3.3"), for intervals written "[3.3, 8.5]"; "dur": seconds as a duration."""
 
     def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec == "dur":
+            return duration(value)
         if format_spec.endswith("P"):
             return format(100 * value, format_spec[:-1] + "f")
         return super().format_field(value, format_spec)
@@ -144,20 +146,45 @@ def test_a_changed_figure_is_caught() -> None:
     assert not quoted(figure, drifted).startswith(expected)
 
 
-def test_every_time_and_memory_figure_on_the_front_pages_is_recorded() -> None:
-    listed = figures()
+def settings() -> dict[str, list[str]]:
+    """Per page, the times and sizes quoted that are inputs, not measurements (a fake
+    server's latency): figures.toml's `[[setting]]` entries."""
+    listed = tomllib.loads((BENCHMARKS / "figures.toml").read_text(encoding="utf-8"))
+    found: dict[str, list[str]] = {}
+    for entry in listed.get("setting", []):
+        found.setdefault(entry["page"], []).append(" ".join(entry["text"].split()))
+    return found
+
+
+def unrecorded(page: str, listed: list[Figure], inputs: list[str]) -> list[str]:
+    """The time and memory figures on `page` that no listed figure or setting covers."""
+    lines = (REPO / page).read_text(encoding="utf-8").splitlines()
     loose = []
-    for page in FULLY_RECORDED:
-        text = " ".join((REPO / page).read_text(encoding="utf-8").split())
-        places = []
-        for figure in listed:
-            if figure.page == page and figure.after:
-                anchor = " ".join(figure.after.split())
-                start = text.index(anchor) + len(anchor)
-                places.append((start, start + len(recorded(figure)) + 1))
-        for match in TIME_OR_MEMORY.finditer(text):
-            if not any(lo <= match.start() <= hi for lo, hi in places):
-                loose.append(f"{page}: {text[max(0, match.start() - 40) : match.end()]!r}")
+    for line in (line for line in lines if line.startswith("|")):
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for column, cell in enumerate(cells, start=1):
+            covered = any(
+                f.page == page and f.row and line.startswith(f.row) and f.column == column
+                for f in listed
+            )
+            if TIME_OR_MEMORY.search(cell) and not covered:
+                loose.append(f"{page}: table row {cells[0]!r}, cell {column}: {cell!r}")
+    prose = " ".join(" ".join(line for line in lines if not line.startswith("|")).split())
+    places = [(prose.index(text), prose.index(text) + len(text)) for text in inputs]
+    for figure in (f for f in listed if f.page == page and f.after):
+        start = prose.index(" ".join(figure.after.split())) + len(" ".join(figure.after.split()))
+        places.append((start, start + len(recorded(figure)) + 1))
+    for match in TIME_OR_MEMORY.finditer(prose):
+        if not any(low <= match.start() <= high for low, high in places):
+            loose.append(f"{page}: {prose[max(0, match.start() - 40) : match.end()]!r}")
+    return loose
+
+
+def test_every_time_and_memory_figure_on_the_front_pages_is_recorded() -> None:
+    listed, inputs = figures(), settings()
+    loose = [
+        text for page in FULLY_RECORDED for text in unrecorded(page, listed, inputs.get(page, []))
+    ]
     assert not loose, "figures quoted without a record (add them to benchmarks/figures.toml):\n" + (
         "\n".join(loose)
     )
