@@ -32,6 +32,9 @@ sys.path.insert(0, str(BENCHMARKS))
 from measure_all import MEASUREMENTS  # noqa: E402
 from recording import CARRIED, MEASURED, RECORDS, source_digest  # noqa: E402
 
+#: How a page writes a figure its record does not hold yet (a record carried from the docs
+#: where they gave none): a table cell's dash, explained beside the table.
+NOT_MEASURED = "—"
 #: Pages where every time or memory figure must be one of figures.toml's (elsewhere only the
 #: listed figures are checked).
 FULLY_RECORDED = ("README.md", "docs/getting-started.md")
@@ -100,7 +103,7 @@ def recorded(figure: Figure) -> str:
             value = value[key]
         values += value if isinstance(value, list) else [value]
     if any(v is None for v in values):
-        return "not yet measured"
+        return NOT_MEASURED
     if figure.divide != 1:
         values = [v / figure.divide for v in values]
     if figure.format == "duration":
