@@ -78,8 +78,12 @@ setup-docs: $(DOCS_STAMP)
 docs: setup-docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
+# On every core (pytest-xdist, `-n auto`); a test file's tests stay together on one worker
+# (`--dist loadfile`), so a module's fixtures (a model run, a server) are built once.
+# `PYTEST_ARGS=-n0 make test` runs the suite in one process.
+PYTEST_ARGS ?= -n auto --dist loadfile
 test: lint docs
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 clean-venv:
 	rm -rf $(VENV)

@@ -15,9 +15,15 @@ near-tie that batch composition can flip is the usual cause).
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import sys
 import tempfile
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from recording import RECORDS, Recorder
 
 
 def top2_gap(model, prompt: str, prefix_tokens: list[int]) -> float:
@@ -49,7 +55,9 @@ def main() -> None:
     parser.add_argument(
         "--device", default="cpu", help="torch device for both sides: cpu (default) or cuda"
     )
+    parser.add_argument("--record", type=Path, default=None, help="write the record here")
     args = parser.parse_args()
+    recorder = Recorder("lm_eval_side_by_side", caches="warm (model de-quantised, index built)")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
     import lm_eval
@@ -125,6 +133,18 @@ def main() -> None:
         f"identical raw outputs: {same_text}/{len(ours)}; identical parsed answers: "
         f"{same_answer}/{len(ours)}"
     )
+    # One row per device, prompt style and lm_eval batch size, kept beside the others.
+    path = args.record or RECORDS / "lm_eval_side_by_side.json"
+    rows = json.loads(path.read_text())["results"] if path.is_file() else {}
+    rows[f"{args.device}/{args.prompt_style}/{args.harness_batch_size}"] = {
+        "items": len(ours),
+        "lm_eval_s": round(harness_seconds, 1),
+        "lexbench_s": round(lexbench_seconds, 1),
+        "speedup": round(harness_seconds / lexbench_seconds, 2),
+        "same_text": same_text,
+        "lm_eval_version": getattr(lm_eval, "__version__", ""),
+    }
+    recorder.write(rows, path=path)
     differing = [k for k in ours if ours[k] != theirs.get(k)]
     if differing:
         from lexbench.models.hf import HFCausalLM

