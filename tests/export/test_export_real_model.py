@@ -29,7 +29,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 #: A stratum or two of each benchmark (export options).
 SLICES: dict[str, dict[str, Any]] = {
     "lambda": {"per_relation": 2, "progress": False},
-    "scan": {"limit": 1},
+    "scan": {"limit": 1, "types": ["science"]},
     "google": {"limit_per_relation": 1},
     "ekar": {"data": str(FIXTURES / "ekar" / "english"), "split": "test"},
     "setlexsem": {
