@@ -29,6 +29,7 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ("smollm2-135m", "gemma3-270m", "glove")
@@ -78,10 +79,15 @@ def figure(rows: dict[str, list], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    def model_of(row: Any) -> str:  # the model alone: the run's settings are the page's
+        return str(row.model).split(" (", 1)[0]
+
     names = sorted(rows)
-    fig, axes = plt.subplots(len(names), 1, figsize=(7, 1.1 + 0.9 * len(names)), squeeze=False)
+    models = sorted({model_of(row) for table in rows.values() for row in table})
+    colour = {model: f"C{i}" for i, model in enumerate(models)}  # one colour per model
+    fig, axes = plt.subplots(len(names), 1, figsize=(6, 1.1 + 0.9 * len(names)), squeeze=False)
     for axis, name in zip(axes[:, 0], names):
-        table = sorted(rows[name], key=lambda r: r.model)
+        table = sorted(rows[name], key=model_of)
         for y, row in enumerate(table):
             axis.errorbar(
                 row.estimate,
@@ -89,8 +95,9 @@ def figure(rows: dict[str, list], path: Path) -> None:
                 xerr=[[max(0.0, row.estimate - row.low)], [max(0.0, row.high - row.estimate)]],
                 fmt="o",
                 capsize=3,
+                color=colour[model_of(row)],
             )
-        axis.set_yticks(range(len(table)), [r.model for r in table])
+        axis.set_yticks(range(len(table)), [model_of(r) for r in table])
         axis.set_xlim(-0.02, 1.02)
         axis.set_ylim(-0.6, len(table) - 0.4)
         axis.set_title(f"{name}: {table[0].metric if table else ''}", fontsize=9, loc="left")
@@ -101,9 +108,26 @@ def figure(rows: dict[str, list], path: Path) -> None:
     plt.close(fig)
 
 
-def write_page(
-    out: Path, limit: int | None, seconds: float | None, stdout: str, page: Path = PAGE
-) -> None:
+def skip_reasons(lines: list[str]) -> list[str]:
+    """`skipped BENCH (MODEL): REASON` lines as one line per benchmark and reason, the
+    models named together; a failed download is said in a few words (the full message,
+    with the URL, is in the run's output)."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for line in lines:
+        head, _, reason = line.removeprefix("skipped ").partition(": ")
+        benchmark, _, model = head.partition(" (")
+        if reason.startswith("could not download"):
+            reason = "its data is downloaded on first use, and this machine is offline"
+        grouped.setdefault((benchmark, reason), []).append(model.rstrip(")"))
+    return [
+        f"{benchmark} ({', '.join(models)}): {reason}"
+        for (benchmark, reason), models in grouped.items()
+    ]
+
+
+def write_page(out: Path, limit: int | None, timing: dict, stdout: str, page: Path = PAGE) -> None:
+    """The page from the run folders under `out`; `timing` is the run's OUT/timing.json
+    (wall seconds, the load at its end, when it ended), so --page-only says the same."""
     from lexbench.report.leaderboard import leaderboards, to_markdown
     from lexbench.report.runs import discover, load_runs
 
@@ -115,7 +139,7 @@ def write_page(
     figure(tables, figure_path)
     skipped = [line for line in stdout.splitlines() if line.startswith("skipped ")]
     comparisons = sorted(out.glob("*/compare/*.md"))
-    load = os.getloadavg()
+    seconds = timing.get("seconds")
     made = [
         "# Results",
         "",
@@ -126,9 +150,9 @@ def write_page(
         "How this page was made: `.venv/bin/python benchmarks/results_page.py"
         + (f" --limit {limit}`" if limit else " --full`")
         + f" on {platform.machine()}, {os.cpu_count()} CPU cores, load average "
-        f"{load[0]:.2f} at the end, "
+        f"{timing.get('load_end', float('nan')):.2f} at the end, "
         + (f"{seconds / 60:.0f} min of wall time" if seconds else "wall time not measured")
-        + f", {datetime.now(UTC):%Y-%m-%d %H:%M} UTC. Models: "
+        + f", {timing.get('ended', 'date not recorded')}. Models: "
         "`smollm2-135m` (SmolLM2-135M-Instruct, Q4_1, chat model), `gemma3-270m` (Gemma 3 270M",
         "base, Q4_K_M, no chat template: LAMBDA's instruction prompt gets prose back, scored as",
         "format failures as the paper scores them), `glove` (GloVe 6B 50d, analogy queries).",
@@ -140,9 +164,16 @@ def write_page(
         f"![Headline metric per model with its 95% interval](img/{FIGURE.name})",
         "",
     ]
+    made += [
+        "Both language models score 0 on LAMBDA and SetLexSem here: under those papers'",
+        "instruction prompts they answer with prose or with no readable set, which the papers",
+        "score as wrong (each run's report counts these as format failures). LAMBDA's",
+        "completion prompt (`--prompt-style completion`, the demo's) is what SmolLM2 answers.",
+        "",
+    ]
     if skipped:
-        made += ["Not run (the reason `lexbench run all` gave):", ""]
-        made += [f"* {line.removeprefix('skipped ')}" for line in skipped] + [""]
+        made += ["Not run (the reasons `lexbench run all` gave, shortened):", ""]
+        made += [f"* {reason}" for reason in skip_reasons(skipped)] + [""]
     made += ["## Paired tests between the models", ""]
     for path in comparisons:
         text = path.read_text(encoding="utf-8")
@@ -173,13 +204,21 @@ def main() -> int:
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     stdout_file = args.out / "run-all.stdout.txt"
+    timing_file = args.out / "timing.json"
     if args.page_only:
         stdout = stdout_file.read_text(encoding="utf-8") if stdout_file.is_file() else ""
-        write_page(args.out, limit, None, stdout, args.page)
+        timing = json.loads(timing_file.read_text()) if timing_file.is_file() else {}
+        write_page(args.out, limit, timing, stdout, args.page)
         return 0
     seconds, stdout = run_suite(args.out, limit, args.cache)
-    (args.out / "timing.json").write_text(json.dumps({"seconds": seconds, "limit": limit}))
-    write_page(args.out, limit, seconds, stdout, args.page)
+    timing = {
+        "seconds": seconds,
+        "limit": limit,
+        "load_end": os.getloadavg()[0],
+        "ended": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
+    }
+    timing_file.write_text(json.dumps(timing), encoding="utf-8")
+    write_page(args.out, limit, timing, stdout, args.page)
     return 0
 
 
