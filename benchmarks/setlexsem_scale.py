@@ -292,8 +292,10 @@ def main() -> int:
         )
     growth = last["peak_mb"] / first["peak_mb"] - 1
     recorded = {}
-    for count, figures, load, label in [*rows, *spread]:
+    for count, figures, load, label in [*rows, *spread, *on_grid]:
         key = f"spread_{args.spread}" if "every" in label else f"first_{count}"
+        if label.startswith("grid path"):  # the grid path: `--grid paper`, no --items file
+            key = f"grid_spread_{args.spread}" if "every" in label else "grid_whole"
         recorded[key] = {
             "prompts": count,
             "configurations": figures["configurations"],
