@@ -8,7 +8,9 @@ write benchmarks/records/fresh_clone.json (the README quotes it).
 The clone is of the committed HEAD (uncommitted changes are not measured), into a new
 temporary folder; `LEXBENCH_CACHE` is a new empty folder, so `make demo` pays the venv, the
 packages from pip's cache, WordNet's index and sense table and the model's de-quantising.
-`make test` runs in the same clone after `make demo`, so its figure is what the test
+shared/ (the papers and test data) is copied beside the clone, as CI lays it. The make logs
+are kept as `$TMPDIR/lexbench-fresh-clone-make-TARGET.log`. `make test` runs in the same clone
+after `make demo`, so its figure is what the test
 extras (the llama-cpp-python build, from pip's cache once built), lint, docs and the suite
 add. Per target: wall time, the CPU time of everything it ran, and, for the demo, the
 request phase and the score its results.json holds; for the test, pytest's summary line.
@@ -21,6 +23,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -44,6 +47,9 @@ def make(target: str, clone: Path, environment: dict[str, str]) -> dict[str, Any
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     (clone / f"make-{target}.log").write_text(done.stdout + done.stderr)
+    # Kept after the clone is removed, for reading what failed.
+    kept = Path(tempfile.gettempdir()) / f"lexbench-fresh-clone-make-{target}.log"
+    kept.write_text(done.stdout + done.stderr)
     if done.returncode != 0:
         print(done.stdout[-1500:] + done.stderr[-1500:], file=sys.stderr)
     figures: dict[str, Any] = {
@@ -80,6 +86,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="lexbench-clone-") as holder:
         clone = Path(holder) / "lexbench"
         subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+        shared = ROOT.parent / "shared"
+        if shared.is_dir():  # as CI lays it: a copy of shared/ beside the clone
+            shutil.copytree(shared, Path(holder) / "shared", symlinks=True)
         environment = {**os.environ, "LEXBENCH_CACHE": str(Path(holder) / "lexbench-cache")}
         environment.pop("VIRTUAL_ENV", None)
         for target in ("demo", "test"):
