@@ -34,7 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from recording import ROOT, Recorder, load_average, read_record
 
-SUMMARY = re.compile(r"^=*\s*(\d+ passed.*?) in [\d.]+s", re.MULTILINE)
+SUMMARY = re.compile(r"^=*\s*(\d+ (?:passed|failed).*?) in [\d.]+s", re.MULTILINE)
 
 
 def make(target: str, clone: Path, environment: dict[str, str]) -> dict[str, Any]:

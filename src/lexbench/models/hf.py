@@ -113,25 +113,21 @@ class HFCausalLM(Model):
     @classmethod
     def from_spec(cls, spec: str, options: HFOptions = HFOptions()) -> HFCausalLM:
         """Resolve "smollm2-135m", "gemma3-270m", a local folder, a `.gguf` file or a Hub id."""
-        if spec in ("smollm2-135m", "smollm2"):
-            gguf = packaged_smollm2_gguf()
+        packaged = {  # the models lexbench installs from PyPI: (name, locate its GGUF, Hub id)
+            "smollm2-135m": ("smollm2-135m", packaged_smollm2_gguf, SMOLLM2_HUB_ID),
+            "smollm2": ("smollm2-135m", packaged_smollm2_gguf, SMOLLM2_HUB_ID),
+            "gemma3-270m": ("gemma3-270m", packaged_gemma3_gguf, GEMMA3_HUB_ID),
+        }
+        if spec in packaged:
+            name, locate, hub_id = packaged[spec]
+            gguf = locate()
             folder, file_hash = dequantised_cache(gguf, options.dtype)
             return cls(
                 str(folder),
-                name="smollm2-135m",
+                name=name,
                 options=options,
                 weights_hash=file_hash,
-                source=f"{SMOLLM2_HUB_ID} ({gguf.name})",
-            )
-        if spec == "gemma3-270m":
-            gguf = packaged_gemma3_gguf()
-            folder, file_hash = dequantised_cache(gguf, options.dtype)
-            return cls(
-                str(folder),
-                name="gemma3-270m",
-                options=options,
-                weights_hash=file_hash,
-                source=f"{GEMMA3_HUB_ID} ({gguf.name})",
+                source=f"{hub_id} ({gguf.name})",
             )
         path = Path(spec).expanduser()
         if path.suffix == ".gguf" and path.is_file():
