@@ -34,7 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from recording import ROOT, Recorder, load_average, read_record
 
-SUMMARY = re.compile(r"^=*\s*(\d+ (?:passed|failed).*?) in [\d.]+s", re.MULTILINE)
+SUMMARY = re.compile(r"^=*\s*(\d+ (?:passed|failed).*?) in ([\d.]+)s", re.MULTILINE)
 
 
 def make(target: str, clone: Path, environment: dict[str, str]) -> dict[str, Any]:
@@ -67,7 +67,8 @@ def make(target: str, clone: Path, environment: dict[str, str]) -> dict[str, Any
             figures["overall"] = block.get("overall")
     if target == "test":
         summary = SUMMARY.findall(done.stdout)
-        figures["pytest"] = summary[-1] if summary else None
+        figures["pytest"] = summary[-1][0] if summary else None
+        figures["pytest_s"] = float(summary[-1][1]) if summary else None
     return figures
 
 
