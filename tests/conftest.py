@@ -164,3 +164,14 @@ def tiny_wordnet_index(tiny_wordnet_env):
     from lexbench.lexicon.wordnet import load_index
 
     return load_index(progress=False)
+
+
+@pytest.fixture
+def scripted_backend(monkeypatch):
+    """`--model scripted:NAME` on the command line: a deterministic backend for tests
+    (tests/scripted_backend.py), registered beside the installed ones."""
+    from lexbench import plugins
+
+    backends = {**plugins.backends(), "scripted": plugins.Backend("scripted", "scripted_backend", "test")}
+    monkeypatch.setattr(plugins._REGISTRY, "backends", backends)
+    return "scripted"

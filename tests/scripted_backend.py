@@ -1,0 +1,51 @@
+"""A scripted model backend for command-line tests only (never a product feature): the
+`scripted:NAME` spec, registered by the `scripted_backend` fixture, answers every request
+kind from a hash of the request, so a command's run folders are the same on every machine
+and every run. `scripted:NAME-chat` also declares a chat template.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from lexbench.types import Request
+from mock_model import ScriptedModel
+
+WORDS = (" cold", " hot\n", " big", " A", " B\nbecause", " king", "<answer>{1, 2}</answer>")
+RANKED = (" king", " queen", " cold", " hot", " warrior", " sun", " nucleus", " atom")
+
+
+def _pick(text: str, choices: int) -> int:
+    return hashlib.sha256(text.encode("utf-8")).digest()[0] % choices
+
+
+def _text(request: Request) -> str:
+    return request.prompt + "".join(f"{r}:{c}" for r, c in request.messages)
+
+
+def reply(request: Request) -> str:
+    return WORDS[_pick(_text(request), len(WORDS))]
+
+
+def ranked(request: Request) -> list[tuple[int, str, float]]:
+    start = _pick(_text(request), len(RANKED))
+    return [(i, RANKED[(start + i) % len(RANKED)], -float(i + 1)) for i in range(len(RANKED))]
+
+
+def loglikelihoods(request: Request) -> list[float]:
+    return [-float(_pick(request.prompt + c, 50)) / 7 for c in request.continuations]
+
+
+class ScriptedBackend(ScriptedModel):
+    def __init__(self, name: str):
+        super().__init__(reply, name=name, ranked=ranked, loglikelihoods=loglikelihoods)
+
+    def has_chat_template(self) -> bool:
+        return self.name.endswith("chat")
+
+
+def load(name: str, options: dict[str, Any]) -> ScriptedBackend:
+    if options:
+        raise ValueError(f"scripted: takes no options, got {sorted(options)}")
+    return ScriptedBackend(name)
