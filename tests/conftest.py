@@ -172,6 +172,9 @@ def scripted_backend(monkeypatch):
     (tests/scripted_backend.py), registered beside the installed ones."""
     from lexbench import plugins
 
-    backends = {**plugins.backends(), "scripted": plugins.Backend("scripted", "scripted_backend", "test")}
+    backends = {
+        **plugins.backends(),
+        "scripted": plugins.Backend("scripted", "scripted_backend", "test"),
+    }
     monkeypatch.setattr(plugins._REGISTRY, "backends", backends)
     return "scripted"

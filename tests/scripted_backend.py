@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from lexbench.terminal import strip_url_credentials
 from lexbench.types import Request
 from mock_model import ScriptedModel
 
@@ -38,14 +39,22 @@ def loglikelihoods(request: Request) -> list[float]:
 
 
 class ScriptedBackend(ScriptedModel):
-    def __init__(self, name: str):
+    def __init__(self, name: str, options: dict[str, Any] | None = None):
         super().__init__(reply, name=name, ranked=ranked, loglikelihoods=loglikelihoods)
+        # Recorded as a real backend records its settings (credentials in a URL removed);
+        # they change no answer, so the fingerprint (and the run folder) stays the same.
+        self.options = {
+            k: strip_url_credentials(v) if isinstance(v, str) else v
+            for k, v in (options or {}).items()
+        }
 
     def has_chat_template(self) -> bool:
         return self.name.endswith("chat")
 
+    def describe(self) -> dict[str, Any]:
+        described = super().describe()
+        return {**described, "options": self.options} if self.options else described
+
 
 def load(name: str, options: dict[str, Any]) -> ScriptedBackend:
-    if options:
-        raise ValueError(f"scripted: takes no options, got {sorted(options)}")
-    return ScriptedBackend(name)
+    return ScriptedBackend(name, options)

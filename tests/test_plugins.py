@@ -294,7 +294,7 @@ def test_a_name_taken_twice_keeps_the_first(tmp_path, capsys):
 
 
 def test_generic_options_parse(tmp_path):
-    from lexbench.commands.generic import parse_option
+    from lexbench.commands.arguments import parse_option
 
     assert parse_option("count=3") == ("count", 3)
     assert parse_option("name=hyponym") == ("name", "hyponym")

@@ -129,7 +129,7 @@ def test_the_cycle_finder_finds_a_cycle_and_only_that():
 def test_imports_resolve_relative_and_from_forms(tmp_path):
     path = SRC / "lexbench" / "benchmarks" / "lambda_" / "cli.py"
     names = set(imported_names(path, "lexbench.benchmarks.lambda_.cli"))
-    assert "lexbench.commands.common" in names
+    assert "lexbench.commands.arguments" in names
 
 
 def test_type_only_imports_count(tmp_path):

@@ -1,7 +1,10 @@
 """The Python API: the same operations as the `lexbench` commands, for any registered
-benchmark (`lexbench.plugins`) and any model spec.
+benchmark (`lexbench.plugins`) and any model spec. One entry point, `run`, takes one
+`RunRequest` (`lexbench.request`); plans of several runs are `lexbench.plan`'s.
 
     >>> from lexbench import api                                        # doctest: +SKIP
+    >>> from lexbench.request import RunRequest                         # doctest: +SKIP
+    >>> run = api.run(RunRequest("lambda", model="smollm2-135m", limit=50))  # doctest: +SKIP
     >>> run = api.run("lambda", "smollm2-135m", limit=50)               # doctest: +SKIP
     >>> run.results["overall"]["accuracy"]                               # doctest: +SKIP
     >>> [spec.name for spec in benchmarks()][:4]
@@ -10,20 +13,21 @@ benchmark (`lexbench.plugins`) and any model spec.
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from lexbench import plugins
-from lexbench.benchmarks.base import BenchmarkSpec
+from lexbench.benchmarks.base import CHAT, BenchmarkSpec
 from lexbench.models.base import Model
+from lexbench.request import RunRequest, request_record
 from lexbench.run.cache import ResponseCache, response_cache
-from lexbench.run.cells import cell_options, open_run_model
 from lexbench.run.evaluate import Evaluation, evaluate
 from lexbench.wordings import PAPER, apply_variant, one_variant
 
-__all__ = ["benchmarks", "run"]
+__all__ = ["RunRequest", "benchmarks", "run"]
 
 
 def benchmarks() -> list[BenchmarkSpec]:
@@ -35,57 +39,150 @@ def benchmarks() -> list[BenchmarkSpec]:
 
 
 def run(
-    benchmark: str,
+    request: RunRequest | str,
     model: str | Model | None = None,
     *,
-    model_options: Mapping[str, Any] | None = None,
-    out: str | Path = "runs",
     cache: ResponseCache | str | Path | None = None,
-    use_cache: bool = True,
-    progress: bool = True,
-    chat: bool | None = None,
     **options: Any,
 ) -> Evaluation:
-    """Evaluate `model` on `benchmark` and write its run folder: the one entry point.
+    """Run one `RunRequest` and write its run folder: the one entry point.
 
-    Opens the model (a spec such as "smollm2-135m", "openai:NAME", "glove"; or a `Model`
-    you opened, which is left open; None: the benchmark's default model) and the response
-    cache, builds the benchmark with `options` (those of its builder), runs it, and closes
-    what it opened. `chat=None` takes the benchmark's measured default for chat models.
+    Opens the request's model and response cache, builds the benchmark, runs it, and closes
+    what it opened. An opened `model` (a `Model`) or `cache` (a `ResponseCache`) given here
+    is used as is and left open: a plan opens each model once for all its cells.
 
-    `prompt_variant=NAME` asks in another of the benchmark's wordings (default: the
-    paper's; see `lexbench.wordings`). Within a run plan (`lexbench.robustness.plan`) the
-    plan's cell in force (`lexbench.run.cells`) changes the options: its seed, its wording.
+    The keyword form names the benchmark and the model and takes the builder's options as
+    keywords, with `model_options=`, `out=`, `use_cache=`, `progress=`, `chat=`,
+    `system_prompt=` and `prompt_variant=` (a wording; see `lexbench.wordings`):
 
     >>> run = api.run("scan", "smollm2-135m", limit=20)                 # doctest: +SKIP
     >>> run = api.run("google", "glove", limit_per_relation=50)          # doctest: +SKIP
     """
-    chosen = plugins.benchmark(benchmark)
-    options = cell_options(chosen, options)  # a plan's cell: another seed or wording
-    variant = str(options.pop("prompt_variant", None) or PAPER)
-    one_variant(chosen, variant)  # a misspelt wording fails before the model loads
+    if isinstance(request, str):
+        request, model = keyword_request(request, model, cache, options)
+    elif options:
+        raise TypeError(f"api.run(request) takes no builder options, got {sorted(options)}")
+    elif model is not None and not isinstance(model, Model):
+        raise TypeError("api.run(request, model): the model must be an opened Model")
+    opened = model if isinstance(model, Model) else None
+    return _run(request, opened, cache if isinstance(cache, ResponseCache) else None)
+
+
+def keyword_request(
+    benchmark: str, model: str | Model | None, cache: Any, options: Mapping[str, Any]
+) -> tuple[RunRequest, Model | None]:
+    """The request the keyword form of `run` describes, and the opened model it was given."""
+    rest = dict(options)
+    shared: dict[str, Any] = {
+        "model_options": dict(rest.pop("model_options", None) or {}),
+        "out": Path(rest.pop("out", "runs")),
+        "use_cache": bool(rest.pop("use_cache", True)),
+        "progress": bool(rest.pop("progress", True)),
+        "chat": rest.pop("chat", None),
+        "system_prompt": rest.pop("system_prompt", None),
+        "wording": str(rest.pop("prompt_variant", None) or PAPER),
+    }
+    if isinstance(cache, (str, Path)):
+        shared["cache"] = Path(cache)
+    spec = model if isinstance(model, str) else None
+    if isinstance(model, Model) and shared["model_options"]:
+        raise ValueError(
+            f"model options {sorted(shared['model_options'])} were given with an already "
+            f"loaded model ({model.name}); pass them when loading it"
+        )
+    return RunRequest(benchmark, options=rest, model=spec, **shared), (
+        model if isinstance(model, Model) else None
+    )
+
+
+def builder_options(spec: BenchmarkSpec, request: RunRequest) -> dict[str, Any]:
+    """The options `spec.build` gets: the request's own, with the shared `limit`, `data`
+    and item seed put under the names this benchmark gives them."""
+    options = dict(request.options)
+    if request.limit is not None:
+        if spec.limit_option is None:
+            raise ValueError(f"{spec.name} takes no --limit")
+        options[spec.limit_option] = request.limit
+    if request.data is not None:
+        if spec.data_option is None:
+            raise ValueError(f"{spec.name} reads no data files; it takes no --data")
+        options[spec.data_option] = request.data
+    if request.item_seed is not None:
+        if spec.regenerate is None:
+            raise ValueError(
+                f"--sets draws fresh item sets, and {spec.name} reads fixed data; use "
+                f"--prompt-variant all for its spread across wordings"
+            )
+        options = spec.regenerate.with_seed(options, request.item_seed)
+    return options
+
+
+def _run(request: RunRequest, model: Model | None, cache: ResponseCache | None) -> Evaluation:
+    chosen = plugins.benchmark(request.benchmark)
+    one_variant(chosen, request.wording)  # a misspelt wording fails before the model loads
+    options = builder_options(chosen, request)
     check_input_paths(options)
     if chosen.build_progress:
-        options.setdefault("progress", progress)  # building shows a bar of its own
-    spec_or_model = chosen.default_model if model is None else model
+        options.setdefault("progress", request.progress)  # building shows a bar of its own
     with (
-        open_run_model(spec_or_model, model_options) as backend,
-        response_cache(cache, use_cache) as store,
+        _model_of(chosen, request, model) as backend,
+        response_cache(cache if cache is not None else request.cache, request.use_cache) as store,
     ):
         chosen.check(backend)
-        built = apply_variant(chosen, chosen.build(backend, **options), variant)
-        use_chat = chat_for(chosen, backend, chat)
+        refuse_unhonoured(chosen, options, backend, request)
+        built = apply_variant(chosen, chosen.build(backend, **options), request.wording)
+        use_chat = chat_for(chosen, backend, wants_chat(request))
         recorded = {k: v for k, v in options.items() if k != "progress"}
         return evaluate(
             built,
             backend,
-            out_root=out,
+            out_root=request.out,
             cache=store,
-            progress=progress,
+            progress=request.progress,
             chat=use_chat,
-            run_options={"benchmark": benchmark, **recorded},
+            system_prompt=request.system_prompt,
+            run_options={"benchmark": request.benchmark, **recorded},
+            request=request_record(request),
             source=chosen.source,
         )
+
+
+@contextlib.contextmanager
+def _model_of(spec: BenchmarkSpec, request: RunRequest, model: Model | None) -> Iterator[Model]:
+    """The opened model given, or the request's model opened (and closed afterwards)."""
+    from lexbench.models.registry import open_model
+
+    if model is not None:
+        yield model
+        return
+    with open_model(request.model or spec.default_model, request.model_options) as opened:
+        yield opened
+
+
+def refuse_unhonoured(
+    spec: BenchmarkSpec, options: Mapping[str, Any], model: Model, request: RunRequest
+) -> None:
+    """Refuse, in one line, a shared option this benchmark declares it cannot honour
+    (`BenchmarkSpec.cannot_honour`), before anything is built or sent."""
+    if spec.cannot_honour is None:
+        return
+    reasons = spec.cannot_honour(options, model)
+    if CHAT in reasons and (request.chat or request.system_prompt is not None):
+        given = "--system-prompt" if request.system_prompt is not None else "--chat-template"
+        raise ValueError(f"{given}: {reasons[CHAT]}; run it without {given}")
+
+
+def wants_chat(request: RunRequest) -> bool | None:
+    """Chat prompts as asked; a system prompt asks for them (it is the chat format's system
+    turn), and is refused in one line with `--no-chat-template`."""
+    if request.system_prompt is None:
+        return request.chat
+    if request.chat is False:
+        raise ValueError(
+            "--system-prompt is the chat format's system turn, and --no-chat-template sends "
+            "plain prompts; drop one of them"
+        )
+    return True
 
 
 def chat_for(spec: BenchmarkSpec, backend: Model, chat: bool | None) -> bool:
@@ -98,7 +195,8 @@ def chat_for(spec: BenchmarkSpec, backend: Model, chat: bool | None) -> bool:
         return bool(wanted and backend.has_chat_template())
     if chat:
         raise ValueError(
-            f"{backend.name} has no chat template (a base model?), so --chat-template cannot "
+            f"{backend.name} has no chat template (a base model?), so --chat-template (or "
+            f"--system-prompt) cannot "
             f"wrap {spec.name}'s prompts; run it with --no-chat-template (plain completion "
             f"prompts)"
         )

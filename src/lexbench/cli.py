@@ -19,6 +19,7 @@ import pkgutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import lexbench.commands
 from lexbench import __version__
@@ -53,6 +54,9 @@ class CommandLine:
         )
         self._top = self.parser.add_subparsers(dest="command", metavar="COMMAND")
         self._verbs: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]] = {}
+        # `run NAME` parsers waiting for the shared arguments, added after the benchmark's
+        # own so that its options come first in its help.
+        self._run_parsers: list[tuple[argparse.ArgumentParser, str]] = []
 
     def benchmark_command(
         self,
@@ -78,6 +82,28 @@ class CommandLine:
         parser.set_defaults(handler=handler)
         return parser
 
+    def run_command(self, benchmark: str, help: str, command: Any) -> argparse.ArgumentParser:
+        """`lexbench run BENCHMARK ...`: the benchmark adds its own arguments to the parser
+        returned; the model, run and plan arguments every run shares are added after them,
+        and `command` (a `lexbench.commands.requests.RunCommand`) turns its own into
+        builder options. One handler runs them all (`lexbench.commands.run`)."""
+        from lexbench import plugins
+        from lexbench.commands.run import run_benchmark
+
+        parser = self.benchmark_command("run", benchmark, help, run_benchmark)
+        parser.set_defaults(run_command=command, run_parser=parser)
+        self._run_parsers.append((parser, plugins.benchmark(benchmark).default_model))
+        return parser
+
+    def add_shared_run_arguments(self) -> None:
+        """The model, run and plan arguments of every `run BENCHMARK` command."""
+        from lexbench.commands.arguments import add_model_arguments, add_run_arguments
+
+        for parser, default_model in self._run_parsers:
+            add_model_arguments(parser, default_model=default_model)
+            add_run_arguments(parser)
+        self._run_parsers = []
+
     def command(
         self, name: str, help: str, handler: Callable[[argparse.Namespace], int]
     ) -> argparse.ArgumentParser:
@@ -94,7 +120,8 @@ class CommandLine:
 
 def build_parser() -> argparse.ArgumentParser:
     from lexbench import plugins
-    from lexbench.commands.generic import register_generic_export, register_generic_run
+    from lexbench.commands.generic import register_generic_export
+    from lexbench.commands.run import register_generic_run
 
     cli = CommandLine()
     for module_info in sorted(
@@ -122,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
                 f"added: {error}",
                 file=sys.stderr,
             )
+    cli.add_shared_run_arguments()
     from lexbench.commands.paths import mark_path_kinds
 
     mark_path_kinds(cli.parser)
@@ -168,7 +196,7 @@ class UserError(Exception):
 
 def _say(message: object) -> None:
     """One error line on stderr; server and model text in it is escaped for the terminal."""
-    from lexbench.commands.common import strip_url_credentials, terminal_text
+    from lexbench.terminal import strip_url_credentials, terminal_text
 
     print(f"lexbench: error: {terminal_text(strip_url_credentials(str(message)))}", file=sys.stderr)
 
@@ -178,7 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     damaged cache, a full disk); 2 bad input; 3 a run finished but some requests failed; 4
     every request failed (3 and 4 become 0 with --allow-failures); 130 interrupted."""
     from lexbench import plugins
-    from lexbench.commands.common import IncompleteRun, terminal_text
+    from lexbench.commands.outcome import IncompleteRun
+    from lexbench.terminal import terminal_text
 
     if argv is None:
         # A process of its own (`lexbench ...`), not a caller's: what it loads stays loaded

@@ -518,7 +518,7 @@ def test_cli_errors_are_one_clear_line(tmp_path, capsys):
             "--no-cache",
         ]
     )
-    assert status == 2 and "does not exist" in capsys.readouterr().err
+    assert status == 2 and "No such file or folder (data)" in capsys.readouterr().err
 
 
 def test_load_benchmark_records_the_data_hash():

@@ -15,12 +15,12 @@ from lexbench.benchmarks.analogies.rank import rank_outcome
 from lexbench.benchmarks.scan.benchmark import (
     SCAN_SHA256,
     ScanBenchmark,
-    compare_scan,
     dataset_statistics,
     load_scan,
     packaged_scan,
     parse_scan,
 )
+from lexbench.benchmarks.scan.conditions import compare_scan
 from lexbench.models.targets import FirstTokenIds
 from lexbench.stats import clustered_standard_error
 from lexbench.types import RankedToken, Response

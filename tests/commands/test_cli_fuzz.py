@@ -95,7 +95,7 @@ def is_flag(action: argparse.Action) -> bool:
 def hostile_values(action: argparse.Action, places: Places) -> list[str]:
     """Values refused by type, or pointing where the option cannot take them. A path option
     whose help says file or folder gets only the wrong kind (the right kind would run)."""
-    from lexbench.commands.generic import parse_option
+    from lexbench.commands.arguments import parse_option
     from lexbench.commands.paths import FILE, FOLDER, path_kind
 
     if action.type is parse_option:

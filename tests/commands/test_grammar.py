@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_report_runs import make_lambda_run
@@ -105,39 +106,20 @@ def test_an_ekar_slice_takes_the_first_items_of_each_meta_relation() -> None:
 
 
 def test_run_all_data_goes_to_the_benchmarks_own_data_option(
-    shared_data: Path, tmp_path: Path
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from lexbench.commands.suite import run_suite
-
     csv = tmp_path / "my-scan.csv"
     csv.write_bytes((shared_data / "scan" / "SCAN_dataset.csv").read_bytes())
-    done, skipped = run_suite(
-        "glove",
-        model_opts={},
-        limit=1,
-        out=tmp_path / "runs",
-        cache=None,
-        progress=False,
-        chat=None,
-        only=["scan"],
-        data={"scan": csv},
-    )
-    assert not skipped
-    [scan] = done
-    assert len(scan.folder.samples_path.read_text().splitlines()) == 65  # one per mapping
-    config = (scan.folder.path / "config.json").read_text()
-    assert str(csv) in config
-    with pytest.raises(ValueError, match="not a suite benchmark that reads files"):
-        run_suite(
-            "glove",
-            model_opts={},
-            limit=1,
-            out=tmp_path / "runs",
-            cache=None,
-            progress=False,
-            chat=None,
-            data={"sat": csv},
-        )
+    out = tmp_path / "runs"
+    argv = ["run", "all", "--model", "glove", "--limit", "1", "--only", "scan"]
+    argv += ["--out", str(out), "--no-cache", "--no-progress"]
+    assert main([*argv, "--data", f"scan={csv}"]) == 0
+    assert "skipped" not in capsys.readouterr().out
+    [samples] = (out / "scan").rglob("samples.jsonl")
+    assert len(samples.read_text().splitlines()) == 65  # one per mapping
+    assert str(csv) in (samples.parent / "config.json").read_text()
+    assert main([*argv, "--data", f"sat={csv}"]) == 2
+    assert "not a suite benchmark that reads files" in capsys.readouterr().err
 
 
 def test_run_all_data_must_be_name_equals_path(capsys: pytest.CaptureFixture[str]) -> None:
@@ -175,19 +157,24 @@ def test_run_all_limit_gives_setlexsem_its_quick_budget_and_records_it(
 ) -> None:
     """A quick check finishes on a CPU: `run all --limit` stops SetLexSem at </answer>
     within 64 tokens, and says so in the run's config; a full run keeps the paper's."""
+    from dataclasses import replace
+
     from lexbench import api
-    from lexbench.commands.suite import suite_options
+    from lexbench.cli import build_parser
+    from lexbench.commands.run import suite_conditions
     from mock_model import ScriptedModel
 
-    spec = plugins.benchmark("setlexsem")
-    assert spec.suite is not None
-    full = suite_options(spec, spec.suite, None, None)
-    assert "decoding" not in full and "limit" not in full
-    quick = suite_options(spec, spec.suite, 1, None)
-    assert quick["decoding"] == {"max_new_tokens": 64, "stop": ["</answer>"]}
-    assert quick["limit"] == 1 and quick["select"] == full["select"]
+    def setlexsem(argv: list[str]) -> Any:
+        args = build_parser().parse_args(["run", "all", *argv])
+        (found,) = [c.request for c in suite_conditions(args) if c.label == "setlexsem"]
+        return found
+
+    full, quick = setlexsem([]), setlexsem(["--limit", "1"])
+    assert "decoding" not in full.options and full.limit is None
+    assert quick.options["decoding"] == {"max_new_tokens": 64, "stop": ["</answer>"]}
+    assert quick.limit == 1 and quick.options["select"] == full.options["select"]
     model = ScriptedModel(lambda request: "<answer>{}</answer>", name="scripted")
-    run = api.run("setlexsem", model, out=tmp_path, use_cache=False, progress=False, **quick)
+    run = api.run(replace(quick, out=tmp_path, use_cache=False, progress=False), model)
     config = json.loads(run.folder.config_path.read_text())
     decoding = config["benchmark"]["dataset"]["grid"]["decoding"]
     assert decoding["max_new_tokens"] == 64 and decoding["stop"] == ["</answer>"]

@@ -24,6 +24,7 @@ NOT_NUMBERS = {
     "study_url",
     "server_url",
     "variant_name",
+    "system_prompt",
 }
 
 

@@ -4,13 +4,19 @@ commands (every `run <benchmark>` shape, plans over models, sets and wordings, `
 whose paths (benchmark / model / configuration hash) and contents are pinned here.
 
 Pinned per run folder: its path, samples.jsonl, results.json without its timing block
-(`run`) and config.json without the package versions (they differ between machines) and
-without the `request` block (the options as the command was given, added by issue 42);
+(`run`) and config.json without the package versions (they differ between machines),
+without the `request` block (the options as the command was given, added by issue 42) and
+with the builder options recorded as null left out (null is the builder's default: a
+command that no longer passes an option it was not given writes the same run);
 per spread or probe record: the record without its timing (`cost`); per comparison: its
 JSON. Reports and figures are not pinned (their wording may improve).
 
 The pins were taken at commit 6b24aed, before the run path was rebuilt around one
-request and one planner. `LEXBENCH_REPIN=1` rewrites them (a deliberate change only).
+request and one planner, with one deliberate exception: `lexbench run ekar` built its
+benchmark itself and recorded no builder options, so `lexbench rescore` could not rebuild
+its runs; since issue 42 it runs through `api.run` like every benchmark and records them,
+and the config.json pins of its two runs were re-taken then (their folders, samples and
+results are still 6b24aed's). `LEXBENCH_REPIN=1` rewrites the pins (a deliberate change only).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -26,7 +33,10 @@ from lexbench.cli import main
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 PINS = FIXTURES / "run_folders_pinned.json"
-DATA = {"FIXTURES": str(FIXTURES)}
+#: Data the commands read, copied into the work folder and named by a relative path: a
+#: data path is part of a run's identity, so the pins hold wherever the checkout lies.
+DATA = {"FIXTURES": "data"}
+COPIED = ("bats_mini", "export/sat_mini.jsonl", "ekar/english")
 
 COMMANDS = [
     "run lambda --model scripted:a --limit 2",
@@ -60,13 +70,21 @@ def _digest(value: object) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def _json(path: Path, drop: tuple[str, ...]) -> str:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return _digest({k: v for k, v in data.items() if k not in drop})
+def _untimed(results: dict) -> dict:
+    """results.json as pinned: without its timing block (`run`) and nested results."""
+    return {k: v for k, v in results.items() if k not in ("run", "conditions")}
 
 
 def _relative(text: str, root: Path) -> str:
-    return text.replace(str(root), "ROOT").replace(str(FIXTURES), "FIXTURES")
+    return text.replace(str(root), "ROOT")
+
+
+def _config(data: dict) -> dict:
+    """A config.json as pinned: no versions, no request, no builder option set to null."""
+    kept = {k: v for k, v in data.items() if k not in ("versions", "request", "configs")}
+    if isinstance(kept.get("run_options"), dict):  # an option left unset: its default
+        kept["run_options"] = {k: v for k, v in kept["run_options"].items() if v is not None}
+    return kept
 
 
 def digests(runs: Path) -> dict[str, str]:
@@ -79,12 +97,15 @@ def digests(runs: Path) -> dict[str, str]:
         if path.name == "samples.jsonl":
             out[name] = _digest(_relative(path.read_text(encoding="utf-8"), runs.parent).encode())
         elif path.name == "results.json":
-            out[name] = _json(path, ("run",))
+            data = json.loads(path.read_text(encoding="utf-8"))
+            conditions = (data.get("conditions") or {}).values()  # SCAN's combined report
+            out[name] = _digest([_untimed(data), *(_untimed(c) for c in conditions)])
         elif path.name == "config.json":
             text = _relative(path.read_text(encoding="utf-8"), runs.parent)
             data = json.loads(text)
-            out[name] = _digest({k: v for k, v in data.items() if k not in ("versions", "request")})
-        elif "/robustness/" in name or "/compare/" in name and name.endswith(".json"):
+            configs = (data.get("configs") or {}).values()  # SCAN's combined report's runs
+            out[name] = _digest([_config(data), *(_config(c) for c in configs)])
+        elif "/robustness/" in name or ("/compare/" in name and name.endswith(".json")):
             text = _relative(path.read_text(encoding="utf-8"), runs.parent)
             data = json.loads(text)
             out[name] = _digest({k: v for k, v in data.items() if k != "cost"})
@@ -101,6 +122,13 @@ def written(tmp_path_factory):
     plugins.backends()
     plugins._REGISTRY.backends["scripted"] = plugins.Backend("scripted", "scripted_backend", "test")
     commands = COMMANDS + [c for c in PLUGIN_COMMANDS if _plugin_installed()]
+    for name in COPIED:
+        source, target = FIXTURES / name, work / "data" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target)
+        else:
+            shutil.copyfile(source, target)
     old = Path.cwd()
     os.chdir(work)
     try:

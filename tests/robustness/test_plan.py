@@ -35,8 +35,8 @@ def test_a_model_named_twice_and_a_one_model_command_are_refused(capsys, server)
     argv = ["run", "lambda", "--model", "openai:a,openai:a", "--base-url", server.url]
     assert main(argv) == 2
     assert "names openai:a twice" in capsys.readouterr().err
-    assert main(["run", "ekar", "--model", "openai:a,openai:b"]) == 2
-    assert "lexbench run ekar takes one model" in capsys.readouterr().err
+    assert main(["run", "ekar", "--model", "openai:a,openai:b", "--encoder", str(server.url)]) == 2
+    assert "lexbench run ekar --encoder takes one model" in capsys.readouterr().err
 
 
 def test_two_models_give_two_run_folders_one_leaderboard_and_one_comparison(
@@ -50,7 +50,7 @@ def test_two_models_give_two_run_folders_one_leaderboard_and_one_comparison(
     captured = capsys.readouterr()
     folders = _run_folders(out)
     assert [f.parent.name for f in folders] == ["a", "b"]  # the models' own names
-    assert "[1/2] lambda · openai:a · paper" in captured.err
+    assert "[1/2] lambda · openai:a · --limit 1 · wording: paper" in captured.err
     assert "## Leaderboard" in captured.out and "Paired comparisons" in captured.out
     (comparison,) = (out / "lambda" / "compare").glob("*.json")
     assert comparison.name == "openai-a--openai-b.json"
@@ -67,7 +67,7 @@ def test_models_times_sets_is_one_plan_with_a_spread_per_model(
     argv += ["--base-url", server.url, "--out", str(out), "--no-progress", "--no-cache"]
     assert main(argv) == 0
     err = capsys.readouterr().err
-    assert "[4/4] lambda · openai:b · fresh set 1" in err
+    assert "[4/4] lambda · openai:b · --limit 1 · item set: fresh set 1 · wording: paper" in err
     assert len(_run_folders(out)) == 4
     for model in ("a", "b"):
         (spread,) = (out / "lambda" / model / "robustness").glob("sets-*.json")

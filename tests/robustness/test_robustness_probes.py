@@ -12,7 +12,7 @@ from fake_openai_server import FakeOpenAIServer
 from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items
 from lexbench.benchmarks.scan.benchmark import packaged_scan
 from lexbench.cli import main
-from lexbench.robustness.runs import fresh_seeds
+from lexbench.plan import fresh_seeds
 
 PER_RELATION = 10
 
@@ -184,8 +184,8 @@ def test_sets_are_refused_for_fixed_data_and_all_wordings_with_sets(tmp_path, ca
     assert "reads fixed data" in capsys.readouterr().err
     assert main(["run", "lambda", "--sets", "2", "--prompt-variant", "all", *out]) != 0
     assert "one at a time" in capsys.readouterr().err
-    assert main(["run", "all", "--sets", "2", *out]) != 0
-    assert "run all takes neither" in capsys.readouterr().err
+    assert main(["run", "all", "--sets", "2", "--prompt-variant", "all", *out]) != 0
+    assert "one at a time" in capsys.readouterr().err
 
 
 def test_ekar_builds_its_own_benchmark_and_still_takes_every_wording(tmp_path):
@@ -204,11 +204,11 @@ def test_ekar_builds_its_own_benchmark_and_still_takes_every_wording(tmp_path):
     assert variants == [None, "instruction", "separator", "preamble"]
 
 
-def test_a_command_that_ignores_the_loop_is_refused(tmp_path):
+def test_a_builder_that_ignores_the_wording_is_refused(tmp_path):
     from types import SimpleNamespace
 
     from lexbench import plugins
-    from lexbench.robustness.runs import run_steps, variant_steps
+    from lexbench.robustness.spread import spread_record
 
     folder = tmp_path / "run"
     folder.mkdir()
@@ -223,8 +223,8 @@ def test_a_command_that_ignores_the_loop_is_refused(tmp_path):
         stats=stats,
     )
     spec = plugins.benchmark("scan")
-    with pytest.raises(ValueError, match="ran the same configuration for two wordings"):
-        run_steps(spec, "prompts", variant_steps(spec, "all"), lambda: same)
+    with pytest.raises(ValueError, match="two wordings wrote the same run folder"):
+        spread_record(spec, "prompts", [("paper", True, same), ("arrow", False, same)])
 
 
 GOOGLE = """: capital-common-countries

@@ -5,6 +5,7 @@ import math
 import pytest
 from scipy import stats as scipy_stats
 
+from lexbench.plan import fresh_seeds
 from lexbench.robustness.completion import (
     PublicFile,
     completion_match,
@@ -13,7 +14,6 @@ from lexbench.robustness.completion import (
     split_raw,
 )
 from lexbench.robustness.contamination import contamination_from_spread
-from lexbench.robustness.runs import fresh_seeds
 from lexbench.robustness.spread import Member, cells_of, summarise
 from lexbench.robustness.stats import (
     fisher_exact_greater,

@@ -18,7 +18,8 @@ from lexbench.benchmarks.ekar.splits import find_split_file
 from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items
 from lexbench.benchmarks.lambda_.prompts import prompt_text as lambda_prompt
 from lexbench.benchmarks.setlexsem.prompts import prompt_text as setlexsem_prompt
-from lexbench.robustness.variants import (
+from lexbench.types import Request
+from lexbench.wordings import (
     PAPER,
     VariantBenchmark,
     apply_variant,
@@ -26,7 +27,6 @@ from lexbench.robustness.variants import (
     declared_variants,
     replace_required,
 )
-from lexbench.types import Request
 from mock_model import ScriptedModel
 
 EKAR = Path(__file__).parents[1] / "fixtures" / "ekar"

@@ -152,7 +152,7 @@ HOSTILE = "\x1b[2J\x1b]0;pwned\x07 key rejected \u202eevil\x9b31m"
 
 
 def test_terminal_text_escapes_control_sequences():
-    from lexbench.commands.common import terminal_text
+    from lexbench.terminal import terminal_text
 
     shown = terminal_text(HOSTILE + "\nline two\ttab \udcff")
     assert "\x1b" not in shown and "\x07" not in shown and "\u202e" not in shown

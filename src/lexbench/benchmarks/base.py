@@ -32,6 +32,10 @@ if TYPE_CHECKING:  # the layers below are imported only when a part is used
 #: The model every `lexbench run` uses when none is named (the packaged SmolLM2-135M-Instruct).
 DEFAULT_MODEL = "smollm2-135m"
 
+#: The shared run option a benchmark may be unable to honour (`BenchmarkSpec.cannot_honour`):
+#: chat prompts, and the system prompt they carry, wrap `generate` requests only.
+CHAT = "chat"
+
 T = TypeVar("T")
 
 
@@ -214,6 +218,10 @@ class BenchmarkSpec:
     * `spread_fields`: sample fields whose values are the cells of the spread tables
       ("a+b": the combination of two fields);
     * `public_file(options)`: its public data file, for the completion probe.
+    * `cannot_honour(options, model)`: the shared run options it cannot honour when built
+      with these builder options for this (opened) model, each with the reason, e.g.
+      `{CHAT: "SCAN ranks next words; ..."}`; such an option is refused, never dropped
+      (default: it honours every one).
     """
 
     name: str
@@ -239,6 +247,7 @@ class BenchmarkSpec:
     regenerate: Regeneration | None = None
     spread_fields: tuple[str, ...] = ()
     public_file: Callable[[Mapping[str, Any]], PublicFile] | None = None
+    cannot_honour: Callable[[Mapping[str, Any], Model], Mapping[str, str]] | None = None
     #: Where it was registered from, filled in by `lexbench.plugins` ("built-in", a
     #: distribution "name version", or "path FILE").
     source: str = ""

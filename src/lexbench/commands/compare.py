@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.common import positive_int, terminal_text
+from lexbench.commands.arguments import positive_int
 from lexbench.commands.numbers import NON_NEGATIVE, SEED
+from lexbench.terminal import terminal_text
 
 SUFFIX_FORMATS = {
     ".csv": "csv",

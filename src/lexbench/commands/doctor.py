@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lexbench.commands.common import server_url, strip_url_credentials
+from lexbench.commands.arguments import server_url
+from lexbench.terminal import strip_url_credentials
 
 SERVER_HINT = (
     "start an OpenAI-compatible server, then pass its URL (ending in /v1) as --base-url:\n"
@@ -137,7 +138,7 @@ def check_server(base_url: str, api_key_env: str = "OPENAI_API_KEY", timeout: fl
         gguf = "MODEL.gguf"
     hint = SERVER_HINT.format(gguf=gguf)
     key = os.environ.get(api_key_env)
-    from lexbench.commands.common import terminal_text
+    from lexbench.terminal import terminal_text
 
     public_url = strip_url_credentials(base_url).rstrip("/")  # never show URL credentials
     name = f"server {public_url}"

@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.common import terminal_text
 from lexbench.commands.numbers import SEED, SERVE_PORT
+from lexbench.terminal import terminal_text
 
 DEFAULT_HOST = "127.0.0.1"
 

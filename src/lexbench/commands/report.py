@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.common import add_runs_argument, positive_int, runs_or_default
+from lexbench.commands.arguments import add_runs_argument, positive_int, runs_or_default
 from lexbench.commands.numbers import SEED
 
 

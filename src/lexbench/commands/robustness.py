@@ -18,17 +18,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.builder_options import ReadOptions, option_errors
-from lexbench.commands.common import (
+from lexbench.commands.arguments import (
     add_model_arguments,
     add_run_arguments,
     model_options,
     open_cache,
+    parse_option,
     positive_int,
-    terminal_text,
 )
-from lexbench.commands.generic import parse_option
+from lexbench.commands.builder_options import ReadOptions, option_errors
 from lexbench.commands.numbers import SEED
+from lexbench.terminal import terminal_text
 
 DEFAULT_SETS = 5
 
@@ -46,36 +46,22 @@ def _options(args: argparse.Namespace, spec: Any) -> dict[str, Any]:
     return options
 
 
-def _generated(args: argparse.Namespace, spec: Any, options: dict[str, Any]) -> dict[str, Any]:
-    from lexbench import api
+def _generated(args: argparse.Namespace, spec: Any) -> dict[str, Any]:
+    """The published set against K fresh sets: a plan of K + 1 runs, then the probe."""
+    from lexbench.commands.requests import request_from_args
+    from lexbench.plan import Condition, expand, run_plan
     from lexbench.robustness.completion import failure_note
     from lexbench.robustness.contamination import contamination_from_spread
     from lexbench.robustness.files import robustness_folder, write_record
-    from lexbench.robustness.runs import run_steps, set_steps
 
-    cache = open_cache(args)
-    try:
-        with option_errors(spec.name, dict(args.option or ())):
-            evaluations, spread, _ = run_steps(
-                spec,
-                "sets",
-                set_steps(spec, args.sets or DEFAULT_SETS, options.pop("prompt_variant", "paper")),
-                lambda: api.run(
-                    spec.name,
-                    args.model,
-                    model_options=model_options(args),
-                    out=args.out,
-                    cache=cache,
-                    use_cache=cache is not None,
-                    progress=not args.no_progress,
-                    chat=args.chat,
-                    **options,
-                ),
-            )
-    finally:
-        if cache is not None:
-            cache.close()
-    record = contamination_from_spread(spread)
+    given = dict(args.option or ())
+    with option_errors(spec.name, given):
+        request = request_from_args(args, spec.name, given, None)
+        plan = expand([Condition("", request)], [args.model], sets=args.sets or DEFAULT_SETS)
+        outcome = run_plan(plan)
+    (spread,) = outcome.spreads
+    evaluations = outcome.evaluations()
+    record = contamination_from_spread(spread.record)
     record["requests"] = sum(e.stats.requests for e in evaluations)
     record["failed_requests"] = sum(e.stats.failed for e in evaluations)
     record["reading"] += failure_note(record["failed_requests"], record["requests"])
@@ -137,16 +123,15 @@ def _shown(key: str) -> str:
 
 def _contamination(args: argparse.Namespace) -> int:
     from lexbench import plugins
-    from lexbench.commands.common import one_model
+    from lexbench.commands.arguments import one_model
     from lexbench.robustness.report import probe_markdown
 
     one_model(args, "lexbench contamination")
     spec = plugins.benchmark(args.name)
-    options = _options(args, spec)
     if spec.regenerate is not None:
-        record = _generated(args, spec, options)
+        record = _generated(args, spec)
     elif spec.public_file is not None:
-        record = _completion(args, spec, options)
+        record = _completion(args, spec, _options(args, spec))
     else:
         raise ValueError(
             f"{spec.name} neither generates its items nor declares a public file: "
@@ -160,7 +145,7 @@ def _contamination(args: argparse.Namespace) -> int:
 def _check_failures(args: argparse.Namespace, record: dict[str, Any]) -> None:
     """Exit 3 when some probe requests failed, 4 when all did (docs/guarantees.md), unless
     --allow-failures."""
-    from lexbench.commands.common import (
+    from lexbench.commands.outcome import (
         EXIT_ALL_FAILED,
         EXIT_SOME_FAILED,
         IncompleteRun,

@@ -24,7 +24,7 @@ FORMAT_HELP = (
 def export(benchmark: str, options: Mapping[str, Any], fmt: str, output: str | Path) -> str:
     """Write `benchmark` (built with `options`) as `fmt` to `output`; returns what to print
     (escape sequences in a path shown as escapes, not sent to the terminal)."""
-    from lexbench.commands.common import terminal_text
+    from lexbench.terminal import terminal_text
 
     return terminal_text(_export(benchmark, options, fmt, output))
 
@@ -112,8 +112,9 @@ LOG_FORMATS = ("inspect",)
 
 
 def _export_log(args: argparse.Namespace) -> int:
-    from lexbench.commands.common import runs_or_default, terminal_text
+    from lexbench.commands.arguments import runs_or_default
     from lexbench.export.inspect_log import write_inspect_logs
+    from lexbench.terminal import terminal_text
 
     written = write_inspect_logs(runs_or_default(args.runs), args.output)
     lines = [f"wrote {len(written)} inspect_ai log(s) to {args.output}:"]
@@ -125,7 +126,7 @@ def _export_log(args: argparse.Namespace) -> int:
 
 def register_export_log(cli: Any) -> None:
     """`lexbench export-log RUN... --format inspect -o DIR`."""
-    from lexbench.commands.common import add_runs_argument
+    from lexbench.commands.arguments import add_runs_argument
 
     parser = cli.command(
         "export-log",

@@ -53,7 +53,7 @@ class Agreement:
 
     def lines(self, shown: int = 20) -> list[str]:
         """The agreement line, then one line per differing item (the first `shown`)."""
-        from lexbench.commands.common import terminal_text
+        from lexbench.terminal import terminal_text
 
         total = len(self.item_ids)
         lines = [

@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.common import positive_int
+from lexbench.commands.arguments import positive_int
 from lexbench.commands.numbers import (
     DROPOUT,
     EPOCHS,

@@ -108,7 +108,9 @@ def _looks_numeric(text: str) -> bool:
         return text == ""
 
 
-def to_markdown(comparison: Comparison, heading_level: int = 2) -> str:
+def to_markdown(comparison: Comparison, heading_level: int = 2, leaderboard: bool = True) -> str:
+    """The comparison as Markdown: its runs' table (unless `leaderboard` is false: a plan
+    prints one leaderboard over all its runs already), then the paired comparisons."""
     h = "#" * heading_level
     metric_note = (
         f"accuracy: exact McNemar; {comparison.value_name}: paired permutation test, "
@@ -123,11 +125,17 @@ def to_markdown(comparison: Comparison, heading_level: int = 2) -> str:
         [
             *warned,
             *([""] if warned else []),
-            f"{h} Leaderboard ({comparison.benchmark})",
-            "",
-            markdown_table(leaderboard_rows(comparison)),
-            "",
-            f"{h} Paired comparisons",
+            *(
+                [
+                    f"{h} Leaderboard ({comparison.benchmark})",
+                    "",
+                    markdown_table(leaderboard_rows(comparison)),
+                    "",
+                ]
+                if leaderboard
+                else []
+            ),
+            f"{h} Paired comparisons" + ("" if leaderboard else f" ({comparison.benchmark})"),
             "",
             f"On the items both runs scored (matched by id and question). Tests: {metric_note}; differences "
             f"with paired bootstrap 95% intervals ({comparison.resamples} resamples, seed "

@@ -200,3 +200,65 @@ def spread_table(record: Mapping[str, Any]) -> str:
             f"| {pct(s['published'])} | {place(s)} | {z} |"
         )
     return "\n".join(lines)
+
+
+def spread_record(
+    spec: Any, kind: str, runs: Sequence[tuple[str, bool, Any]]
+) -> tuple[dict[str, Any], Path]:
+    """The spread of one model's runs of one design, written beside its published run:
+    `runs` are (step label, published?, its Evaluation) in plan order; a fresh set is
+    named by the seed its config records. Returns (record, its path)."""
+    import json
+
+    from lexbench.robustness.files import spread_path, write_record
+    from lexbench.run.store import read_jsonl
+
+    members = []
+    for label, published, evaluation in runs:
+        if kind == "sets":
+            config = json.loads(evaluation.folder.config_path.read_text(encoding="utf-8"))
+            seed = _seed_in(config["benchmark"])
+            label = f"seed {seed}" if seed is not None else label
+        members.append(
+            member_from_samples(
+                label,
+                evaluation.folder.path,
+                published,
+                read_jsonl(evaluation.folder.samples_path),
+                spec.spread_fields,
+            )
+        )
+    folders = [str(evaluation.folder.path) for _, _, evaluation in runs]
+    if len(set(folders)) < len(folders):
+        raise ValueError(
+            f"the {spec.name} runs of two {'sets' if kind == 'sets' else 'wordings'} wrote "
+            f"the same run folder ({folders[0]}): its builder ignores the option that "
+            f"tells them apart"
+        )
+    record = summarise(kind, members, bootstrap=kind == "prompts")
+    published = next(evaluation for _, first, evaluation in runs if first)
+    record = {
+        "benchmark": spec.name,
+        "model": published.results.get("model") or published.folder.path.parent.name,
+        "cost": [
+            {
+                "label": member.label,
+                **{k: e.stats.to_dict()[k] for k in ("requests", "cached", "sent", "seconds")},
+            }
+            for member, (_, _, e) in zip(members, runs)
+        ],
+        **record,
+    }
+    return record, write_record(spread_path(published.folder.path, kind), record)
+
+
+def _seed_in(config: Any) -> int | None:
+    """The item seed a benchmark config records (its `seed` at any depth, first found)."""
+    if isinstance(config, Mapping):
+        if isinstance(config.get("seed"), int):
+            return int(config["seed"])
+        for value in config.values():
+            found = _seed_in(value)
+            if found is not None:
+                return found
+    return None

@@ -66,13 +66,23 @@ def tally_of(benchmark: Benchmark) -> Tally:
     return make() if make is not None else KeepAll(benchmark)
 
 
-def apply_chat(requests: Sequence[Request], chat: bool) -> list[Request]:
-    """Mark generation requests for the model's chat format. Only `generate`: a ranked next
-    token or a continuation's log-probability is defined on the raw text, and a chat reply's
-    first token has no leading space, so rank and loglikelihood stay plain."""
+def apply_chat(
+    requests: Sequence[Request], chat: bool, system_prompt: str | None = None
+) -> list[Request]:
+    """Mark generation requests for the model's chat format, with `system_prompt` as the
+    conversation's system turn. Only `generate`: a ranked next token or a continuation's
+    log-probability is defined on the raw text, and a chat reply's first token has no
+    leading space, so rank and loglikelihood stay plain."""
     if not chat:
         return list(requests)
-    return [replace(r, chat=True) if r.kind == "generate" else r for r in requests]
+    return [_chat(r, system_prompt) if r.kind == "generate" else r for r in requests]
+
+
+def _chat(request: Request, system_prompt: str | None) -> Request:
+    if system_prompt is None:
+        return replace(request, chat=True)
+    turns = request.messages or (("user", request.prompt),)
+    return replace(request, chat=True, messages=(("system", system_prompt), *turns))
 
 
 Window = tuple[list[Any], list[list[Request]]]
@@ -107,14 +117,18 @@ def evaluate(
     progress: bool = True,
     chunk_size: int | None = None,
     chat: bool = False,
+    system_prompt: str | None = None,
     run_options: Mapping[str, Any] | None = None,
+    request: Mapping[str, Any] | None = None,
     source: str = "",
     window: int | None = None,
 ) -> Evaluation:
     """Run `benchmark` on `model` and write its run folder, streaming (module docstring).
 
-    `chat` wraps generation prompts in the model's chat format (part of the cache key and
-    of the run folder's hash). `run_options` are the options the benchmark was built with,
+    `chat` wraps generation prompts in the model's chat format, `system_prompt` (chat only)
+    is its system turn (both part of the cache key and of the run folder's hash).
+    `request` is the run's request as given (`lexbench.request.request_record`), recorded
+    in config.json. `run_options` are the options the benchmark was built with,
     recorded in config.json so `lexbench rescore` can rebuild it; `source` says where a
     benchmark that is not built in was registered from (recorded for `rescore` and
     `report`). Every samples.jsonl line carries the item id and the raw responses, so any
@@ -129,6 +143,8 @@ def evaluate(
     identity: dict[str, Any] = {"benchmark": benchmark.config(), "model": model.fingerprint()}
     if chat:
         identity["chat"] = True
+    if system_prompt is not None:
+        identity["system_prompt"] = system_prompt
     # Claimed before asking the model: a second process running this configuration waits,
     # then finds every answer in the cache instead of sending each request again.
     folder = run_folder(out_root, benchmark.name, model.name, identity, claim=True)
@@ -140,7 +156,7 @@ def evaluate(
         with StagedRun(folder) as staged:
             seen = 0
             for chosen, asked in windows(
-                items, lambda i: apply_chat(benchmark.requests(i), chat), window
+                items, lambda i: apply_chat(benchmark.requests(i), chat, system_prompt), window
             ):
                 if seen == 0 and isinstance(items, Sized):  # the bar's total, from the first window
                     session.total = round(len(items) * sum(map(len, asked)) / len(chosen))
@@ -163,6 +179,10 @@ def evaluate(
                 "chat": chat,
                 "run_options": dict(run_options or {}),
             }
+            if system_prompt is not None:
+                config["system_prompt"] = system_prompt
+            if request is not None:
+                config["request"] = dict(request)
             if source and source != "built-in":
                 config["benchmark_source"] = source
             report = benchmark.report(results)

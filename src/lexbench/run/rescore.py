@@ -118,6 +118,7 @@ def rescore_run(path: str | Path, *, write: bool = False) -> Rescored:
     rows = _Recorded(folder.samples_path)
     tally = tally_of(benchmark)
     chat = bool(config.get("chat"))
+    system_prompt = config.get("system_prompt")
     count = changed = 0
     with contextlib.ExitStack() as stack:
         staged = stack.enter_context(StagedRun(folder)) if write else None
@@ -128,7 +129,7 @@ def rescore_run(path: str | Path, *, write: bool = False) -> Rescored:
                     f"{folder.path}: the rebuilt benchmark has items the run did not "
                     f"record ({item.id!r}): the data or generator changed since the run"
                 )
-            requests = apply_chat(benchmark.requests(item), chat)
+            requests = apply_chat(benchmark.requests(item), chat, system_prompt)
             responses = [Response.from_dict(r) for r in row["responses"]]
             if len(responses) != len(requests):
                 raise ValueError(

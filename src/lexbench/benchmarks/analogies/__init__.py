@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lexbench.benchmarks.base import BenchmarkSpec, ComparisonTest, LabelSetting, SuiteEntry
+from lexbench.benchmarks.base import CHAT, BenchmarkSpec, ComparisonTest, LabelSetting, SuiteEntry
 
 RANK_QUESTION = ("a", "b", "c", "d")
 
@@ -36,6 +36,16 @@ SCAN_PAPER_TEST = ComparisonTest(
     metric="score",
     resamples=1_000_000,
 )
+
+
+def ranks_words(options: Any, model: Any) -> dict[str, str]:
+    """What a ranking set cannot honour: it asks for the next word's ranking (or word
+    vectors' nearest words), and chat prompts wrap generated text only."""
+    return {CHAT: "it ranks next words (or asks word vectors) and generates no text to wrap"}
+
+
+def _scores_choices(options: Any, model: Any) -> dict[str, str]:
+    return {CHAT: "it scores each choice (log-likelihood or word vectors) and generates no text"}
 
 
 def _classic(name: str) -> Callable[..., Any]:
@@ -113,6 +123,7 @@ def _ranking_set(
         comparison_tests=(SCAN_PAPER_TEST,),
         prompt_variants=_variants,
         public_file=public_file,
+        cannot_honour=ranks_words,
         label_settings=(
             LabelSetting("benchmark.shots", "shots", 0),
             LabelSetting("benchmark.method", "method", vector_method),  # word vectors only
@@ -136,6 +147,7 @@ BENCHMARKS = [
         reporters=_reporters("sat"),
         question_fields={"sat": ("a", "b", "choices", "answer")},
         prompt_variants=_variants,
+        cannot_honour=_scores_choices,
         label_settings=(
             LabelSetting("benchmark.method", "method", "pairdiff"),  # word vectors only
             LabelSetting("benchmark.dataset.limit", "limit"),

@@ -5,16 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lexbench.commands.common import (
-    add_limit_argument,
-    add_model_arguments,
-    add_run_arguments,
-    model_options,
-    positive_int,
-    run_and_report,
-    run_options,
-)
+from lexbench.commands.arguments import add_limit_argument, positive_int
 from lexbench.commands.numbers import SEED, count
+from lexbench.commands.requests import RunCommand
 
 #: Complete analogies prepended to a query: a handful at most fits a small model's context.
 SHOTS = count(0, 100)
@@ -35,68 +28,33 @@ SETS = {
 }
 
 
-def _handler(name: str) -> Any:
-    def run(args: argparse.Namespace) -> int:
-        from lexbench import api
-        from lexbench.models.registry import split_spec
-
-        options = model_options(args)
-        if split_spec(args.model)[0] == "vectors":
-            options.update(vector_options(args))
-        elif args.restrict_vocab:
-            raise ValueError("--restrict-vocab applies to word-vector models")
-        run_and_report(
-            args,
-            lambda cache: api.run(
-                name,
-                args.model,
-                model_options=options,
-                cache=cache,
-                use_cache=cache is not None,
-                data=args.data,
-                limit_per_relation=args.limit,
-                shots=args.shots,
-                seed=args.seed,
-                method=args.method,
-                **run_options(args),
-            ),
-        )
-        return 0
-
-    return run
+def _set_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The builder options of `lexbench run google|bats|pairs` (slice and data are shared)."""
+    return {"shots": args.shots, "seed": args.seed, "method": args.method}
 
 
-def _run_sat(args: argparse.Namespace) -> int:
-    from lexbench import api
+def _sat_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The builder options of `lexbench run sat` (slice and data are shared)."""
+    return {"method": args.method}
+
+
+def vector_model_options(args: argparse.Namespace, model: str) -> dict[str, Any]:
+    """`--restrict-vocab N` as the word-vector backend's option, for word-vector models."""
     from lexbench.models.registry import split_spec
 
-    options = model_options(args)
-    if split_spec(args.model)[0] == "vectors":
-        options.update(vector_options(args))
-    run_and_report(
-        args,
-        lambda cache: api.run(
-            "sat",
-            args.model,
-            model_options=options,
-            cache=cache,
-            use_cache=cache is not None,
-            data=args.data,
-            method=args.method,
-            limit=args.limit,
-            **run_options(args),
-        ),
-    )
-    return 0
+    if split_spec(model)[0] == "vectors":
+        return vector_options(args)
+    if args.restrict_vocab:
+        raise ValueError("--restrict-vocab applies to word-vector models")
+    return {}
 
 
 def register_sat(cli: Any) -> None:
     """`lexbench run sat`."""
-    sat = cli.benchmark_command(
-        "run",
+    sat = cli.run_command(
         "sat",
         "evaluate a model on SAT-style multiple-choice analogies from a file",
-        _run_sat,
+        RunCommand(_sat_options, model_options=vector_model_options),
     )
     group = sat.add_argument_group("dataset")
     group.add_argument(
@@ -118,15 +76,15 @@ def register_sat(cli: Any) -> None:
         metavar="N",
         help="word-vector models only: keep the N most frequent words",
     )
-    add_model_arguments(sat)
-    add_run_arguments(sat)
 
 
 def register_set(cli: Any, name: str) -> None:
     """`lexbench run google|bats|pairs`."""
     description, data_help = SETS[name]
-    parser = cli.benchmark_command(
-        "run", name, f"evaluate a model on {description}", _handler(name)
+    parser = cli.run_command(
+        name,
+        f"evaluate a model on {description}",
+        RunCommand(_set_options, model_options=vector_model_options),
     )
     group = parser.add_argument_group("dataset")
     group.add_argument("--data", default=None, required=name == "pairs", help=data_help)
@@ -142,8 +100,6 @@ def register_set(cli: Any, name: str) -> None:
         "`lexbench run` reads --limit this way (default: all)",
     )
     add_ranking_arguments(parser, shots_nargs=None)
-    add_model_arguments(parser)
-    add_run_arguments(parser)
 
 
 def add_ranking_arguments(parser: argparse.ArgumentParser, *, shots_nargs: str | None) -> None:

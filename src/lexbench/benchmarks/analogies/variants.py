@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from lexbench.robustness.variants import PromptVariant, reword
 from lexbench.types import Request
+from lexbench.wordings import PromptVariant, reword
 
 INSTRUCTION = "Complete the analogy."
 # "If a is like b, then c is like" (a shot goes on " d."); the lazy groups stop at the

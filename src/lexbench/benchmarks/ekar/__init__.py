@@ -25,6 +25,12 @@ def _build(model: Any, **options: Any) -> Any:
     return build_ekar(model, **options)
 
 
+def _cannot_honour(options: Any, model: Any) -> Any:
+    from lexbench.benchmarks.ekar.build import cannot_honour
+
+    return cannot_honour(options, model)
+
+
 def _commands(cli: Any) -> None:
     from lexbench.benchmarks.ekar.cli import register
 
@@ -93,4 +99,5 @@ SPEC = BenchmarkSpec(
         "ekar-explain": ("language", "question", "choices"),
     },
     prompt_variants=_variants,
+    cannot_honour=_cannot_honour,
 )

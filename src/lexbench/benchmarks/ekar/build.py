@@ -4,6 +4,7 @@ explanation generation."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from lexbench.models.base import Model
@@ -27,16 +28,37 @@ def build_ekar(model: Model, *, task: str = "qa", method: str | None = None, **o
     from lexbench.benchmarks.ekar.benchmark import load_benchmark
     from lexbench.benchmarks.ekar.embedding import check_coverage, resolve_model
 
-    if method is None:
-        method = (
-            "embedding"
-            if model.supports("analogy")
-            else "loglikelihood"
-            if model.supports("loglikelihood")
-            else "generate"
-        )
+    method = qa_method(model, method)
     if method != "contextual":
         resolve_model(model, method)  # checks that the model can answer this method
+    else:
+        from lexbench.benchmarks.ekar.contextual import check_encoder_language
+
+        check_encoder_language(model, str(options.get("language", "en")))
     benchmark = load_benchmark(method=method, **options)
     check_coverage(model, benchmark.items())
     return benchmark
+
+
+def qa_method(model: Model, method: str | None) -> str:
+    """The question-answering method a model runs: the one named, or what the model
+    answers (word vectors: the embedding baseline; a model that scores continuations:
+    log-likelihood; one that only writes text: generation)."""
+    if method is not None:
+        return method
+    if model.supports("analogy"):
+        return "embedding"
+    return "loglikelihood" if model.supports("loglikelihood") else "generate"
+
+
+def cannot_honour(options: Mapping[str, Any], model: Model) -> dict[str, str]:
+    """Chat prompts wrap generated text: explanations and the generation method take them;
+    the log-likelihood and embedding methods score, and have no text to wrap."""
+    from lexbench.benchmarks.base import CHAT
+
+    if options.get("task", "qa") == "explain":
+        return {}
+    method = qa_method(model, options.get("method"))
+    if method == "generate":
+        return {}
+    return {CHAT: f"E-KAR's {method} method scores the choices and generates no text"}

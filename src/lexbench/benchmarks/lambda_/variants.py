@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from lexbench.benchmarks.lambda_.prompts import ANSWER_GUARD
-from lexbench.robustness.variants import PromptVariant, replace_required, reword
 from lexbench.types import Request
+from lexbench.wordings import PromptVariant, replace_required, reword
 
 OTHER_GUARD = "Reply with the single word that fills the last line, and nothing else."
 INSTRUCTION = "Each line pairs two words related in the same way."

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lexbench.benchmarks.analogies import SCAN_PAPER_TEST
+from lexbench.benchmarks.analogies import SCAN_PAPER_TEST, ranks_words
 from lexbench.benchmarks.base import BenchmarkSpec, FinetuneTables, LabelSetting, SuiteEntry
 
 
@@ -87,6 +87,7 @@ SPEC = BenchmarkSpec(
     prompt_variants=_variants,
     spread_fields=("type",),
     public_file=_public_file,
+    cannot_honour=ranks_words,
     label_settings=(
         LabelSetting("benchmark.shots", "shots", 0),
         LabelSetting("benchmark.method", "method", "scan-paper"),  # word vectors only

@@ -26,7 +26,6 @@ paper's code, which keys rows by that triple, the later row replaces the earlier
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -35,9 +34,7 @@ from typing import Any
 from lexbench.benchmarks.analogies.data import Analogy
 from lexbench.benchmarks.analogies.rank import RankAnalogyBenchmark, request_kind_for
 from lexbench.benchmarks.analogies.tables import (
-    comparison_markdown,
     mrr_figure,
-    paired_mrr_test,
     report_markdown,
 )
 from lexbench.benchmarks.base import first_per_stratum
@@ -225,117 +222,3 @@ def run_scan(model: Any = "smollm2-135m", **options: Any) -> Any:
     from lexbench import api
 
     return api.run("scan", model, **options)
-
-
-def condition_label(model: Model, shots: int, method: str | None) -> str:
-    if model.supports("analogy"):
-        return f"{model.name} ({method})"
-    return f"{model.name} {shots}-shot"
-
-
-def compare_scan(
-    model: Any = "smollm2-135m",
-    *,
-    shots: Sequence[int] = (0, 1),
-    baseline: Any = None,
-    baseline_method: str | None = None,
-    data: str | Path | None = None,
-    seed: int = 0,
-    limit: int | None = None,
-    types: Sequence[str] | None = None,
-    model_options: Mapping[str, Any] | None = None,
-    baseline_options: Mapping[str, Any] | None = None,
-    resamples: int = 100_000,
-    unpaired_resamples: int = 1_000_000,
-    out: str | Path = "runs",
-    cache: Any = None,
-    use_cache: bool = True,
-    progress: bool = True,
-) -> dict[str, Any]:
-    """Run the model in each shot condition (and the baseline), then write one combined
-    report with the paper's unpaired permutation test (10^6 resamples) and a paired one
-    between every pair of conditions.
-
-    Each condition keeps its own ordinary run folder (so `lexbench compare` works on any two);
-    the combined report goes to runs/scan-comparison/<model>/<hash>/ (report.md,
-    results.json, config.json, figures/mrr_by_type.png). Returns {"folder", "report",
-    "results"}."""
-    from lexbench import api
-    from lexbench.models.registry import open_model
-    from lexbench.run.store import read_run, run_folder, write_json
-
-    if not shots:
-        raise ValueError("compare_scan needs at least one shot condition")
-    if len(set(shots)) != len(shots):
-        raise ValueError(f"shot conditions repeat: {list(shots)}")
-    common = {
-        "data": data,
-        "seed": seed,
-        "limit": limit,
-        "types": types,
-        "out": out,
-        "cache": cache,
-        "use_cache": use_cache,
-        "progress": progress,
-    }
-    runs: dict[str, Any] = {}
-    with open_model(model, model_options) as backend:
-        for k in shots:
-            runs[condition_label(backend, k, None)] = api.run("scan", backend, shots=k, **common)
-    if baseline is not None:
-        with open_model(baseline, baseline_options) as base:
-            evaluation = api.run("scan", base, shots=0, method=baseline_method, **common)
-            label = condition_label(base, 0, evaluation.results.get("method"))
-        if label in runs:
-            raise ValueError(f"the baseline {label!r} is one of the model's own conditions")
-        runs[label] = evaluation
-    samples = {label: read_run(e.folder.path)[1] for label, e in runs.items()}
-    labels = list(runs)
-    tests: dict[str, Any] = {}
-    for i, first in enumerate(labels):
-        for second in labels[i + 1 :]:
-            tests[f"{first} vs {second}"] = paired_mrr_test(
-                samples[first],
-                samples[second],
-                resamples=resamples,
-                seed=seed,
-                unpaired_resamples=unpaired_resamples,
-            )
-    conditions = {label: e.results for label, e in runs.items()}
-    folders = {label: str(e.folder.path) for label, e in runs.items()}
-    config = {
-        "benchmark": "scan-comparison",
-        "conditions": folders,
-        "resamples": resamples,
-        "unpaired_resamples": unpaired_resamples,
-        "seed": seed,
-        "shots": list(shots),
-        "limit": limit,
-        "types": list(types) if types else list(SCAN_TYPES),
-        "configs": {
-            label: json.loads(Path(e.folder.config_path).read_text()) for label, e in runs.items()
-        },
-    }
-    target = run_folder(
-        out,
-        "scan-comparison",
-        labels[0].split(" ")[0],
-        {
-            "runs": folders,
-            "resamples": resamples,
-            "seed": seed,
-            "unpaired_resamples": unpaired_resamples,
-        },
-    )
-    results = {
-        "benchmark": "scan-comparison",
-        "conditions": conditions,
-        "tests": tests,
-        "folders": folders,
-    }
-    report = comparison_markdown(f"SCAN: {', '.join(labels)}", conditions, tests, folders)
-    write_json(target.config_path, config)
-    write_json(target.results_path, results)
-    target.report_path.write_text(report, encoding="utf-8")
-    mrr_figure(target.path / "figures" / "mrr_by_type.png", conditions, title="SCAN MRR@10 by type")
-    return {"folder": target.path, "report": report, "results": results}

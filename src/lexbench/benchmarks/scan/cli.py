@@ -6,54 +6,35 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lexbench.benchmarks.analogies.cli import add_ranking_arguments, vector_options
-from lexbench.commands.common import (
-    add_limit_argument,
-    add_model_arguments,
-    add_run_arguments,
-    model_options,
-    open_cache,
-    positive_int,
-    run_and_report,
-    run_options,
-    terminal_text,
+from lexbench.benchmarks.analogies.cli import (
+    add_ranking_arguments,
+    vector_model_options,
+    vector_options,
 )
+from lexbench.commands.arguments import add_limit_argument, positive_int
 from lexbench.commands.numbers import SEED
+from lexbench.commands.requests import RunCommand
 from lexbench.finetune.cli import finished, output_folder, training_config
+from lexbench.plan import Condition, Outcome
+from lexbench.request import RunRequest
+from lexbench.terminal import terminal_text
 
 
-def _run(args: argparse.Namespace) -> int:
-    from lexbench import api
-    from lexbench.benchmarks.scan.benchmark import compare_scan
+def _run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The builder options of `lexbench run scan` (its slice and data are shared); one
+    `--shots` value is the run's, several are conditions (`_conditions`)."""
+    return {"shots": args.shots[0], "seed": args.seed, "types": args.types, "method": args.method}
+
+
+def _conditions(args: argparse.Namespace, request: RunRequest) -> list[Condition]:
+    """One condition, or one per `--shots` value and the `--baseline` (one combined report)."""
+    from lexbench.benchmarks.scan.conditions import check_shots, scan_conditions
+    from lexbench.commands.arguments import one_model
     from lexbench.models.registry import split_spec
 
-    for k in args.shots:
-        if k < 0:
-            raise ValueError(f"--shots takes counts of 0 or more, got {k}")
-    options = model_options(args)
-    if split_spec(args.model)[0] == "vectors":
-        options.update(vector_options(args))
+    check_shots(args.shots)
     if len(args.shots) == 1 and args.baseline is None:
-        run_and_report(
-            args,
-            lambda cache: api.run(
-                "scan",
-                args.model,
-                model_options=options,
-                cache=cache,
-                use_cache=cache is not None,
-                data=args.data,
-                shots=args.shots[0],
-                seed=args.seed,
-                limit=args.limit,
-                types=args.types,
-                method=args.method,
-                **run_options(args),
-            ),
-        )
-        return 0
-    from lexbench.commands.common import one_model
-
+        return [Condition("", request)]
     one_model(args, "lexbench run scan with several --shots or a --baseline")
     if args.sets or args.prompt_variant != "paper":
         raise ValueError(
@@ -67,37 +48,40 @@ def _run(args: argparse.Namespace) -> int:
     baseline_options = (
         vector_options(args) if args.baseline and split_spec(args.baseline)[0] == "vectors" else {}
     )
-    cache = open_cache(args)
-    try:
-        combined = compare_scan(
-            args.model,
-            shots=args.shots,
-            baseline=args.baseline,
-            baseline_method=args.baseline_method,
-            data=args.data,
-            seed=args.seed,
-            limit=args.limit,
-            types=args.types,
-            model_options=options,
-            baseline_options=baseline_options,
-            resamples=args.resamples,
-            unpaired_resamples=args.unpaired_resamples,
-            out=args.out,
-            cache=cache,
-            use_cache=cache is not None,
-            progress=not args.no_progress,
-        )
-    finally:
-        if cache is not None:
-            cache.close()
+    return scan_conditions(
+        request, args.shots, args.baseline, args.baseline_method, baseline_options
+    )
+
+
+def _finish(args: argparse.Namespace, outcome: Outcome) -> None:
+    """Several conditions: their combined report; one: its report, as every run shows it."""
+    from lexbench.benchmarks.scan.conditions import combine
+    from lexbench.commands.outcome import show_runs
+
+    if len(args.shots) == 1 and args.baseline is None:
+        show_runs(outcome)
+        return
+    combined = combine(
+        outcome.ran,
+        resamples=args.resamples,
+        unpaired_resamples=args.unpaired_resamples,
+        seed=args.seed,
+        out=args.out,
+    )
     print(terminal_text(combined["report"]))
     print(f"combined report: {combined['folder']}/report.md")
-    return 0
 
 
 def register(cli: Any) -> None:
-    run = cli.benchmark_command(
-        "run", "scan", "evaluate a model on SCAN (science and metaphor analogies, MRR@10)", _run
+    run = cli.run_command(
+        "scan",
+        "evaluate a model on SCAN (science and metaphor analogies, MRR@10)",
+        RunCommand(
+            _run_options,
+            model_options=vector_model_options,
+            conditions=_conditions,
+            finish=_finish,
+        ),
     )
     data = run.add_argument_group("dataset")
     data.add_argument(
@@ -137,8 +121,6 @@ def register(cli: Any) -> None:
         default=1_000_000,
         help="resamples of the paper's unpaired permutation test (default 1000000, the paper's)",
     )
-    add_model_arguments(run)
-    add_run_arguments(run)
     register_finetune(cli)
 
 

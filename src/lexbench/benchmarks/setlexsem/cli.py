@@ -7,14 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.common import (
-    add_limit_argument,
-    add_model_arguments,
-    add_run_arguments,
-    model_options,
-    positive_int,
-    run_and_report,
-)
+from lexbench.commands.arguments import add_limit_argument, positive_int
 from lexbench.commands.numbers import NON_NEGATIVE, PROBABILITY_MASS, SEED, TEMPERATURE
 
 GRID_HELP = (
@@ -131,32 +124,16 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run(args: argparse.Namespace) -> int:
-    from lexbench.benchmarks.setlexsem.benchmark import run_setlexsem
-
-    evaluation = run_and_report(
-        args,
-        lambda cache: run_setlexsem(
-            args.model,
-            grid=args.grid,
-            items=args.items,
-            limit=args.limit,
-            select=args.select,
-            decoding=_decoding_overrides(args) or None,
-            model_options=model_options(args),
-            out=args.out,
-            cache=cache,
-            use_cache=cache is not None,
-            wordnet=args.wordnet,
-            progress=not args.no_progress,
-            chat=getattr(args, "chat", None),
-            parser=args.parser,
-        ),
-    )
-    figures = sorted((evaluation.folder.path / "figures").glob("*.png"))
-    if figures:
-        print(f"figures: {', '.join(str(f) for f in figures)}")
-    return 0
+def _run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The builder options of `lexbench run setlexsem` (its slice and WordNet are shared);
+    plain JSON values, as config.json records them for `lexbench rescore`."""
+    return {
+        "grid": str(args.grid),
+        "items": None if args.items is None else str(args.items),
+        "select": list(args.select or ()),
+        "decoding": _decoding_overrides(args) or None,
+        "parser": args.parser,
+    }
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -223,7 +200,9 @@ def register(cli: Any) -> None:
     _add_select_argument(export)  # lm-eval and inspect exports
     export.add_argument("-o", "--output", required=True, type=Path, help="output folder")
 
-    run = cli.benchmark_command("run", "setlexsem", "evaluate a model on SetLexSem", _run)
+    from lexbench.commands.requests import RunCommand
+
+    run = cli.run_command("setlexsem", "evaluate a model on SetLexSem", RunCommand(_run_options))
     _add_grid_argument(run, default="paper")
     run.add_argument(
         "--items",
@@ -243,5 +222,3 @@ def register(cli: Any) -> None:
         "answer is read both ways and the report counts the items they judge differently",
     )
     _add_decoding_arguments(run)
-    add_model_arguments(run)
-    add_run_arguments(run)

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from lexbench.benchmarks.setlexsem.prompts import FINAL_ANSWER
-from lexbench.robustness.variants import PromptVariant, replace_required, reword
 from lexbench.types import Request
+from lexbench.wordings import PromptVariant, replace_required, reword
 
 OTHER_FINAL_ANSWER = (
     "Finally, give only the final answer as a mathematical set, with no code and no other "

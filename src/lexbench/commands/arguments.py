@@ -1,26 +1,22 @@
-"""Arguments shared by the commands: model selection, run-folder and cache options; what a
-finished run prints and how it exits; the one way model or server text reaches a terminal."""
+"""The arguments every run command shares: the model (`--model A,B` and the backend's
+options), the run (`--out`, `--cache`, progress, failures) and the plan (`--prompt-variant`,
+`--sets`); `--limit`'s one meaning; the RUN... folders of the commands that read runs.
+
+Each is declared once here; `lexbench.commands.requests` turns them into a `RunRequest`.
+"""
 
 from __future__ import annotations
 
 import argparse
-import re
-import shlex
-import sys
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.across_models import ModelList, models_of, one_model, plan_of  # noqa: F401
-from lexbench.commands.numbers import (
-    POSITIVE,
-    RATE,
-    TIMEOUT,
-    WAIT_SECONDS,
-    count,
-)
+from lexbench.commands.numbers import POSITIVE, RATE, TIMEOUT, WAIT_SECONDS, count
 from lexbench.models.registry import DEFAULT_MODEL
+from lexbench.plan import MAX_SETS
+from lexbench.request import DEFAULT_RUNS
+from lexbench.terminal import UNSAFE, strip_url_credentials, terminal_text
 
 # argparse dest -> backend option name. Only options the user set are passed on, so a
 # backend sees exactly what was asked of it and rejects what it does not take.
@@ -41,31 +37,44 @@ MODEL_OPTIONS = {
     "prompts_per_request": "prompts_per_request",
 }
 
-# Exit statuses of a run that finished but is incomplete (see the README, "What lexbench guarantees").
-EXIT_SOME_FAILED = 3
-EXIT_ALL_FAILED = 4
+#: A count of 1 or more (kept under this name: every command module uses it).
+positive_int = POSITIVE
+#: `--sets K`: fresh item sets of one plan.
+SETS = count(1, MAX_SETS)
 
 
-# ------------------------------------------------------------------------------ terminal text
+class ModelList(argparse.Action):
+    """`--model A,B` and `--model A --model B`: `args.models` lists them in order and
+    `args.model` is the first (what a one-model command reads)."""
 
-# C0 controls but newline and tab, DEL, C1 controls, lone surrogates, and the bidirectional
-# overrides that make text display in another order than it reads.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        given = [part.strip() for part in str(values).split(",")]
+        if not all(given):
+            raise argparse.ArgumentError(self, f"an empty model name in {values!r}")
+        models = [*(getattr(namespace, "models", None) or []), *given]
+        namespace.models = models
+        namespace.model = models[0]
 
 
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+def models_of(args: argparse.Namespace) -> list[str]:
+    """The models `--model` named (`A,B`, or repeated), in order; one when not plural."""
+    models = getattr(args, "models", None)
+    return list(models) if models else [args.model]
 
 
-def terminal_text(text: str) -> str:
-    """`text` safe to print: escape sequences (clear screen, window title), other control
-    characters, lone surrogates and bidi overrides become visible escapes (`\\x1b`);
-    newlines and tabs stay. Every place that prints model or server text uses this."""
-    return _UNSAFE.sub(_escape, str(text))
-
-
-# ------------------------------------------------------------------------------ arguments
+def one_model(args: argparse.Namespace, command: str) -> None:
+    """Refuse, in one line, several models for a command that runs one."""
+    models = models_of(args)
+    if len(models) > 1:
+        raise ValueError(
+            f"{command} takes one model; --model named {', '.join(models)}: run them one at a time"
+        )
 
 
 def server_url(text: str) -> str:
@@ -82,13 +91,24 @@ def server_url(text: str) -> str:
         parts is None
         or parts.scheme not in ("http", "https")
         or not parts.hostname
-        or _UNSAFE.search(text)
+        or UNSAFE.search(text)
         or any(c.isspace() for c in text.strip())
     ):
         raise argparse.ArgumentTypeError(
             f"{shown!r} is not a server URL: give http(s)://HOST:PORT/v1"
         )
     return text.strip()
+
+
+def system_prompt(text: str) -> str:
+    """argparse type of --system-prompt: printable text (newlines and tabs allowed)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty system prompt: give its text")
+    if UNSAFE.search(text):
+        raise argparse.ArgumentTypeError(
+            f"{terminal_text(text)[:60]!r} holds control characters; give plain text"
+        )
+    return text
 
 
 def add_model_arguments(
@@ -130,6 +150,14 @@ def add_model_arguments(
         action="store_const",
         const=False,
         help="send generation prompts as plain text, even to a chat model",
+    )
+    group.add_argument(
+        "--system-prompt",
+        type=system_prompt,
+        default=None,
+        metavar="TEXT",
+        help="a system turn before every chat prompt (needs chat prompts; recorded in the "
+        "run, its folder hash and its cache keys; default: none, as the papers)",
     )
     group.add_argument("--revision", default=None, help="hf: Hub revision to pin")
     group.add_argument(
@@ -173,6 +201,15 @@ def add_model_arguments(
     )
 
 
+def model_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The backend options the user set (only those: a backend refuses what it lacks)."""
+    return {
+        option: getattr(args, dest)
+        for dest, option in MODEL_OPTIONS.items()
+        if getattr(args, dest, None) is not None
+    }
+
+
 def add_limit_argument(parser: Any, stratum: str, order: str = "") -> None:
     """`--limit N`, one meaning everywhere: the first N items of each stratum (`stratum`
     names it for this benchmark; `order` says what "first" means when it is not the
@@ -187,15 +224,11 @@ def add_limit_argument(parser: Any, stratum: str, order: str = "") -> None:
     )
 
 
-def model_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        option: getattr(args, dest)
-        for dest, option in MODEL_OPTIONS.items()
-        if getattr(args, dest, None) is not None
-    }
-
-
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where a run writes and reads (--out, --cache), what it shows, what failures mean,
+    and the plan's spread (--prompt-variant, --sets)."""
+    from lexbench.commands.outcome import EXIT_ALL_FAILED, EXIT_SOME_FAILED
+
     group = parser.add_argument_group("run")
     group.add_argument(
         "--out", type=Path, default=DEFAULT_RUNS, help="root of the run folders (default: ./runs)"
@@ -219,11 +252,11 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     robust.add_argument(
         "--sets",
-        type=positive_int,
+        type=SETS,
         default=None,
         metavar="K",
         help="also run K fresh item sets of the same design (benchmarks that generate "
-        "their items) and report the spread across sets",
+        f"their items; 1 to {MAX_SETS}) and report the spread across sets",
     )
     group.add_argument(
         "--allow-failures",
@@ -238,10 +271,6 @@ def variant_name(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty name: give paper, all or a wording's name")
     return text.strip()
-
-
-#: Where `lexbench run` writes run folders, and where `leaderboard` and `report` look by default.
-DEFAULT_RUNS = Path("runs")
 
 
 def add_runs_argument(parser: argparse.ArgumentParser, example: str) -> None:
@@ -270,6 +299,7 @@ def runs_or_default(paths: Sequence[Path]) -> list[Path]:
 
 
 def open_cache(args: argparse.Namespace) -> Any:
+    """The response cache the run arguments ask for (None: --no-cache)."""
     if args.no_cache:
         return None
     from lexbench.run.cache import ResponseCache
@@ -277,148 +307,16 @@ def open_cache(args: argparse.Namespace) -> Any:
     return ResponseCache(args.cache)
 
 
-#: A count of 1 or more (kept under this name: every command module uses it).
-positive_int = POSITIVE
+def parse_option(text: str) -> tuple[str, Any]:
+    """`key=value` -> ("key", value), the value read as JSON when it parses (`k=3`,
+    `k=true`, `k=["a","b"]`), else kept as a string (`k=hyponym`)."""
+    import json
 
-
-# ------------------------------------------------------------------------------ finishing a run
-
-
-class IncompleteRun(Exception):
-    """A run that finished and wrote its folder, but some requests failed: `main` prints
-    the message (one line) and exits with `exit_code`."""
-
-    def __init__(self, message: str, exit_code: int):
-        super().__init__(message)
-        self.exit_code = exit_code
-
-
-_CREDENTIALS = re.compile(r"(?i)\b(https?://)[^/\s@]+@")
-
-
-def strip_url_credentials(text: str) -> str:
-    """`http://user:pw@host/v1` -> `http://host/v1`, anywhere in `text`."""
-    return _CREDENTIALS.sub(r"\1", text)
-
-
-def rerun_command(argv: Sequence[str]) -> str:
-    """The command line to run again, with URL credentials removed."""
-    return shlex.join(["lexbench", *(strip_url_credentials(a) for a in argv)])
-
-
-def _failure_reasons(evaluation: Any) -> str:
-    """The commonest reason among the failed samples, read back from the run folder."""
-    from lexbench.run.store import read_jsonl
-
+    key, sep, value = text.partition("=")
+    key = key.strip().replace("-", "_")
+    if not sep or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY a name, got {text!r}")
     try:
-        rows = read_jsonl(evaluation.folder.samples_path)
-    except (OSError, ValueError):
-        return ""
-    reasons = Counter(str(r.get("error")) for r in rows if isinstance(r, dict) and r.get("error"))
-    if not reasons:
-        return ""
-    reason, count = reasons.most_common(1)[0]
-    reason = reason if len(reason) <= 160 else reason[:157] + "..."
-    return f"; commonest reason ({count}x): {reason}"
-
-
-def check_failures(args: argparse.Namespace, evaluation: Any) -> None:
-    """Raise IncompleteRun when requests failed, unless --allow-failures."""
-    stats = evaluation.stats
-    if not stats.failed or getattr(args, "allow_failures", False):
-        return
-    argv = getattr(args, "argv", None)
-    if argv is None:
-        argv = sys.argv[1:]
-    every = stats.failed >= stats.requests
-    what = (
-        f"all {stats.requests} requests failed"
-        if every
-        else f"{stats.failed} of {stats.requests} requests failed"
-    )
-    message = (
-        f"{what}{_failure_reasons(evaluation)}. The run folder records them; answers "
-        f"received are cached, so running the same command again sends only the failed "
-        f"requests: {rerun_command(argv)}  (--allow-failures exits 0)"
-    )
-    raise IncompleteRun(message, EXIT_ALL_FAILED if every else EXIT_SOME_FAILED)
-
-
-def run_and_report(args: argparse.Namespace, run: Callable[[Any], Any]) -> Any:
-    """Open the cache the options ask for, call `run(cache)`, close the cache whatever
-    happens, print the report and the run folder; returns the Evaluation. A run in which
-    requests failed raises IncompleteRun afterwards (exit 3, or 4 when all failed).
-
-    `--model A,B`, `--sets K` and `--prompt-variant NAME|all` make it a plan
-    (`lexbench.robustness.plan`): the same `run(cache)` once per cell, with `args.model`
-    set to the cell's model (the command's call reads it when made); the first model's
-    published run's Evaluation is returned."""
-    planned = plan_of(args)
-    if planned is None:
-        cache = open_cache(args)
-        try:
-            evaluation = run(cache)
-        finally:
-            if cache is not None:
-                cache.close()
-        print(terminal_text(evaluation.report))
-        print(f"run folder: {terminal_text(str(evaluation.folder.path))}")
-        check_failures(args, evaluation)
-        return evaluation
-    return _run_plan(args, run, *planned)
-
-
-def _run_plan(args: argparse.Namespace, run: Callable[[Any], Any], spec: Any, planned: Any) -> Any:
-    from lexbench.robustness.plan import run_plan
-    from lexbench.robustness.spread import spread_table
-
-    chosen = args.model
-
-    def run_cell(cell: Any) -> Any:
-        args.model = cell.model  # the command's call reads args.model when it is made
-        return run(cache)
-
-    cache = open_cache(args)
-    try:
-        done = run_plan(spec, planned, run_cell)
-    finally:
-        args.model = chosen
-        if cache is not None:
-            cache.close()
-    for each in done:
-        if len(done) > 1:
-            print(f"\n## {terminal_text(each.model)}\n")
-        print(terminal_text(each.published.report))
-        print(f"run folder: {terminal_text(str(each.published.folder.path))}")
-        if each.record is not None:
-            what = "fresh item sets" if planned.kind == "sets" else "prompt wordings"
-            print(f"\nSpread across {what} ({spec.name}, accuracy):\n")
-            print(terminal_text(spread_table(each.record)))
-            print(f"spread: {terminal_text(str(each.record_path))}")
-    if len(done) > 1:
-        _across_models(args, planned, done)
-    for each in done:
-        for evaluation in each.evaluations:
-            check_failures(args, evaluation)
-    return done[0].published
-
-
-def _across_models(args: argparse.Namespace, planned: Any, done: Sequence[Any]) -> None:
-    """One leaderboard over the plan's runs, and the paired comparisons between models."""
-    from lexbench.commands.across_models import compare_models, leaderboard_text
-
-    folders = [e.folder.path for each in done for e in each.evaluations]
-    print("\n## Leaderboard\n")
-    print(terminal_text(leaderboard_text(folders)))
-    groups: dict[tuple[str, str], list[Path]] = {}
-    for each in done:
-        for step, evaluation in zip(planned.steps, each.evaluations):
-            groups.setdefault((planned.benchmark, step.label), []).append(evaluation.folder.path)
-    for path, text in compare_models(groups, Path(args.out), planned.models):
-        print(terminal_text(text))
-        print(f"comparison: {terminal_text(str(path))}")
-
-
-def run_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The options every `lexbench run` passes to `api.run` (cache, output, chat)."""
-    return {"out": args.out, "progress": not args.no_progress, "chat": args.chat}
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
