@@ -170,6 +170,77 @@ def test_the_walk_from_api_to_evaluate_goes_down_only():
     assert not upward, "api's layers reach back up: " + ", ".join(upward)
 
 
+#: The layers, bottom to top (docs/architecture.md draws them): a module imports from its own
+#: layer or those below. The benchmarks are vertical slices on top: each may use any shared
+#: layer, and none of those knows a benchmark by name (the contract is the ground floor's).
+LAYERS = (
+    (
+        "ground",
+        (
+            "lexbench",
+            "lexbench.types",
+            "lexbench.text",
+            "lexbench.terminal",
+            "lexbench.paths",
+            "lexbench.hashing",
+            "lexbench.stats",
+            "lexbench.parts",
+            "lexbench.wordings",
+            "lexbench.contract",
+            "lexbench.benchmarks.base",
+            "lexbench.request",
+            "lexbench.lexicon",
+            "lexbench.datasets",
+        ),
+    ),
+    ("registry", ("lexbench.plugins",)),
+    ("models", ("lexbench.models", "lexbench.metrics")),
+    ("runner", ("lexbench.run",)),
+    (
+        "features",
+        (
+            "lexbench.report",
+            "lexbench.robustness",
+            "lexbench.human",
+            "lexbench.finetune",
+            "lexbench.export",
+        ),
+    ),
+    ("api", ("lexbench.api",)),
+    ("planner", ("lexbench.plan",)),
+    ("commands", ("lexbench.commands", "lexbench.cli", "lexbench.__main__")),
+    ("benchmarks", ("lexbench.benchmarks",)),
+)
+#: The most imports that may run back up the layers (issue 42: 10 before, at most 2 after).
+MAX_UPWARD = 2
+
+
+def layer_of(module: str) -> int:
+    """The layer of `module`: that of the longest prefix the table names."""
+    best = (-1, -1)
+    for depth, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best[1]:
+                best = (depth, len(prefix))
+    assert best[0] >= 0, f"{module} is in no layer of LAYERS"
+    return best[0]
+
+
+def upward_imports() -> list[str]:
+    graph = import_graph()
+    return sorted(
+        f"{name} ({LAYERS[layer_of(name)][0]}) -> {target} ({LAYERS[layer_of(target)][0]})"
+        for name, targets in graph.items()
+        for target in targets
+        if layer_of(target) > layer_of(name)
+    )
+
+
+def test_imports_run_down_the_layers():
+    found = upward_imports()
+    assert len(found) <= MAX_UPWARD, "imports up the layers: " + "; ".join(found)
+
+
 def test_no_import_circles():
     found = cycles(import_graph())
     assert not found, "import circles: " + "; ".join(" <-> ".join(c) for c in found)

@@ -47,7 +47,9 @@ def test_the_run_path_only_goes_down(tmp_path, monkeypatch, scripted_backend):
         if not entered or entered[-1] != callee:
             entered.append(callee)
         if from_ is not None and to < from_:
-            climbs.append(f"{caller}.{caller_frame.f_code.co_name} -> {callee}.{frame.f_code.co_name}")
+            climbs.append(
+                f"{caller}.{caller_frame.f_code.co_name} -> {callee}.{frame.f_code.co_name}"
+            )
 
     argv = ["run", "lambda", "--model", "scripted:a,scripted:b", "--limit", "1"]
     argv += ["--no-progress", "--no-cache"]
@@ -68,5 +70,7 @@ def test_the_run_path_only_goes_down(tmp_path, monkeypatch, scripted_backend):
 def test_the_planner_and_api_import_no_command(module):
     from test_structure import import_graph
 
-    above = [t for t in import_graph()[module] if t.startswith(("lexbench.commands", "lexbench.cli"))]
+    above = [
+        t for t in import_graph()[module] if t.startswith(("lexbench.commands", "lexbench.cli"))
+    ]
     assert not above, f"{module} imports {above}"

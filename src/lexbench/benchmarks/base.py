@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 if TYPE_CHECKING:  # the layers below are imported only when a part is used
     import argparse
 
-    from lexbench.models.base import Model
     from lexbench.parts import LoadedRun, PublicFile, Reporter, Row
     from lexbench.stats import TestResult
     from lexbench.types import Request, Response, Score
@@ -61,6 +60,20 @@ def first_per_stratum(
             taken[key] += 1
             chosen.append(item)
     return chosen
+
+
+class ModelView(Protocol):
+    """What a benchmark may ask of the model it is built for: its name and the request
+    kinds it answers (every backend, a `lexbench.models.base.Model`, is one). The contract
+    names this, not the backend class, so it sits below the models."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kinds(self) -> frozenset[str]: ...
+
+    def supports(self, kind: str) -> bool: ...
 
 
 class Benchmark(Protocol):
@@ -247,7 +260,7 @@ class BenchmarkSpec:
     regenerate: Regeneration | None = None
     spread_fields: tuple[str, ...] = ()
     public_file: Callable[[Mapping[str, Any]], PublicFile] | None = None
-    cannot_honour: Callable[[Mapping[str, Any], Model], Mapping[str, str]] | None = None
+    cannot_honour: Callable[[Mapping[str, Any], ModelView], Mapping[str, str]] | None = None
     #: Where it was registered from, filled in by `lexbench.plugins` ("built-in", a
     #: distribution "name version", or "path FILE").
     source: str = ""
@@ -265,7 +278,7 @@ class BenchmarkSpec:
     def in_suite(self) -> bool:
         return self.suite is not None
 
-    def check(self, model: Model) -> None:
+    def check(self, model: ModelView) -> None:
         """Refuse, in one line, a model that answers none of the kinds this benchmark needs."""
         if self.needs_any and not any(model.supports(kind) for kind in self.needs_any):
             raise ValueError(

@@ -3,12 +3,9 @@
 Every output folder of `lexbench finetune` holds `lexbench-lineage.json`: the experiment,
 the base model's fingerprint, the training data and its sha256, the split seed, every
 hyperparameter, the best validation score (and the step it was reached at), the training
-history, and the versions of the libraries that trained it. Backends read it through
-`describe_lineage(folder)` so a run of the fine-tuned model carries that lineage in its
-config.json; it is read-only JSON and never imports torch.
-
-    >>> describe_lineage("/no/such/folder") is None
-    True
+history, and the versions of the libraries that trained it. This module writes it; the
+backends read it (`lexbench.models.lineage`, below them) so a run of the fine-tuned model
+carries that lineage in its config.json.
 """
 
 from __future__ import annotations
@@ -21,9 +18,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lexbench.models.lineage import LINEAGE_FILE, describe_lineage, read_lineage
 from lexbench.types import content_hash
 
-LINEAGE_FILE = "lexbench-lineage.json"
+__all__ = ["LINEAGE_FILE", "build_lineage", "describe_lineage", "read_lineage", "write_lineage"]
+
 LINEAGE_VERSION = 1
 LIBRARIES = (
     "lexbench",
@@ -36,18 +35,6 @@ LIBRARIES = (
     "safetensors",
     "tokenizers",
     "sentence-transformers",
-)
-# What `describe_lineage` copies into a run's config (the history stays in the file).
-SUMMARY_KEYS = (
-    "experiment",
-    "created",
-    "base_model",
-    "data",
-    "split_seed",
-    "hyperparameters",
-    "best_validation",
-    "lora",
-    "libraries",
 )
 
 
@@ -131,40 +118,6 @@ def write_lineage(folder: str | Path, lineage: Mapping[str, Any]) -> Path:
     )
     temporary.replace(target)
     return target
-
-
-def read_lineage(folder: str | Path) -> dict[str, Any] | None:
-    """The lineage in `folder`, or None when the folder has none (not a lexbench fine-tune).
-    A lineage file that is not valid JSON is an error naming the file."""
-    path = Path(folder) / LINEAGE_FILE
-    try:
-        if not path.is_file():
-            return None
-    except OSError:  # a Hub id or a name too long to be a path: no lineage to read
-        return None
-    try:
-        lineage = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not valid JSON ({error.msg}, line {error.lineno})") from None
-    if not isinstance(lineage, dict) or "experiment" not in lineage:
-        raise ValueError(f"{path}: not a lexbench lineage record (no 'experiment')")
-    return lineage
-
-
-def describe_lineage(folder: str | Path | None) -> dict[str, Any] | None:
-    """What a run's config shows of a fine-tuned model's lineage (the training history,
-    which can be long, stays in the file), with the file's path and sha256; None when the
-    folder has no lineage file."""
-    if folder is None:
-        return None
-    lineage = read_lineage(folder)
-    if lineage is None:
-        return None
-    path = Path(folder) / LINEAGE_FILE
-    summary = {key: lineage.get(key) for key in SUMMARY_KEYS}
-    summary["file"] = str(path.resolve())
-    summary["file_sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return summary
 
 
 def lineage_markdown(lineage: Mapping[str, Any]) -> str:

@@ -169,7 +169,7 @@ class HFCausalLM(Model):
         }
 
     def describe(self) -> dict[str, Any]:
-        from lexbench.finetune.lineage import describe_lineage
+        from lexbench.models.lineage import describe_lineage
 
         described = {
             **super().describe(),

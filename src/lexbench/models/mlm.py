@@ -105,7 +105,7 @@ class MaskedLM(Model):
         }
 
     def describe(self) -> dict[str, Any]:
-        from lexbench.finetune.lineage import describe_lineage
+        from lexbench.models.lineage import describe_lineage
 
         described = {
             **super().describe(),

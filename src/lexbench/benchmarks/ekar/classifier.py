@@ -68,7 +68,7 @@ class EkarClassifier(Model):
         }
 
     def describe(self) -> dict[str, Any]:
-        from lexbench.finetune.lineage import describe_lineage
+        from lexbench.models.lineage import describe_lineage
 
         described = {
             **super().describe(),

@@ -10,7 +10,7 @@ from typing import Any
 from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
 from lexbench.commands.arguments import positive_int
 from lexbench.commands.numbers import DROPOUT
-from lexbench.finetune.cli import finished, output_folder, training_config
+from lexbench.commands.training import finished, output_folder, training_config
 
 
 def _ekar_qa(args: argparse.Namespace) -> int:
@@ -88,7 +88,7 @@ def add_ekar_data(parser: argparse.ArgumentParser) -> None:
 
 def register_finetune(cli: Any) -> None:
     """`lexbench finetune ekar-qa|ekar-explain`: the paper's fine-tuned baselines."""
-    from lexbench.finetune.cli import add_training_arguments
+    from lexbench.commands.training import add_training_arguments
 
     qa = cli.benchmark_command(
         "finetune",

@@ -14,7 +14,7 @@ from lexbench.benchmarks.analogies.cli import (
 from lexbench.commands.arguments import add_limit_argument, positive_int
 from lexbench.commands.numbers import SEED
 from lexbench.commands.requests import RunCommand
-from lexbench.finetune.cli import finished, output_folder, training_config
+from lexbench.commands.training import finished, output_folder, training_config
 from lexbench.plan import Condition, Outcome
 from lexbench.request import RunRequest
 from lexbench.terminal import terminal_text
@@ -147,7 +147,7 @@ def _scan_bats(args: argparse.Namespace) -> int:
 
 def register_finetune(cli: Any) -> None:
     """`lexbench finetune scan-bats`: the paper's training-set effect (Table 4)."""
-    from lexbench.finetune.cli import add_training_arguments
+    from lexbench.commands.training import add_training_arguments
 
     scan = cli.benchmark_command(
         "finetune",
