@@ -19,6 +19,7 @@ from lexbench.commands.common import (
     runs_or_default,
     terminal_text,
 )
+from lexbench.commands.published_option import add_published_argument
 
 
 def data_override(text: str) -> tuple[str, Path]:
@@ -186,10 +187,11 @@ def _run_all(args: argparse.Namespace) -> int:
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
-    from lexbench.report.leaderboard import build_leaderboard, to_csv, to_markdown
+    from lexbench.report.leaderboard import to_csv, to_markdown
+    from lexbench.report.published_board import leaderboard_tables
 
-    tables = build_leaderboard(runs_or_default(args.runs))
-    text = to_csv(tables) if args.format == "csv" else to_markdown(tables)
+    tables, notes = leaderboard_tables(runs_or_default(args.runs), args.published)
+    text = to_csv(tables) if args.format == "csv" else to_markdown(tables, notes)
     if args.output:
         args.output.write_text(text, encoding="utf-8")
         print(f"wrote {args.output}")
@@ -262,6 +264,7 @@ def register(cli: Any) -> None:
     add_runs_argument(board, "runs/lambda")
     board.add_argument("--format", choices=["md", "csv"], default="md")
     board.add_argument("-o", "--output", type=Path, default=None, help="write to this file")
+    add_published_argument(board)
 
     rescore = cli.command(
         "rescore",

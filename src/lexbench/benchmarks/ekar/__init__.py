@@ -13,6 +13,7 @@ fine-tuning experiments (`finetune_qa`, `finetune_explain`, `finetune_accdelta`)
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.base import BenchmarkSpec, FinetuneTables, LabelSetting, SuiteEntry
@@ -61,6 +62,12 @@ def _variants() -> Any:
     return VARIANTS
 
 
+def _published() -> Any:
+    from lexbench.published import load_published
+
+    return load_published(Path(__file__).with_name("published.toml"))
+
+
 SPEC = BenchmarkSpec(
     name="ekar",
     description="E-KAR: explainable analogies (QA)",
@@ -93,4 +100,5 @@ SPEC = BenchmarkSpec(
         "ekar-explain": ("language", "question", "choices"),
     },
     prompt_variants=_variants,
+    published=_published,
 )
