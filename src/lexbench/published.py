@@ -68,8 +68,8 @@ class Setting:
     """One run-config setting a protocol fixes: `key` is its dotted path in config.json.
 
     The run's value (null or absent: `default`; no default: the setting does not apply to
-    that run, as `benchmark.method` on a language model's run) must be one of `expect`, or,
-    with `unset`, absent. A value in `near` ("*": any other) is accepted with that note.
+    that run, as `benchmark.method` on a language model's run, unless `required`) must be
+    one of `expect`, or, with `unset`, absent. A value in `near` ("*": any other) is accepted with that note.
     `words` says each value in the reader's words ("completion" -> "the completion prompt
     (...)"); a value without words is shown as "NAME VALUE"."""
 
@@ -78,6 +78,7 @@ class Setting:
     expect: tuple[Any, ...] = ()
     unset: bool = False
     default: Any = None
+    required: bool = False  # absent is a value of its own ("unset"), not "does not apply"
     words: Mapping[str, str] = field(default_factory=dict)
     near: Mapping[str, str] = field(default_factory=dict)
 
@@ -214,7 +215,8 @@ class _Reader:
         where = f"[settings.{name}]"
         if not isinstance(spec, Mapping):
             raise self.fail(where, "must be a table")
-        unknown = set(spec) - {"key", "name", "expect", "unset", "default", "words", "near"}
+        unknown = set(spec) - {"key", "name", "expect", "unset", "default", "required"}
+        unknown -= {"words", "near"}
         if unknown:
             raise self.fail(where, f"unknown key(s) {sorted(unknown)}")
         expect = spec.get("expect", [])
@@ -233,6 +235,7 @@ class _Reader:
             expect=tuple(expect),
             unset=unset,
             default=spec.get("default"),
+            required=bool(spec.get("required", False)),
             words=dict(spec.get("words", {})),
             near=dict(spec.get("near", {})),
         )

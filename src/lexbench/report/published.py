@@ -175,10 +175,12 @@ def comparability(
     for setting in row.settings:
         value = lookup(config, setting.key)
         if value is None and not setting.unset:
-            if setting.default is None:
+            if setting.default is None and not setting.required:
                 continue  # the setting does not apply to this run (a vector method on an LM)
             value = setting.default
-        if value is None or (not setting.unset and any(_same(value, e) for e in setting.expect)):
+        if setting.unset and value is None:
+            continue
+        if not setting.unset and any(_same(value, e) for e in setting.expect):
             continue
         near = setting.near.get(value_key(value), setting.near.get("*"))
         if near is not None:
@@ -195,6 +197,8 @@ def comparability(
         notes.append("a slice of the item set")
     elif row.size_check and row.items and run_n is not None and run_n != row.items:
         differences.append(f"{run_n:,} items; the paper's set has {row.items:,}")
+    if not row.size_check and not row.items and row.n and run_n is not None and run_n != row.n:
+        notes.append(f"n={run_n:,}; the paper's N is {row.n:,}")  # SetLexSem's N per model
     return Comparability(not differences, tuple(differences), tuple(notes))
 
 

@@ -14,6 +14,7 @@ import csv
 import io
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from lexbench.parts import LoadedRun, Row
@@ -60,6 +61,8 @@ def with_published(
         added, apart = _board_rows(benchmark, per_run, metrics)
         if not added and not apart:
             continue
+        if added:  # every row has a source, so the column stands in one place
+            out[benchmark] = [replace(r, extra={**r.extra, "source": ""}) for r in out[benchmark]]
         out[benchmark] += added
         out[benchmark].sort(key=_rank)
         notes[benchmark] = apart

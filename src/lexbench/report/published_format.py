@@ -136,7 +136,7 @@ def _layout_runs_as_rows(
             else NONE
             for c in columns
         ]
-        body.append([run.label, "this run", f"{n:,}" if n else NONE, *shown_cells])
+        body.append([run.label, "**this run**", f"{n:,}" if n else NONE, *shown_cells])
     for indices in _by_label(rows).values():
         by_column = {rows[i].column: rows[i] for i in indices}
         lead = next(
@@ -145,7 +145,7 @@ def _layout_runs_as_rows(
         lead = lead or next((by_column[c] for c in columns if c in by_column), rows[indices[0]])
         cells_shown = [shown(by_column[c]) if c in by_column else NONE for c in columns]
         count = f"{lead.n:,}" if lead.n else NONE
-        body.append([lead.model, MARK, count, *cells_shown])
+        body.append([lead.model, f"*{MARK}*", count, *cells_shown])
     return table(header, body, 2)
 
 
@@ -258,7 +258,7 @@ def published_markdown(runs: Sequence[LoadedRun], level: int = 3) -> str:
                 for note in grid[run.label][i].comparability.notes
             )
             parts += [f"{h}# {caption}", "", layout, "", sentence(unit(rows[0]))]
-            parts += [f"Read with: {'; '.join(notes)}." if notes else ""]
+            parts += [f"Read with: {'; '.join(notes)}."] if notes else []
             parts += ["", *_protocols(rows), ""]
             tests = _tests(rows, grid, runs)
             parts += [tests, ""] if tests else []
