@@ -36,7 +36,7 @@ from typing import Any
 
 #: Printed cells that hold no number (the paper left the cell empty).
 NO_NUMBER = ("-", "—", "N/A", "")
-SCALES = ("percent", "fraction")
+SCALES = ("percent", "fraction", "points")
 _NUMBER = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)")
 _TABLE_KEYS = {"table", "caption", "benchmark", "metric", "scale", "protocol", "settings"}
 _TABLE_KEYS |= {"slice", "size_check", "model", "header_label", "columns", "rows", "interval"}
@@ -115,7 +115,7 @@ class PublishedRow:
     model: str  # the model or method, in words
     condition: str  # what the column measures ("overall", "synonym", "HARD mode, Chinese")
     metric: str  # "accuracy", "MRR@10", "mean accuracy over configurations", ...
-    scale: str  # "percent" or "fraction": how `value` is printed
+    scale: str  # how `value` is printed: "percent", "fraction", or "points" (a difference)
     value: str  # exactly as printed ("46.4%", ".099", "29.1 (68.6)")
     n: int | None = None  # items (prompts, problems) the value is over, where given
     items: int | None = None  # the protocol's item set size for the column (3,000; 300 is N)

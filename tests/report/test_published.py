@@ -290,3 +290,67 @@ def test_a_file_that_is_not_toml_or_has_no_paper_is_named(tmp_path):
 def test_every_shipped_file_loads():
     for folder in ("lambda_", "scan", "setlexsem", "ekar"):
         assert load_published(SRC / folder / "published.toml")
+
+
+def loaded(benchmark: str, label: str, config: dict, results: dict):
+    from lexbench.parts import LoadedRun
+
+    return LoadedRun(
+        Path(f"/runs/{label}"), config, [], {"benchmark": benchmark, **results}, "", label
+    )
+
+
+def test_setlexsem_rows_compare_the_same_cell_of_the_runs_paper_tables():
+    from lexbench.report.published import beside
+
+    table4 = {"rows": [{"operation": "union", "mean": 0.5, "prompts": 400}]}
+    run = loaded(
+        "setlexsem",
+        "s",
+        {"benchmark": {"name": "setlexsem", "parser": "paper", "dataset": {"limit_per_config": 1}}},
+        {"paper_tables": {"table4": table4}},
+    )
+    union, intersection = [r for r in published_rows("setlexsem") if r.table == "Table 4"][:2]
+    found = beside(union, run)
+    assert (found.run_value, found.run_n, found.test) == (
+        0.5,
+        400,
+        None,
+    )  # not an accuracy of N items
+    assert found.comparability.notes == (
+        "a slice of the item set",
+        "n=400; the paper's N is 51,200",
+    )
+    assert beside(intersection, run).comparability.differences == (
+        "the run's results hold no number for this cell",
+    )
+    lenient = loaded(
+        "setlexsem",
+        "s",
+        {"benchmark": {"name": "setlexsem", "parser": "lexbench"}},
+        {"paper_tables": {"table4": table4}},
+    )
+    assert beside(union, lenient).comparability.differences == (
+        "lexbench's lenient answer parser; the paper used the authors' answer parser",
+    )
+
+
+def test_a_run_beside_some_columns_is_not_listed_apart_for_the_others():
+    from lexbench.report.published_format import published_markdown
+
+    config = {"benchmark": {"name": "ekar", "mode": "hard", "language": "en", "split": "test"}}
+    results = {"overall": {"accuracy": 1 / 3, "n": 3}}
+    test_split = loaded("ekar", "g (split=test)", config, results)
+    validation = loaded(
+        "ekar", "g", {"benchmark": {**config["benchmark"], "split": "validation"}}, results
+    )
+    text = published_markdown([test_split, validation])
+    beside_part, apart = text.split("#### Listed apart: the protocol differs")
+    assert "| g (split=test) | **this run** | 3 | 33.3 | 33.3 |" in beside_part
+    assert "| RoBERTa-large, fine-tuned | *published, not re-run* | 262 | 46.7 | — |" in beside_part
+    # Only the validation run, and only its nearest columns: the split is the difference.
+    assert apart.strip().splitlines()[0] == (
+        "- Table 2 (En (HARD), Zh/En (HARD)), not comparable with g: The validation split; "
+        "the paper used the test split."
+    )
+    assert "g (split=test)" not in apart

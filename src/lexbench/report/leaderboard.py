@@ -113,7 +113,7 @@ def to_csv(tables: Mapping[str, Sequence[Row]]) -> str:
                 [
                     r.benchmark,
                     r.model,
-                    r.scored,
+                    r.cells()["scored"],  # a published row without N: "—"
                     r.metric,
                     r.estimate,
                     r.low,

@@ -235,6 +235,9 @@ def beside(row: PublishedRow, run: LoadedRun) -> Beside:
     n_value = _number(run.results, row.run_n)
     n = int(n_value) if n_value is not None else None
     found = comparability(row, run.config, n)
+    if found.comparable and row.run_value and value is None:
+        # Measured the same way, but the run has no such cell (a SetLexSem grid without it).
+        found = Comparability(False, ("the run's results hold no number for this cell",))
     test = unpaired_test(row, value, n) if found.comparable else None
     return Beside(row, found, value, n, test)
 

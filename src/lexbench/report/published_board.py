@@ -14,7 +14,7 @@ import csv
 import io
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lexbench.parts import LoadedRun, Row
@@ -25,13 +25,25 @@ from lexbench.stats import wilson_interval
 Notes = dict[str, list[str]]
 
 
+@dataclass(frozen=True)
+class PublishedBoardRow(Row):
+    """A published headline row in a leaderboard: `scored` is the paper's N, "—" where the
+    paper gives none (then there is no interval either)."""
+
+    known_n: bool = True
+
+    def cells(self) -> dict[str, str]:
+        cells = super().cells()
+        return cells if self.known_n else {**cells, "scored": "—"}
+
+
 def _published_row(benchmark: str, b: Beside) -> Row:
     row = b.row
     low = high = float("nan")
     if row.count is not None and row.n and row.metric == "accuracy":
         interval = wilson_interval(min(max(row.count, 0), row.n), row.n)
         low, high = interval.low, interval.high
-    return Row(
+    return PublishedBoardRow(
         benchmark=benchmark,
         model=row.model,
         run=f"{row.table}, {row.column} ({row.paper.title.split(':')[0]} paper)",
@@ -41,6 +53,7 @@ def _published_row(benchmark: str, b: Beside) -> Row:
         low=low,
         high=high,
         extra={"source": f"{MARK}, {row.table}"},
+        known_n=row.n is not None,
     )
 
 
@@ -88,9 +101,14 @@ def _board_rows(
     )
     lines = [f"Read with the published rows: {'; '.join(slices)}."] if slices else []
     for label, bs in per_run.items():
+        # A run beside some headline rows is ranked with them; the others measure other
+        # conditions (another language, another mode). One beside none: its nearest rows.
+        if not heads or any(bs[i].comparability.comparable for i in heads):
+            continue
+        fewest = min(len(bs[i].comparability.differences) for i in heads)
         apart: dict[tuple[str, ...], list[int]] = {}
         for i in heads:
-            if not bs[i].comparability.comparable:
+            if len(bs[i].comparability.differences) == fewest:
                 apart.setdefault(bs[i].comparability.differences, []).append(i)
         for differences, group in apart.items():
             where = ", ".join(

@@ -35,10 +35,14 @@ def number(row: PublishedRow, value: float | None) -> str:
     """A run's number in the unit the paper printed the row's column in."""
     if value is None:
         return NONE
+    if row.scale == "points":  # a difference of percentages, stored in points
+        return f"{value:.1f}"
     return pct(value) if row.scale == "percent" else fmt(value)
 
 
 def unit(row: PublishedRow) -> str:
+    if row.scale == "points":
+        return f"{row.metric}, in percentage points"
     return f"{row.metric} in percent" if row.scale == "percent" else f"{row.metric} as a fraction"
 
 
@@ -87,20 +91,44 @@ def _tables(runs: Sequence[LoadedRun]) -> list[tuple[list[int], list[PublishedRo
 
 
 def _protocols(rows: Sequence[PublishedRow]) -> list[str]:
-    """The table's protocol once, then what a row adds to it (the human evaluation's)."""
-    common = rows[0].protocol
+    """The protocol most rows share once; another row's only by what it adds (the human
+    evaluation's), or whole, naming its rows; then the rows' notes."""
+    by_text: dict[str, list[str]] = {}
     for row in rows:
-        while not row.protocol.startswith(common):
-            common = common[: common.rfind(". ") + 1] if ". " in common else ""
-    lines = [f"- Protocol: {common}"] if common else []
-    extras: dict[str, list[str]] = {}
-    for row in rows:
-        extra = row.protocol[len(common) :].strip()
-        if extra:
-            extras.setdefault(extra, []).append(row.model)
-    lines += [f"- {', '.join(dict.fromkeys(models))}: {extra}" for extra, models in extras.items()]
+        by_text.setdefault(row.protocol, []).append(row.model)
+    main = max(by_text, key=lambda text: len(by_text[text]))
+    lines = [f"- Protocol: {main}"]
+    for text, models in by_text.items():
+        named = ", ".join(dict.fromkeys(models))
+        if text == main:
+            continue
+        if text.startswith(main):
+            lines.append(f"- {named}: {text[len(main) :].strip()}")
+        else:
+            lines.append(f"- Protocol of {named}: {text}")
     notes = dict.fromkeys(f"- {r.model}: {r.note}" for r in rows if r.note)
     return lines + list(notes)
+
+
+def _run_notes(
+    rows: Sequence[PublishedRow], grid: Grid, runs: Sequence[LoadedRun], comparable: list[int]
+) -> str:
+    """Each run's notes once ("m: n=30 of 3,000; items drawn with seed 7"), from the headline
+    cells where the table has them."""
+    heads = [i for i in comparable if rows[i].headline] or comparable
+    said = []
+    for run in runs:
+        notes: dict[str, None] = {}
+        for i in heads:
+            found = grid[run.label][i].comparability
+            if found.comparable:
+                notes.update(dict.fromkeys(found.notes))
+        # "n=30 of 3,000" once; "n=8; the paper's N is 51,200" is the N column's to say.
+        about_n = [n for n in notes if n.startswith("n=") and "the paper's N" not in n]
+        kept = [n for n in notes if not n.startswith("n=")] + about_n[:1]
+        if kept:
+            said.append(f"{run.label}: {'; '.join(kept)}")
+    return "; ".join(said)
 
 
 def _by_label(rows: Sequence[PublishedRow]) -> dict[str, list[int]]:
@@ -111,10 +139,12 @@ def _by_label(rows: Sequence[PublishedRow]) -> dict[str, list[int]]:
 
 
 def _per_column_values(rows: Sequence[PublishedRow], columns: Sequence[str]) -> bool:
-    """True when a run has one number per column (LAMBDA's Overall/Syn/...): the run is a
-    row of the table. False when each published row has its own (SetLexSem's rows by
-    operation): the run is a column."""
-    return all(len({r.run_value for r in rows if r.column == column}) <= 1 for column in columns)
+    """True when the rows are models and a run has one number per column (LAMBDA's
+    Overall/Syn/...): the run is a row of the table. False when the rows are conditions,
+    each with its own number (SetLexSem's rows by operation): the run is a column."""
+    models = {r.label: r.model for r in rows}
+    one_path = all(len({r.run_value for r in rows if r.column == c}) <= 1 for c in columns)
+    return one_path and len(set(models.values())) == len(models)
 
 
 def _layout_runs_as_rows(
@@ -154,7 +184,7 @@ def _layout_runs_as_columns(
 ) -> str:
     shown_runs = [r for r in runs if any(grid[r.label][i].comparability.comparable for i in chosen)]
     sd = any(rows[i].sd for i in chosen)
-    header = ["row", "model", "condition", f"published ({MARK})", *(["SD"] if sd else []), "N"]
+    header = ["row", "model", "condition", "published (not re-run)", *(["SD"] if sd else []), "N"]
     header += [f"{r.label} (this run)" for r in shown_runs]
     body = []
     for i in chosen:
@@ -208,12 +238,18 @@ def _tests(rows: Sequence[PublishedRow], grid: Grid, runs: Sequence[LoadedRun]) 
 
 
 def _apart(rows: Sequence[PublishedRow], grid: Grid, runs: Sequence[LoadedRun]) -> list[str]:
-    """One line per run and set of differences: the columns it holds and why."""
+    """For each run comparable with none of the table's cells, its nearest columns (those
+    with the fewest differences) and the differences, named. A run comparable with some
+    cells is beside the table; its other columns are other conditions, not listed."""
     lines = []
     for run in runs:
+        cells = grid[run.label]
+        if any(b.comparability.comparable for b in cells):
+            continue
+        fewest = min(len(b.comparability.differences) for b in cells)
         groups: dict[tuple[str, ...], list[str]] = {}
-        for b in grid[run.label]:
-            if not b.comparability.comparable:
+        for b in cells:
+            if len(b.comparability.differences) == fewest:
                 columns = groups.setdefault(b.comparability.differences, [])
                 if b.row.column not in columns:
                     columns.append(b.row.column)
@@ -247,18 +283,10 @@ def published_markdown(runs: Sequence[LoadedRun], level: int = 3) -> str:
             if _per_column_values(chosen_rows, columns):
                 layout = _layout_runs_as_rows(rows, grid, runs, columns)
             else:
-                layout = _layout_runs_as_columns(rows, grid, runs, comparable)
-            # A run's notes once, from the headline cells where the table has them.
-            heads = [i for i in comparable if rows[i].headline] or comparable
-            notes = dict.fromkeys(
-                f"{run.label}: {note}"
-                for run in runs
-                for i in heads
-                if grid[run.label][i].comparability.comparable
-                for note in grid[run.label][i].comparability.notes
-            )
+                layout = _layout_runs_as_columns(rows, grid, runs, list(range(len(rows))))
+            notes = _run_notes(rows, grid, runs, comparable)
             parts += [f"{h}# {caption}", "", layout, "", sentence(unit(rows[0]))]
-            parts += [f"Read with: {'; '.join(notes)}."] if notes else []
+            parts += [f"Read with: {notes}."] if notes else []
             parts += ["", *_protocols(rows), ""]
             tests = _tests(rows, grid, runs)
             parts += [tests, ""] if tests else []
