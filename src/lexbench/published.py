@@ -15,8 +15,8 @@ The file mirrors the paper's tables, so a transcription can be checked against t
                                      expect | unset, default, words, near
     [[tables]]                       table, caption, benchmark, metric, scale, protocol,
                                      settings, slice, size_check, model, header_label, columns
-    [[tables.rows]]                  label, model, cells, condition, n, settings, protocol,
-                                     run_value, run_n, note
+    [[tables.rows]]                  label, model, cells, condition, n, n_source, settings,
+                                     protocol, run_value, run_n, note
 
 `columns` are aligned with each row's `cells` (every printed cell after the row's label):
 a column with a `condition` holds values (a cell "28.2/-" with `parts` holds two), `role =
@@ -27,6 +27,7 @@ below the benchmark contract (`lexbench.benchmarks.base`).
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -95,8 +96,6 @@ class Setting:
 def value_key(value: Any) -> str:
     """How a setting's value is named in `words` and `near`: a string as it is, anything else
     as JSON ("true", "0.0", "unset" for null)."""
-    import json
-
     if value is None:
         return "unset"
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
