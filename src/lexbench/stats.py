@@ -383,3 +383,36 @@ def describe(values: Sequence[float]) -> dict[str, float]:
         "median": float(np.median(data)),
         "p90": float(np.percentile(data, 90)),
     }
+
+
+def two_proportion_test(k1: int, n1: int, k2: int, n2: int) -> TestResult:
+    """Two-sided z-test of p1 = p2 for two independent proportions (k right of n each),
+    pooled: z = (p1 − p2) / sqrt(p(1 − p)(1/n1 + 1/n2)), p = (k1 + k2)/(n1 + n2). For a run
+    against a published accuracy with its N, where no per-item pairing exists.
+
+    >>> t = two_proportion_test(10, 100, 20, 100)
+    >>> round(t.statistic, 4), round(t.p_value, 4)
+    (-1.9803, 0.0477)
+    """
+    _check_counts(k1, n1)
+    _check_counts(k2, n2)
+    if not n1 or not n2:
+        raise ValueError("a two-proportion test needs at least one item on each side")
+    pooled = (k1 + k2) / (n1 + n2)
+    se = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
+    z = (k1 / n1 - k2 / n2) / se if se else 0.0
+    return TestResult(z, math.erfc(abs(z) / math.sqrt(2)), n1 + n2, "two-proportion z (pooled)")
+
+
+def newcombe_interval(k1: int, n1: int, k2: int, n2: int, z: float = Z95) -> Interval:
+    """The difference p1 − p2 of two independent proportions with Newcombe's hybrid score
+    interval (his method 10), built from each side's Wilson interval.
+
+    >>> str(newcombe_interval(10, 100, 20, 100))
+    '-0.100 [-0.199, -0.000]'
+    """
+    a, b = wilson_interval(k1, n1, z), wilson_interval(k2, n2, z)
+    d = a.estimate - b.estimate
+    low = d - math.hypot(a.estimate - a.low, b.high - b.estimate)
+    high = d + math.hypot(a.high - a.estimate, b.estimate - b.low)
+    return Interval(d, low, high, n1 + n2, "newcombe")

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the layers below are imported only when a part is used
     import argparse
 
     from lexbench.parts import LoadedRun, PublicFile, Reporter, Row
+    from lexbench.published import PublishedRow
     from lexbench.stats import TestResult
     from lexbench.types import Request, Response, Score
     from lexbench.wordings import PromptVariant
@@ -230,11 +231,14 @@ class BenchmarkSpec:
     * `regenerate`: how it draws fresh item sets (`--sets K`, the contamination probe);
     * `spread_fields`: sample fields whose values are the cells of the spread tables
       ("a+b": the combination of two fields);
-    * `public_file(options)`: its public data file, for the completion probe.
+    * `public_file(options)`: its public data file, for the completion probe;
     * `cannot_honour(options, model)`: the shared run options it cannot honour when built
       with these builder options for this (opened) model, each with the reason, e.g.
       `{CHAT: "SCAN ranks next words; ..."}`; such an option is refused, never dropped
-      (default: it honours every one).
+      (default: it honours every one);
+    * `published()`: its paper's printed numbers (`lexbench.published.load_published` reads
+      them from a TOML file), shown beside its runs where the protocol matches
+      (docs/published-results.md); a row may name another run name ("bats").
     """
 
     name: str
@@ -261,6 +265,7 @@ class BenchmarkSpec:
     spread_fields: tuple[str, ...] = ()
     public_file: Callable[[Mapping[str, Any]], PublicFile] | None = None
     cannot_honour: Callable[[Mapping[str, Any], ModelView], Mapping[str, str]] | None = None
+    published: Callable[[], Sequence[PublishedRow]] | None = None
     #: Where it was registered from, filled in by `lexbench.plugins` ("built-in", a
     #: distribution "name version", or "path FILE").
     source: str = ""

@@ -320,3 +320,15 @@ def parse_option(text: str) -> tuple[str, Any]:
         return key, json.loads(value)
     except json.JSONDecodeError:
         return key, value
+
+
+def add_published_argument(parser: argparse.ArgumentParser) -> None:
+    """`--no-published`, shared by `report`, `leaderboard` and `compare`: leave out the
+    papers' rows (docs/published-results.md) they show beside comparable runs by default."""
+    parser.add_argument(
+        "--no-published",
+        dest="published",
+        action="store_false",
+        help="leave out the papers' published rows (shown by default beside runs whose "
+        "configuration matches the paper's protocol, marked 'published, not re-run')",
+    )

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.arguments import positive_int
+from lexbench.commands.arguments import add_published_argument, positive_int
 from lexbench.commands.numbers import NON_NEGATIVE, SEED
 from lexbench.terminal import terminal_text
 
@@ -54,33 +54,62 @@ def _compare(args: argparse.Namespace) -> int:
     )
     for warning in result.warnings:  # loud, whatever the output format
         print(f"lexbench: WARNING: {terminal_text(warning)}", file=sys.stderr)
+    papers = _published(runs, fmt) if args.published else ""  # never in a paired test
     if fmt == "csv":
         texts = {
             "comparisons": compare_format.comparisons_csv(result),
             "leaderboard": compare_format.leaderboard_csv(result),
         }
         if args.output is None:
-            print(texts["comparisons"] + "\n" + texts["leaderboard"], end="")
+            tail = "\n" + papers if papers else ""
+            print(texts["comparisons"] + "\n" + texts["leaderboard"] + tail, end="")
             return 0
         leaderboard_path = args.output.with_name(
             f"{args.output.stem}.leaderboard{args.output.suffix}"
         )
         _write(args.output, texts["comparisons"])
         _write(leaderboard_path, texts["leaderboard"])
-        print(f"wrote {args.output} (paired comparisons) and {leaderboard_path} (leaderboard)")
+        written = f"wrote {args.output} (paired comparisons) and {leaderboard_path} (leaderboard)"
+        if papers:
+            published_path = args.output.with_name(
+                f"{args.output.stem}.published{args.output.suffix}"
+            )
+            _write(published_path, papers)
+            written += f" and {published_path} (published rows, not re-run)"
+        print(written)
         return 0
-    text = {
-        "text": compare_format.to_text,
-        "markdown": compare_format.to_markdown,
-        "latex": compare_format.to_latex,
-        "json": lambda c: json.dumps(c.to_dict(), indent=2, sort_keys=True) + "\n",
-    }[fmt](result)
+    if fmt == "json":
+        record = result.to_dict()
+        if args.published:
+            from lexbench.report.published_board import compare_records
+
+            record["published"] = compare_records(runs)
+        text = json.dumps(record, indent=2, sort_keys=True) + "\n"
+    else:
+        text = {
+            "text": compare_format.to_text,
+            "markdown": compare_format.to_markdown,
+            "latex": compare_format.to_latex,
+        }[fmt](result)
+        text += "\n" + papers if papers else ""
     if args.output is None:
         print(text, end="" if text.endswith("\n") else "\n")
     else:
         _write(args.output, text)
         print(f"wrote {args.output}")
     return 0
+
+
+def _published(runs: Any, fmt: str) -> str:
+    """The papers' rows beside these runs in `fmt` (json is added to the record instead)."""
+    from lexbench.report.published_board import compare_csv, compare_latex
+    from lexbench.report.published_format import published_markdown
+
+    if fmt == "csv":
+        return compare_csv(runs)
+    if fmt == "latex":
+        return compare_latex(runs)
+    return published_markdown(runs, level=2) if fmt in ("text", "markdown") else ""
 
 
 def _write(path: Path, text: str) -> None:
@@ -144,3 +173,4 @@ def register(cli: Any) -> None:
         "one-sided p as scipy.stats.permutation_test (the authors' call; default), or "
         "absolute, the share of re-splits with |difference| >= the observed one",
     )
+    add_published_argument(parser)

@@ -6,7 +6,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.arguments import add_runs_argument, positive_int, runs_or_default
+from lexbench.commands.arguments import (
+    add_published_argument,
+    add_runs_argument,
+    positive_int,
+    runs_or_default,
+)
 from lexbench.commands.numbers import SEED
 
 
@@ -21,6 +26,7 @@ def _report(args: argparse.Namespace) -> int:
         max_samples=limit,
         resamples=args.resamples,
         seed=args.seed,
+        published=args.published,
     )
     print(
         f"wrote {files.html} (self-contained), {files.markdown} and "
@@ -60,3 +66,4 @@ def register(cli: Any) -> None:
         help="bootstrap/permutation resamples for the comparison (default 10000)",
     )
     parser.add_argument("--seed", type=SEED, default=0, help="seed for resampling (default 0)")
+    add_published_argument(parser)

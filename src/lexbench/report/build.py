@@ -24,6 +24,8 @@ from lexbench.report.compare_format import to_markdown
 from lexbench.report.leaderboard import leaderboards
 from lexbench.report.leaderboard import to_markdown as leaderboard_markdown
 from lexbench.report.page import BenchmarkBlock, FigureBlock, data_uri, render_page
+from lexbench.report.published_board import with_published
+from lexbench.report.published_format import published_markdown
 from lexbench.report.registry import Figure, demote_headings, reporter_for
 from lexbench.report.runs import LoadedRun, discover, failure_flag, label_runs, load_run
 from lexbench.robustness.report import robustness_markdown
@@ -100,8 +102,10 @@ def build_report(
     max_samples: int | None = DEFAULT_MAX_SAMPLES,
     resamples: int = 10_000,
     seed: int = 0,
+    published: bool = True,
 ) -> ReportFiles:
-    """Write the report for the given runs (or run-folder paths) into `out_dir`."""
+    """Write the report for the given runs (or run-folder paths) into `out_dir`; with
+    `published`, the papers' rows beside comparable runs (docs/published-results.md)."""
     given = list(runs_or_paths)
     if not given:
         raise ValueError("report needs at least one run folder")
@@ -141,7 +145,10 @@ def build_report(
     blocks: list[BenchmarkBlock] = []
     all_figures: list[Path] = []
     # The leaderboard first: one table per benchmark, the headline metric with its interval.
-    board = demote_headings(leaderboard_markdown(leaderboards(runs)), 1)
+    tables, board_notes = leaderboards(runs), dict[str, list[str]]()
+    if published:
+        tables, board_notes = with_published(runs, tables)
+    board = demote_headings(leaderboard_markdown(tables, board_notes), 1)
     markdown_parts += [board, ""]
     blocks.append(
         BenchmarkBlock(
@@ -197,6 +204,7 @@ def build_report(
                     "comparison is shown (run `lexbench compare` on runs of the same items)."
                 )
         run_sections = [(run.label, reporter.run_markdown(run)) for run in group]
+        papers_md = published_markdown(group) if published else ""
 
         markdown_parts += [f"## {heading}", ""]
         if summary.strip():  # no heading over nothing
@@ -204,6 +212,8 @@ def build_report(
         markdown_parts += notes + ([""] if notes else [])
         if comparison_md:
             markdown_parts += [comparison_md, ""]
+        if papers_md:
+            markdown_parts += [papers_md, ""]
         if figures:
             markdown_parts += ["### Figures", "", _figures_markdown(figures, out)]
         markdown_parts += ["### Runs", ""]
@@ -216,6 +226,7 @@ def build_report(
                 title=heading,
                 summary_html=md.to_html(summary),
                 comparison_html=md.to_html(comparison_md, heading_offset=0),
+                published_html=md.to_html(papers_md),
                 figures=[FigureBlock(f.title, f.path, f.caption) for f in figures],
                 runs=[
                     (label, md.to_html(section, _image_resolver(run), heading_offset=3))

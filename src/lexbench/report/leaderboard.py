@@ -79,7 +79,11 @@ def leaderboards(runs: Sequence[LoadedRun]) -> dict[str, list[Row]]:
     return dict(sorted(tables.items()))
 
 
-def to_markdown(tables: Mapping[str, Sequence[Row]]) -> str:
+def to_markdown(
+    tables: Mapping[str, Sequence[Row]], notes: Mapping[str, Sequence[str]] | None = None
+) -> str:
+    """One table per benchmark; `notes` are said under its table (the published rows'
+    slices and those listed apart, `lexbench.report.published_board`)."""
     parts = ["# Leaderboard", ""]
     for benchmark, rows in tables.items():
         cells = [r.cells() for r in rows]
@@ -92,6 +96,7 @@ def to_markdown(tables: Mapping[str, Sequence[Row]]) -> str:
         ]
         parts += ["| " + " | ".join(c.get(h, "") for h in header) + " |" for c in cells]
         parts.append("")
+        parts += [line for note in (notes or {}).get(benchmark, ()) for line in (note, "")]
     return "\n".join(parts)
 
 
@@ -108,7 +113,7 @@ def to_csv(tables: Mapping[str, Sequence[Row]]) -> str:
                 [
                     r.benchmark,
                     r.model,
-                    r.scored,
+                    r.cells()["scored"],  # a published row without N: "—"
                     r.metric,
                     r.estimate,
                     r.low,

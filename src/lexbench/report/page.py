@@ -106,6 +106,7 @@ class BenchmarkBlock:
     figures: list[FigureBlock]
     runs: list[tuple[str, str]]  # (run label, details HTML)
     notes: list[str] = field(default_factory=list)
+    published_html: str = ""  # the papers' rows beside these runs (report.published_format)
 
 
 def samples_payload(runs: Sequence[LoadedRun], limit: int | None) -> dict[str, Any]:
@@ -172,6 +173,8 @@ def render_page(
         parts += [f'<p class="note">{html.escape(n)}</p>' for n in block.notes]
         if block.comparison_html:
             parts += [f'<div class="comparison">{block.comparison_html}</div>']
+        if block.published_html:
+            parts += [f'<div class="published table-wrap">{block.published_html}</div>']
         if block.figures:
             parts += ['<h3>Figures</h3><div class="figures">']
             parts += [_figure_html(f, next(numbers)) for f in block.figures]

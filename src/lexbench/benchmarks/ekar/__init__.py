@@ -13,6 +13,7 @@ fine-tuning experiments (`finetune_qa`, `finetune_explain`, `finetune_accdelta`)
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.base import BenchmarkSpec, FinetuneTables, LabelSetting, SuiteEntry
@@ -67,6 +68,12 @@ def _variants() -> Any:
     return VARIANTS
 
 
+def _published() -> Any:
+    from lexbench.published import load_published
+
+    return load_published(Path(__file__).with_name("published.toml"))
+
+
 SPEC = BenchmarkSpec(
     name="ekar",
     description="E-KAR: explainable analogies (QA)",
@@ -100,4 +107,5 @@ SPEC = BenchmarkSpec(
     },
     prompt_variants=_variants,
     cannot_honour=_cannot_honour,
+    published=_published,
 )

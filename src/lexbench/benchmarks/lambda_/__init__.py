@@ -11,6 +11,7 @@ sheets), `human` (its human study), `sheets`, `pos`. This module registers it (`
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.base import BenchmarkSpec, LabelSetting, Regeneration, SuiteEntry
@@ -44,6 +45,12 @@ def _variants() -> Any:
     from lexbench.benchmarks.lambda_.variants import VARIANTS
 
     return VARIANTS
+
+
+def _published() -> Any:
+    from lexbench.published import load_published
+
+    return load_published(Path(__file__).with_name("published.toml"))
 
 
 def _published_seed(options: Any) -> int:
@@ -91,4 +98,5 @@ SPEC = BenchmarkSpec(
     prompt_variants=_variants,
     regenerate=Regeneration(_published_seed, _with_seed),
     spread_fields=("relation",),
+    published=_published,
 )

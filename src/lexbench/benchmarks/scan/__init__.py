@@ -11,6 +11,7 @@ data (`data/SCAN_dataset.csv`, MIT). This module registers it (`SPEC`).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.analogies import SCAN_PAPER_TEST, ranks_words
@@ -71,6 +72,12 @@ def _public_file(options: Any) -> Any:
     return public_file(options)
 
 
+def _published() -> Any:
+    from lexbench.published import load_published
+
+    return load_published(Path(__file__).with_name("published.toml"))
+
+
 SPEC = BenchmarkSpec(
     name="scan",
     description="SCAN: science and metaphor analogies (MRR@10)",
@@ -95,4 +102,5 @@ SPEC = BenchmarkSpec(
         LabelSetting("benchmark.dataset.types", "types", ("science", "metaphor")),
         LabelSetting("benchmark.dataset.source", "data", "packaged"),
     ),
+    published=_published,
 )

@@ -17,6 +17,7 @@ registers it (`SPEC`).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.base import BenchmarkSpec, LabelSetting, Regeneration, SuiteEntry
@@ -76,6 +77,12 @@ def _with_seed(options: Any, seed: int) -> dict[str, Any]:
     return {**options, "grid": replace(_grid(options), seed=seed).to_dict()}
 
 
+def _published() -> Any:
+    from lexbench.published import load_published
+
+    return load_published(Path(__file__).with_name("published.toml"))
+
+
 SPEC = BenchmarkSpec(
     name="setlexsem",
     description="SetLexSem: set operations over controlled word and number sets",
@@ -123,4 +130,5 @@ SPEC = BenchmarkSpec(
         LabelSetting("benchmark.dataset.grid.decoding.temperature", "temperature", 0.0),
         LabelSetting("benchmark.parser", "parser", "paper"),
     ),
+    published=_published,
 )
