@@ -189,6 +189,7 @@ LAYERS = (
             "lexbench.contract",
             "lexbench.benchmarks.base",
             "lexbench.request",
+            "lexbench.published",
             "lexbench.lexicon",
             "lexbench.datasets",
         ),
