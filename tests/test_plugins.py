@@ -276,7 +276,7 @@ def test_a_spec_that_is_not_one_is_refused_by_name(tmp_path, capsys):
     module = tmp_path / "wrong.py"
     module.write_text("BENCHMARKS = ['not a spec']\n")
     assert main(["--include", str(module), "list"]) == 0
-    assert "gives a str, not a lexbench.benchmarks.base.BenchmarkSpec" in capsys.readouterr().err
+    assert "gives a str, not a lexbench.contract.BenchmarkSpec" in capsys.readouterr().err
     nothing = tmp_path / "empty.py"
     nothing.write_text("x = 1\n")
     assert main(["--include", str(nothing), "list"]) == 0

@@ -42,7 +42,7 @@ SHARED_LAYERS = (
     "export",
     "robustness",
 )
-BENCHMARK_INTERFACE = "lexbench.benchmarks.base"
+BENCHMARK_INTERFACE = "lexbench.contract"
 
 
 def module_name(path: Path) -> str:
@@ -187,7 +187,7 @@ LAYERS = (
             "lexbench.parts",
             "lexbench.wordings",
             "lexbench.contract",
-            "lexbench.benchmarks.base",
+            "lexbench.contract",
             "lexbench.request",
             "lexbench.published",
             "lexbench.lexicon",

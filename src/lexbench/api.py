@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench import plugins
-from lexbench.benchmarks.base import CHAT, BenchmarkSpec
+from lexbench.contract import CHAT, BenchmarkSpec
 from lexbench.models.base import Model
 from lexbench.request import RunRequest, request_record
 from lexbench.run.cache import ResponseCache, response_cache

@@ -2,7 +2,7 @@
 back (`LoadedRun`), a leaderboard row (`Row`), a report section (`Reporter`, `Figure`) and
 a public data file for the completion probe (`PublicFile`).
 
-They live here, below the contract module (`lexbench.benchmarks.base`), so the contract
+They live here, below the contract module (`lexbench.contract`), so the contract
 names only types beneath it: report, robustness and the benchmarks import them from here
 (report and robustness re-export them under their old names), and no import circle forms,
 not even one of type annotations.

@@ -34,7 +34,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from lexbench.benchmarks.base import BenchmarkSpec
+from lexbench.contract import BenchmarkSpec
 
 BENCHMARK_GROUP = "lexbench.benchmarks"
 MODEL_GROUP = "lexbench.models"
@@ -101,8 +101,7 @@ def _specs_from(obj: Any, where: str) -> list[BenchmarkSpec]:
     for spec in specs:
         if not isinstance(spec, BenchmarkSpec):
             raise TypeError(
-                f"{where} gives a {type(spec).__name__}, not a "
-                "lexbench.benchmarks.base.BenchmarkSpec"
+                f"{where} gives a {type(spec).__name__}, not a lexbench.contract.BenchmarkSpec"
             )
     return specs
 

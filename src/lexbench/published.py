@@ -22,7 +22,7 @@ The file mirrors the paper's tables, so a transcription can be checked against t
 a column with a `condition` holds values (a cell "28.2/-" with `parts` holds two), `role =
 "n"` or `"sd"` the row's N or SD, any other only its header. A cell "-", "—" or "N/A" is no
 number: no row. Nothing here imports more than the standard library: the row type sits
-below the benchmark contract (`lexbench.benchmarks.base`).
+below the benchmark contract (`lexbench.contract`).
 """
 
 from __future__ import annotations

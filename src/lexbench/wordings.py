@@ -7,7 +7,7 @@ byte for byte what they were. Another wording adds `prompt_variant` to the bench
 config (so it lands in its own run folder) and changes the prompt text (so its requests
 are cached apart).
 
-This module sits below the contract module (`lexbench.benchmarks.base`) and `api`: it knows
+This module sits below the contract module (`lexbench.contract`) and `api`: it knows
 a benchmark only as something with a name and declared wordings (`Declares`).
 
     >>> from lexbench.types import Request

@@ -16,8 +16,8 @@ import pytest
 from test_report_runs import make_lambda_run
 
 from lexbench import plugins
-from lexbench.benchmarks.base import DEFAULT_MODEL, first_per_stratum
 from lexbench.cli import build_parser, main
+from lexbench.contract import DEFAULT_MODEL, first_per_stratum
 
 EKAR_ENGLISH = Path(__file__).parents[1] / "fixtures" / "ekar" / "english"
 

@@ -7,7 +7,7 @@ import re
 
 from docs_quotes import REPO
 
-from lexbench.benchmarks.base import BenchmarkSpec
+from lexbench.contract import BenchmarkSpec
 
 ROW = re.compile(r"^\| `(\w+)` \| `(.+?)` \| (.+?) \| (.+) \|$")
 

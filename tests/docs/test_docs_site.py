@@ -171,4 +171,4 @@ def test_api_contents_entries_of_modules_are_unique(built_site):
     labels = dict(_page_contents(page))
     module_labels = [labels[module] for module in modules]
     assert len(set(module_labels)) == len(modules), module_labels
-    assert labels["lexbench.benchmarks.base"] != labels["lexbench.models.base"]
+    assert labels["lexbench.contract"] != labels["lexbench.models.base"]

@@ -93,7 +93,7 @@ def test_a_base_model_is_refused_the_chat_template_in_one_line(gemma, tmp_path):
 def test_a_benchmark_whose_default_is_the_chat_format_says_it_sends_plain_text(capsys):
     """No model needed: the rule itself, for a model without a chat template."""
     from lexbench.api import chat_for
-    from lexbench.benchmarks.base import BenchmarkSpec
+    from lexbench.contract import BenchmarkSpec
     from mock_model import ScriptedModel
 
     spec = BenchmarkSpec("chatty", "a chat-default benchmark", build=lambda m, **o: None)

@@ -212,7 +212,7 @@ def test_a_plugin_ships_its_own_rows(tmp_path, capsys):
     module = tmp_path / "toy_plugin.py"
     module.write_text(
         "from pathlib import Path\n"
-        "from lexbench.benchmarks.base import BenchmarkSpec\n"
+        "from lexbench.contract import BenchmarkSpec\n"
         "from lexbench.published import load_published\n"
         "BENCHMARK = BenchmarkSpec('toy-analogies', 'toy', build=lambda model, **o: None,\n"
         "    published=lambda: load_published(Path(__file__).with_name('toy_rows.toml')))\n"
@@ -241,7 +241,7 @@ def test_a_bad_plugin_file_is_one_line_and_no_published_is_the_way_out(tmp_path,
     module = tmp_path / "toy_plugin.py"
     module.write_text(
         "from pathlib import Path\n"
-        "from lexbench.benchmarks.base import BenchmarkSpec\n"
+        "from lexbench.contract import BenchmarkSpec\n"
         "from lexbench.published import load_published\n"
         "BENCHMARK = BenchmarkSpec('toy-analogies', 'toy', build=lambda model, **o: None,\n"
         "    published=lambda: load_published(Path(__file__).with_name('toy_rows.toml')))\n"

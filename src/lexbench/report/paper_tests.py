@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from lexbench.stats import TWO_SIDED
 
 if TYPE_CHECKING:
-    from lexbench.benchmarks.base import ComparisonTest
+    from lexbench.contract import ComparisonTest
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from lexbench.benchmarks.base import LabelSetting
+from lexbench.contract import LabelSetting
 from lexbench.parts import LoadedRun
 from lexbench.run.store import RunFolder, read_run
 from lexbench.types import content_hash

@@ -2,7 +2,7 @@
 
     items -> requests -> (runner: model + cache) -> responses -> scores -> summary -> run folder
 
-A benchmark (`lexbench.benchmarks.base.Benchmark`) never calls a model and never touches
+A benchmark (`lexbench.contract.Benchmark`) never calls a model and never touches
 the cache. `evaluate` is the only function that connects a benchmark to a model, so
 resuming, caching and the run-folder layout are the same for all of them.
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from lexbench.benchmarks.base import Benchmark, Tally
+from lexbench.contract import Benchmark, Tally
 from lexbench.models.base import Model
 from lexbench.run.cache import ResponseCache
 from lexbench.run.runner import RunStats, Session

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lexbench.benchmarks.base import CHAT, BenchmarkSpec, ComparisonTest, LabelSetting, SuiteEntry
+from lexbench.contract import CHAT, BenchmarkSpec, ComparisonTest, LabelSetting, SuiteEntry
 
 RANK_QUESTION = ("a", "b", "c", "d")
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lexbench.benchmarks.base import BenchmarkSpec, FinetuneTables, LabelSetting, SuiteEntry
 from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
+from lexbench.contract import BenchmarkSpec, FinetuneTables, LabelSetting, SuiteEntry
 
 
 def _build(model: Any, **options: Any) -> Any:

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lexbench.benchmarks.base import first_per_stratum
 from lexbench.benchmarks.ekar.data import (
     LABELS,
     RELATION_NAMES,
@@ -38,6 +37,7 @@ from lexbench.benchmarks.ekar.data import (
 )
 from lexbench.benchmarks.ekar.letters import Extraction, extract_letter
 from lexbench.benchmarks.ekar.splits import load_split
+from lexbench.contract import first_per_stratum
 
 __all__ = ["EkarBenchmark", "Extraction", "extract_letter", "load_benchmark", "run_ekar"]
 from lexbench.benchmarks.ekar.prompts import (

@@ -54,7 +54,7 @@ def qa_method(model: Model, method: str | None) -> str:
 def cannot_honour(options: Mapping[str, Any], model: Model) -> dict[str, str]:
     """Chat prompts wrap generated text: explanations and the generation method take them;
     the log-likelihood and embedding methods score, and have no text to wrap."""
-    from lexbench.benchmarks.base import CHAT
+    from lexbench.contract import CHAT
 
     if options.get("task", "qa") == "explain":
         return {}

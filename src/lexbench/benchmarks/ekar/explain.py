@@ -29,7 +29,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lexbench.benchmarks.base import first_per_stratum
 from lexbench.benchmarks.ekar.data import META_RELATIONS, EkarItem, limit_stratum
 from lexbench.benchmarks.ekar.explain_prompts import (
     EXPLAIN_DECODING,
@@ -38,6 +37,7 @@ from lexbench.benchmarks.ekar.explain_prompts import (
     first_line,
 )
 from lexbench.benchmarks.ekar.prompts import MODES
+from lexbench.contract import first_per_stratum
 from lexbench.metrics.rouge import rouge_n
 from lexbench.stats import bootstrap_interval
 from lexbench.types import Decoding, Request, Response, Score

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lexbench.benchmarks.base import BenchmarkSpec, LabelSetting, Regeneration, SuiteEntry
+from lexbench.contract import BenchmarkSpec, LabelSetting, Regeneration, SuiteEntry
 
 
 def _build(model: Any, **options: Any) -> Any:

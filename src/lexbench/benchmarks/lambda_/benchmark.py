@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from lexbench.benchmarks.base import first_per_stratum
 from lexbench.benchmarks.lambda_.drift import DriftFinder, drift_finder
 from lexbench.benchmarks.lambda_.items import LambdaItem, dumps_items
 from lexbench.benchmarks.lambda_.prompts import (
@@ -48,6 +47,7 @@ from lexbench.benchmarks.lambda_.taxonomy import (
     classify,
     is_surface_variant,
 )
+from lexbench.contract import first_per_stratum
 from lexbench.hashing import sha256_text
 from lexbench.lexicon.wordnet import RelationIndex
 from lexbench.models.base import Model

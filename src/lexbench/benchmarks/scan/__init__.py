@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.analogies import SCAN_PAPER_TEST, ranks_words
-from lexbench.benchmarks.base import BenchmarkSpec, FinetuneTables, LabelSetting, SuiteEntry
+from lexbench.contract import BenchmarkSpec, FinetuneTables, LabelSetting, SuiteEntry
 
 
 def _build(model: Any, **options: Any) -> Any:

@@ -37,7 +37,7 @@ from lexbench.benchmarks.analogies.tables import (
     mrr_figure,
     report_markdown,
 )
-from lexbench.benchmarks.base import first_per_stratum
+from lexbench.contract import first_per_stratum
 from lexbench.hashing import sha256_file
 from lexbench.models.base import Model
 
