@@ -16,7 +16,7 @@ its request (`request_record`), so every option given is either there or was ref
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -84,26 +84,19 @@ class RunRequest:
 
 def request_record(request: RunRequest) -> dict[str, Any]:
     """The request as config.json records it (plain JSON; credentials in a URL removed):
-    what the run was asked, beside what it ran (the benchmark's and the model's configs)."""
-    model_options = {
-        key: strip_url_credentials(value) if isinstance(value, str) else value
-        for key, value in sorted(request.model_options.items())
-    }
-    record: dict[str, Any] = {
-        "benchmark": request.benchmark,
-        "options": dict(request.options),
-        "model": request.model,
-        "model_options": model_options,
-        "wording": request.wording,
-        "item_seed": request.item_seed,
-        "chat": request.chat,
-        "system_prompt": request.system_prompt,
-        "limit": request.limit,
-        "data": None if request.data is None else str(request.data),
-        "out": str(request.out),
-        "cache": None if request.cache is None else str(request.cache),
-        "use_cache": request.use_cache,
-        "progress": request.progress,
-        "allow_failures": request.allow_failures,
-    }
+    what the run was asked, beside what it ran (the benchmark's and the model's configs).
+    Every field is recorded, so a new option reaches config.json with its field."""
+    record: dict[str, Any] = {}
+    for item in fields(request):
+        value = getattr(request, item.name)
+        if item.name == "model_options":
+            value = {
+                key: strip_url_credentials(v) if isinstance(v, str) else v
+                for key, v in sorted(value.items())
+            }
+        elif isinstance(value, Mapping):
+            value = dict(value)
+        elif isinstance(value, Path):
+            value = str(value)
+        record[item.name] = value
     return record

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import shlex
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,13 @@ class RunCommand:
     finish: Callable[[argparse.Namespace, Outcome], None] | None = None
 
 
+#: RunRequest fields the arguments give under other names or shapes; every other field is
+#: read from the argument of the same name, so a new shared option is one field in
+#: `RunRequest` and one argument in `lexbench.commands.arguments`.
+_READ_APART = {"benchmark", "options", "model", "model_options", "wording", "data"}
+_READ_AS = {"use_cache": ("no_cache", True), "progress": ("no_progress", True)}
+
+
 def request_from_args(
     args: argparse.Namespace, benchmark: str, options: Mapping[str, Any], data_option: str | None
 ) -> RunRequest:
@@ -51,21 +58,24 @@ def request_from_args(
     data = getattr(args, "data", None)
     if data is None and data_option:
         data = getattr(args, data_option, None)
+    given: dict[str, Any] = {}
+    for field in fields(RunRequest):
+        if field.name in _READ_APART:
+            continue
+        if field.name in _READ_AS:
+            dest, negated = _READ_AS[field.name]
+            if hasattr(args, dest):
+                given[field.name] = not getattr(args, dest) if negated else getattr(args, dest)
+        elif getattr(args, field.name, None) is not None:
+            given[field.name] = getattr(args, field.name)
     return RunRequest(
         benchmark,
         options=dict(options),
         model=args.model,
         model_options=model_options(args),
         wording=getattr(args, "prompt_variant", None) or "paper",
-        chat=getattr(args, "chat", None),
-        system_prompt=getattr(args, "system_prompt", None),
-        limit=getattr(args, "limit", None),
         data=str(data) if isinstance(data, Path) else data,
-        out=args.out,
-        cache=args.cache,
-        use_cache=not args.no_cache,
-        progress=not args.no_progress,
-        allow_failures=bool(getattr(args, "allow_failures", False)),
+        **given,
     )
 
 
