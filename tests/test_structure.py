@@ -170,48 +170,23 @@ def test_the_walk_from_api_to_evaluate_goes_down_only():
     assert not upward, "api's layers reach back up: " + ", ".join(upward)
 
 
-#: The layers, bottom to top (docs/architecture.md draws them): a module imports from its own
-#: layer or those below. The benchmarks are vertical slices on top: each may use any shared
-#: layer, and none of those knows a benchmark by name (the contract is the ground floor's).
-LAYERS = (
-    (
-        "ground",
-        (
-            "lexbench",
-            "lexbench.types",
-            "lexbench.text",
-            "lexbench.terminal",
-            "lexbench.paths",
-            "lexbench.hashing",
-            "lexbench.stats",
-            "lexbench.parts",
-            "lexbench.wordings",
-            "lexbench.contract",
-            "lexbench.contract",
-            "lexbench.request",
-            "lexbench.published",
-            "lexbench.lexicon",
-            "lexbench.datasets",
-        ),
-    ),
-    ("registry", ("lexbench.plugins",)),
-    ("models", ("lexbench.models", "lexbench.metrics")),
-    ("runner", ("lexbench.run",)),
-    (
-        "features",
-        (
-            "lexbench.report",
-            "lexbench.robustness",
-            "lexbench.human",
-            "lexbench.finetune",
-            "lexbench.export",
-        ),
-    ),
-    ("api", ("lexbench.api",)),
-    ("planner", ("lexbench.plan",)),
-    ("commands", ("lexbench.commands", "lexbench.cli", "lexbench.__main__")),
-    ("benchmarks", ("lexbench.benchmarks",)),
-)
+def _layers() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The layers, bottom to top, as docs/architecture.md's table gives them (its picture is
+    drawn from the same table): a module imports from its own layer or those below. The
+    benchmarks are vertical slices on top: each may use any shared layer, and none of those
+    knows a benchmark by name (the contract is the ground floor's)."""
+    import importlib.util
+
+    path = SRC.parent / "docs" / "hooks" / "architecture_svg.py"
+    spec = importlib.util.spec_from_file_location("architecture_svg", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    table = module.layer_table((SRC.parent / "docs" / "architecture.md").read_text("utf-8"))
+    return tuple((name, modules) for name, modules, _ in table)
+
+
+LAYERS = _layers()
 #: The most imports that may run back up the layers (issue 42: 10 before, at most 2 after).
 MAX_UPWARD = 2
 
