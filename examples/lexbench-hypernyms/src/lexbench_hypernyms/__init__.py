@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lexbench.contract import BenchmarkSpec, SuiteEntry
+from lexbench.benchmarks.base import BenchmarkSpec, SuiteEntry
 from lexbench.stats import wilson_interval
 from lexbench.types import Decoding, Request, Response, Score
 
