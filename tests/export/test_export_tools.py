@@ -145,6 +145,17 @@ class ScriptedLM:
             def loglikelihood_rolling(self, requests):
                 raise NotImplementedError
 
+            # A chat template (the messages' text, joined), for chat-mode exports.
+            def apply_chat_template(self, chat_history, add_generation_prompt=True):
+                return "".join(message["content"] for message in chat_history)
+
+            @property
+            def tokenizer_name(self):
+                return "scripted"
+
+            def chat_template(self, chat_template=False):
+                return "scripted"
+
         return _LM()
 
 
@@ -162,11 +173,16 @@ def test_lm_eval_gives_lexbench_verdicts(benchmark, tmp_path, capsys, wordnet_in
     # lm-eval asks a rank request as one greedy token: the top token is all it sees.
     theirs_outputs = {k: v[0] if benchmark in ("scan", "google") else v for k, v in outputs.items()}
     task = f"lexbench_{benchmark}"
+    # As printed: a chat-mode export (SetLexSem) runs with --apply_chat_template.
+    chat = json.loads((moved / "lexbench-manifest.json").read_text())["prompt_mode"] == "chat"
+    (command,) = [line for line in printed.splitlines() if line.startswith("  lm_eval ")]
+    assert command.endswith(" --apply_chat_template") == chat == (benchmark == "setlexsem")
     results = lm_eval.simple_evaluate(
         model=ScriptedLM(theirs_outputs),
         tasks=[task],
         task_manager=TaskManager(include_path=str(moved), include_defaults=False),
         log_samples=True,
+        apply_chat_template=chat,
     )
     theirs = {
         s["doc"]["id"]: bool(s["acc"])
@@ -212,6 +228,83 @@ def test_a_rank_export_refuses_nothing_but_a_sampled_protocol(tmp_path):
     exported = export_set("lambda", {"per_relation": 1, "protocol": "word", "progress": False})
     with pytest.raises(ValueError, match="stop-at-first-whole-word"):
         write_lm_eval_task(tmp_path / "word", exported)
+
+
+# ------------------------------------------------------------------------------ prompt mode
+
+#: (benchmark, export arguments, the prompt mode they give)
+MODES = [
+    ("setlexsem", ["--grid", "small", "--select=operation=intersection", "--select=m=2"], "chat"),
+    ("lambda", ["--per-relation", "1"], "completion"),
+    ("scan", ["--limit", "1"], "completion"),
+]
+
+
+@pytest.mark.parametrize(("benchmark", "arguments", "mode"), MODES)
+def test_the_command_and_the_readme_say_whether_the_chat_template_is_needed(
+    benchmark, arguments, mode, tmp_path, capsys, wordnet_index
+):
+    """The printed command carries --apply_chat_template exactly when lexbench sends chat
+    prompts, the next line says so, and README.md beside the task says it first; for a
+    completion-mode export it says not to follow lm-eval's advice to add it."""
+    folder = tmp_path / "task"
+    assert main(["export", benchmark, "--format", "lm-eval", *arguments, "-o", str(folder)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    command = next(i for i, line in enumerate(lines) if line.startswith("  lm_eval "))
+    readme = (folder / "README.md").read_text()
+    mode_line = readme.split("\n\n")[1]
+    if mode == "chat":
+        assert lines[command].endswith(" --apply_chat_template")
+        assert lines[command + 1].startswith("chat prompts: --apply_chat_template is required")
+        assert mode_line.startswith("**Chat prompts: run with `--apply_chat_template`.**")
+    else:
+        assert "--apply_chat_template" not in lines[command]
+        assert lines[command + 1].startswith("completion prompts: run it without")
+        assert mode_line.startswith("**Completion prompts: run without `--apply_chat_template`.")
+        assert "appears to be an instruct or chat variant" in mode_line
+        assert "do not add it" in mode_line
+    # The README's command runs from the task folder, so it holds when the folder moves.
+    relative = lines[command].strip().replace(str(folder), ".")
+    assert f"```bash\n{relative}\n```" in readme
+
+
+def _lm_eval_modes(folder: Path, task: str, outputs: dict[str, Any], **options: Any) -> Any:
+    import lm_eval
+    from lm_eval.tasks import TaskManager
+
+    metadata = options.pop("metadata", None)
+    return lm_eval.simple_evaluate(
+        model=ScriptedLM(outputs),
+        tasks=[task],
+        task_manager=TaskManager(
+            include_path=str(folder), include_defaults=False, metadata=metadata
+        ),
+        **options,
+    )
+
+
+@pytest.mark.parametrize(("benchmark", "arguments", "mode"), MODES[:2])
+def test_lm_eval_refuses_to_run_an_export_in_the_other_prompt_mode(
+    benchmark, arguments, mode, tmp_path, capsys, wordnet_index
+):
+    """A chat-mode export run without --apply_chat_template (which would score near zero
+    without a word) and a completion-mode one run with it stop before any request, in one
+    line that names the fix; the task runs in its own mode, and in the other one when
+    lm-eval's --metadata says so (a model without a chat template, to which lexbench sends
+    the plain prompt)."""
+    folder = tmp_path / "task"
+    assert main(["export", benchmark, "--format", "lm-eval", *arguments, "-o", str(folder)]) == 0
+    capsys.readouterr()
+    outputs = {row["id"]: "<answer>{}</answer>" for row in _rows(folder)}
+    task = f"lexbench_{benchmark}"
+    chat = mode == "chat"
+    fix = "with --apply_chat_template" if chat else "without --apply_chat_template"
+    with pytest.raises(ValueError, match=f"^{task}[_a-z0-9]*: .* run lm_eval {fix} "):
+        _lm_eval_modes(folder, task, outputs, apply_chat_template=not chat)
+    assert task in _lm_eval_modes(folder, task, outputs, apply_chat_template=chat)["results"]
+    other = {"lexbench_prompt_mode": "completion" if chat else "chat"}
+    runs = _lm_eval_modes(folder, task, outputs, apply_chat_template=not chat, metadata=other)
+    assert task in runs["results"]
 
 
 # ------------------------------------------------------------------------------ inspect_ai
@@ -265,6 +358,14 @@ def test_inspect_gives_lexbench_scores(benchmark, tmp_path, capsys, wordnet_inde
         log_dir=str(tmp_path / "logs"),
     )
     assert logs[0].status == "success", logs[0].error
+    # The viewer's SCORE: MRR@10 (the graded values' mean) for a ranking set, else accuracy.
+    from inspect_ai.log import headline_metric
+
+    resolved = headline_metric(logs[0])
+    ranking = benchmark in ("scan", "google")
+    assert (resolved.score.name, resolved.name) == (
+        ("value", "mean") if ranking else ("correct", "accuracy")
+    )
     theirs = {}
     for sample in logs[0].samples:
         expected = outputs[sample.id]

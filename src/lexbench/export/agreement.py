@@ -13,13 +13,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from lexbench.export.tool_runs import (
-    Verdict,
-    inspect_verdicts,
-    lm_eval_tasks,
-    lm_eval_verdicts,
-    manifest_of,
-)
+from lexbench.export.lm_eval import lm_eval_tasks
+from lexbench.export.scorer import MANIFEST, ExportScorer
+from lexbench.export.tool_runs import Verdict, inspect_verdicts, lm_eval_verdicts, manifest_of
 
 #: The tools and the benchmarks each can take (inspect_ai has no log-likelihood request).
 TOOLS = ("lm-eval", "inspect")
@@ -80,7 +76,8 @@ def lm_eval_in_process(
         )
         for task, samples in results["samples"].items():
             benchmark = max((b for b in chosen if task.startswith(f"lexbench_{b}")), key=len)
-            verdicts.setdefault(benchmark, {}).update(lm_eval_verdicts(samples))
+            scorer = ExportScorer(chosen[benchmark] / MANIFEST)  # names lexbench's choice
+            verdicts.setdefault(benchmark, {}).update(lm_eval_verdicts(samples, scorer))
     return verdicts
 
 

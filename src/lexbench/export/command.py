@@ -43,6 +43,7 @@ def _export(benchmark: str, options: Mapping[str, Any], fmt: str, output: str | 
         )
     if fmt == "lm-eval":
         from lexbench.export.lm_eval import write_lm_eval_task
+        from lexbench.export.lm_eval_mode import mode_note
         from lexbench.export.rows import export_set
         from lexbench.export.verify import RANK_NOTE
 
@@ -53,7 +54,9 @@ def _export(benchmark: str, options: Mapping[str, Any], fmt: str, output: str | 
             f"wrote an lm-eval task for {len(exported.rows)} items to {out} "
             f"({exported.manifest['prompt_mode']} prompts); run it with\n"
             f"  {printed_command(fmt, out, exported.chat)}\n"
-            "MODEL: a transformers folder or Hub id" + (f"\n{RANK_NOTE}" if ranks else "")
+            f"{mode_note(exported.chat)}\n"
+            "MODEL: a transformers folder or Hub id (README.md beside the task says the same)"
+            + (f"\n{RANK_NOTE}" if ranks else "")
         )
     if fmt == "inspect":
         from lexbench import plugins

@@ -1,16 +1,19 @@
 """A lexbench run folder as an inspect_ai eval log, written through inspect_ai's own log API
 (`EvalLog`, `write_eval_log`), so `inspect view` browses lexbench's runs.
 
-    lexbench export-log runs/scan --format inspect -o logs
+    lexbench export-log runs/scan --format inspect
     inspect view --log-dir logs
 
-One sample per item: lexbench's prompt as the input (the prompt text, also where a chat run
-wrapped it in the model's chat template), the raw output as the model's reply, the target
-(the item's gold answer), and a score whose value is lexbench's verdict (`correct`) and
-graded value (`value`), whose answer is the parsed answer and whose metadata holds the
-error class and the score's details. The run's config.json is the log's metadata (its model
-named `lexbench/NAME`); the headline numbers of results.json (the plain numbers of its
-`overall` block) are the log's results.
+The task is named by the benchmark (`scan`), the model `lexbench/NAME`. One sample per item:
+lexbench's prompt as the input, the model's reply (the generated text, the ranked tokens of
+a ranking request, the chosen option of a log-likelihood request; `log_view`), the target
+(what the item accepts: LAMBDA's set R(E)), and a score whose value is lexbench's verdict
+(`correct`) and graded value (`value`), whose answer is the parsed answer and whose metadata
+holds the error class and the score's details; a sample whose request failed carries the
+failure as its error and no score. The log's scores are the benchmark's headline metric
+first (MRR@10 or accuracy, the viewer's SCORE column), then the run's other numbers; a run
+whose requests failed is an `error` log with the reason (`log_results`). The run's
+config.json is the log's metadata.
 """
 
 from __future__ import annotations
@@ -20,101 +23,106 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-#: samples.jsonl fields that name what an item accepts, in the order they are looked for.
-TARGET_FIELDS = ("gold", "golds", "target", "targets", "expected", "answer_key", "answer")
-SCORER = "lexbench"
+from lexbench.export.log_results import OTHER_SCORE, SCORER, Metric, Outcome, outcome
+from lexbench.export.log_view import (
+    failure,
+    sample_answer,
+    sample_input,
+    sample_reply,
+    sample_target,
+)
+from lexbench.parts import LoadedRun
 
 
-def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, (list, tuple)):
-        return ", ".join(str(v) for v in value)
-    return str(value)
-
-
-def sample_target(sample: Mapping[str, Any]) -> str | list[str]:
-    for name in TARGET_FIELDS:
-        value = sample.get(name)
-        if value not in (None, "", []):
-            return [str(v) for v in value] if isinstance(value, (list, tuple)) else str(value)
-    return ""
-
-
-def sample_output(sample: Mapping[str, Any]) -> str:
-    """The model's raw answer: the generated text, else the top-ranked token(s), else the
-    most likely choice."""
-    if isinstance(sample.get("output"), str):
-        return str(sample["output"])
-    response = (sample.get("responses") or [{}])[0]
-    if response.get("text") is not None:
-        return str(response["text"])
-    ranked = response.get("ranked") or []
-    if ranked:
-        return " | ".join(_text(t.get("text") if isinstance(t, dict) else t) for t in ranked)
-    if response.get("error"):
-        return f"(error: {response['error']})"
-    return _text(sample.get("output"))
-
-
-def _messages(sample: Mapping[str, Any]) -> tuple[Any, list[Any]]:
-    from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
-
-    prompt = sample.get("prompt")
-    if prompt is None:
-        prompt = ((sample.get("responses") or [{}])[0]).get("prompt", "")
-    user = ChatMessageUser(content=_text(prompt))
-    reply = ChatMessageAssistant(content=sample_output(sample), source="generate")
-    return _text(prompt), [user, reply]
-
-
-def eval_sample(sample: Mapping[str, Any], model: str) -> Any:
+def eval_sample(sample: Mapping[str, Any], model: str, benchmark: str) -> Any:
     """One samples.jsonl line as an inspect_ai `EvalSample`."""
-    from inspect_ai.log import EvalSample
-    from inspect_ai.model import ModelOutput
+    from inspect_ai.log import EvalError, EvalSample
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
     from inspect_ai.scorer import Score
 
-    prompt, messages = _messages(sample)
-    correct = sample.get("correct")
-    value = sample.get("value")
-    score = Score(
-        value={
-            "correct": None if correct is None else float(bool(correct)),
-            "value": None if value is None else float(value),
-        },
-        answer=None if sample.get("answer") is None else _text(sample.get("answer")),
-        explanation=f"error class: {sample.get('error_class', '')}",
-        metadata={
-            "error_class": sample.get("error_class"),
-            "details": sample.get("details"),
-        },
-    )
-    output = ModelOutput.from_content(model, sample_output(sample))
-    output.choices[0].message = messages[1]
+    prompt = sample_input(sample)
+    reply = sample_reply(sample, benchmark)
+    failed = failure(sample)
+    messages: list[Any] = [ChatMessageUser(content=prompt)]
+    output = ModelOutput(model=model)
+    if not failed:
+        messages.append(ChatMessageAssistant(content=reply, source="generate"))
+        output = ModelOutput.from_content(model, reply)
+        output.choices[0].message = messages[-1]
+    scores = None
+    if sample.get("correct") is not None or not failed:
+        correct, value = sample.get("correct"), sample.get("value")
+        scores = {
+            SCORER: Score(
+                value={
+                    "correct": None if correct is None else float(bool(correct)),
+                    "value": None if value is None else float(value),
+                },
+                answer=sample_answer(sample, benchmark),
+                explanation=f"error class: {sample.get('error_class', '')}",
+                metadata={
+                    "error_class": sample.get("error_class"),
+                    "details": sample.get("details"),
+                },
+            )
+        }
     return EvalSample(
         id=str(sample["id"]),
         epoch=1,
         input=prompt,
-        target=sample_target(sample),
+        target=sample_target(sample, benchmark),
         messages=messages,
         output=output,
-        scores={SCORER: score},
+        scores=scores,
+        error=EvalError(message=failed, traceback="", traceback_ansi="") if failed else None,
         metadata={
             k: v for k, v in sample.items() if k not in ("responses", "prompt", "output", "id")
         },
     )
 
 
-def _headline(results: Mapping[str, Any]) -> dict[str, float]:
-    """The run's headline numbers: the plain numbers of results.json's `overall` block."""
-    overall = results.get("overall", results)
-    if not isinstance(overall, Mapping):
-        return {}
-    return {
-        str(k): float(v)
-        for k, v in overall.items()
-        if isinstance(v, (int, float)) and not isinstance(v, bool)
-    }
+def _metrics(metrics: list[Metric]) -> dict[str, Any]:
+    from inspect_ai.log import EvalMetric
+
+    return {m.name: EvalMetric(name=m.name, value=m.value) for m in metrics}
+
+
+def eval_results(result: Outcome, samples: list[dict[str, Any]]) -> Any:
+    """The log's results: the headline's score first (and declared the headline), then the
+    run's other numbers; no score when nothing was scored because the requests failed."""
+    from inspect_ai.log import EvalResults, EvalScore, HeadlineMetric
+
+    completed = sum(1 for s in samples if not failure(s))
+    if not result.headline:
+        return EvalResults(total_samples=len(samples), completed_samples=completed, scores=[])
+    scored = sum(1 for s in samples if s.get("correct") is not None)
+    headline = result.headline[0].name
+    scores = [
+        EvalScore(
+            name=headline,
+            scorer=SCORER,
+            scored_samples=scored,
+            unscored_samples=len(samples) - scored,
+            metrics=_metrics(result.headline),
+        )
+    ]
+    if result.others:
+        scores.append(EvalScore(name=OTHER_SCORE, scorer=SCORER, metrics=_metrics(result.others)))
+    return EvalResults(
+        total_samples=len(samples),
+        completed_samples=completed,
+        scores=scores,
+        headline=HeadlineMetric(scorer=SCORER, score=headline, metric=headline),
+        metadata={"lexbench_failures": result.flag} if result.flag else None,
+    )
+
+
+def benchmark_of(config: Mapping[str, Any], results: Mapping[str, Any], source: Path) -> str:
+    """The run's benchmark: results.json's `benchmark` (what every report reads), else the
+    config's, else the folder layout's (runs/BENCHMARK/MODEL/HASH)."""
+    named = results.get("benchmark") or (config.get("benchmark") or {}).get("name")
+    named = named or config.get("run_options", {}).get("benchmark")
+    return str(named or source.resolve().parent.parent.name)
 
 
 def eval_log(
@@ -128,23 +136,26 @@ def eval_log(
     from inspect_ai.log import (
         EvalConfig,
         EvalDataset,
+        EvalError,
         EvalLog,
-        EvalMetric,
-        EvalResults,
-        EvalScore,
         EvalSpec,
         EvalStats,
+        HeadlineMetric,
     )
 
     from lexbench import __version__
 
-    benchmark = str(config.get("run_options", {}).get("benchmark") or source.parent.parent.name)
+    benchmark = benchmark_of(config, results, source)
     described = config.get("model", {})
     model = f"lexbench/{described.get('name', source.parent.name)}"
     created = _created(config, source)
+    run = LoadedRun(source, dict(config), samples, dict(results), "", model)
+    result = outcome(run)
+    headline = result.headline[0].name if result.headline else None
     spec = EvalSpec(
         created=created,
-        task=f"lexbench_{benchmark}",
+        task=benchmark,
+        task_display_name=benchmark,
         task_id=source.name,
         run_id=source.name,
         eval_id=source.name,
@@ -159,31 +170,20 @@ def eval_log(
         config=EvalConfig(),
         packages={"lexbench": __version__, "inspect_ai": inspect_version},
         metadata={"lexbench_config": dict(config), "lexbench_run": str(source)},
-    )
-    metrics = {
-        name: EvalMetric(name=name, value=value) for name, value in _headline(results).items()
-    }
-    scored = sum(1 for s in samples if s.get("correct") is not None)
-    eval_results = EvalResults(
-        total_samples=len(samples),
-        completed_samples=len(samples),
-        scores=[
-            EvalScore(
-                name=SCORER,
-                scorer=SCORER,
-                scored_samples=scored,
-                unscored_samples=len(samples) - scored,
-                metrics=metrics,
-            )
-        ],
+        headline_metric=HeadlineMetric(scorer=SCORER, score=headline, metric=headline)
+        if headline
+        else None,
     )
     return EvalLog(
         version=2,
-        status="success",
+        status=result.status,
         eval=spec,
-        results=eval_results,
+        results=eval_results(result, samples),
         stats=EvalStats(started_at=created, completed_at=created),
-        samples=[eval_sample(s, model) for s in samples],
+        error=EvalError(message=result.error, traceback="", traceback_ansi="")
+        if result.error
+        else None,
+        samples=[eval_sample(s, model, benchmark) for s in samples],
     )
 
 

@@ -40,6 +40,8 @@ INSPECT_KINDS = ("generate", "rank")
 DATASET = "dataset.jsonl"
 #: inspect_ai's `--model-config` file for its `hf/` provider, written beside the task.
 MODEL_ARGS = "model-args.yaml"
+#: The exported task's scorer (its scores: `correct`, accuracy; `value`, the graded mean).
+SCORER_NAME = "lexbench_scorer"
 #: A chat template that sends the user message as it is: lexbench's completion prompt. The
 #: hf provider always goes through a chat template (`use_chat_template=false` would send
 #: "user: PROMPT\n"), so a completion run needs this one.
@@ -193,15 +195,25 @@ def lexbench_task(folder: str | Path) -> Any:
     """The inspect_ai `Task` of an exported folder."""
     from inspect_ai import Task
     from inspect_ai.dataset import json_dataset
+    from inspect_ai.log import HeadlineMetric
 
     folder = Path(folder)
     manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    dataset = json_dataset(str(folder / DATASET))
+    # A ranking set's headline is MRR@10, the mean graded value (the viewer's SCORE column),
+    # as lexbench reports it; accuracy (the first metric) elsewhere.
+    ranks = any(
+        sample.metadata and sample.metadata.get("lexbench_kind") == "rank" for sample in dataset
+    )
     return Task(
         name=f"lexbench_{manifest['benchmark']}",
-        dataset=json_dataset(str(folder / DATASET)),
+        dataset=dataset,
         solver=lexbench_solver(),
         scorer=lexbench_scorer(str(folder / MANIFEST)),
         metadata={"lexbench_content_sha256": manifest["content_sha256"]},
+        headline_metric=HeadlineMetric(scorer=SCORER_NAME, score="value", metric="mean")
+        if ranks
+        else None,
     )
 
 
@@ -233,7 +245,7 @@ def lexbench_scorer(manifest_path: str) -> Any:
     from inspect_ai.solver import TaskState
 
     @scorer(
-        name="lexbench_scorer",
+        name=SCORER_NAME,
         metrics={"correct": [accuracy(), stderr()], "value": [mean()]},
     )
     def make() -> Any:

@@ -24,9 +24,11 @@ is moved, whatever characters its path has.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
+from lexbench.export.lm_eval_mode import MODE_KEY
 from lexbench.export.rows import ExportedSet
 from lexbench.export.scorer import MANIFEST
 from lexbench.types import Decoding
@@ -35,10 +37,13 @@ UTILS = '''"""lexbench's dataset loader and scorer for this task (see lexbench.e
 
 from pathlib import Path
 
+from lexbench.export.lm_eval_mode import lexbench_task_class
 from lexbench.export.scorer import ExportScorer
 
 HERE = Path(__file__).resolve().parent
 _SCORER = ExportScorer(HERE / "lexbench-manifest.json")
+#: The task's class: lm-eval's, refusing to run in the other prompt mode (README.md).
+LexbenchTask = lexbench_task_class()
 
 
 def load_dataset(lexbench_part=None, pretrained=None, tokenizer=None, **_metadata):
@@ -131,6 +136,8 @@ def lm_eval_configs(exported: ExportedSet) -> tuple[list[dict[str, Any]], list[d
     name = task_name(exported.benchmark)
     rows = [dict(row) for row in exported.rows]
     base: dict[str, Any] = {
+        # lm-eval's own task class, which refuses the other prompt mode (lm_eval_mode).
+        "class": _Function("utils.LexbenchTask"),
         "custom_dataset": _Function("utils.load_dataset"),
         "test_split": "test",
         "output_type": OUTPUT_TYPES[kind],
@@ -143,6 +150,7 @@ def lm_eval_configs(exported: ExportedSet) -> tuple[list[dict[str, Any]], list[d
         "lexbench_benchmark": exported.benchmark,
         "lexbench_request_kind": kind,
         "lexbench_content_sha256": exported.manifest["content_sha256"],
+        MODE_KEY: exported.manifest["prompt_mode"],
     }
     if kind == "loglikelihood":
         for row, asked in zip(rows, exported.requests):
@@ -180,10 +188,39 @@ def lm_eval_configs(exported: ExportedSet) -> tuple[list[dict[str, Any]], list[d
     return [group, *configs], rows
 
 
+#: What a printed command says in place of the model.
+PLACEHOLDER = "MODEL"
+
+
+def lm_eval_tasks(folder: Path) -> list[str]:
+    """The task (or group) names an exported lm-eval folder defines, for `--tasks`."""
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    return [task_name(manifest["benchmark"])]
+
+
+def lm_eval_argv(folder: Path, model: Path | None, *, chat: bool) -> list[str]:
+    model_text = PLACEHOLDER if model is None else str(model)
+    argv = [
+        "lm_eval",
+        "--include_path",
+        str(folder),
+        "--tasks",
+        ",".join(lm_eval_tasks(folder)),
+        "--model",
+        "hf",
+        "--model_args",
+        f"pretrained={model_text}",
+    ]
+    # lexbench sends these prompts in the model's chat format: lm-eval must too.
+    return [*argv, "--apply_chat_template"] if chat else argv
+
+
 def write_lm_eval_task(out_dir: str | Path, exported: ExportedSet) -> Path:
-    """Write the task YAML(s), `utils.py`, `data/test.parquet` and the manifest; returns the
-    folder. `lm_eval --include_path DIR --tasks lexbench_NAME` runs it."""
+    """Write the task YAML(s), `utils.py`, `data/test.parquet`, the manifest and README.md
+    (how to run it, in which prompt mode); returns the folder.
+    `lm_eval --include_path DIR --tasks lexbench_NAME` runs it."""
     from lexbench.export.files import write_parquet
+    from lexbench.export.lm_eval_mode import readme
 
     configs, rows = lm_eval_configs(exported)
     out = Path(out_dir)
@@ -194,5 +231,15 @@ def write_lm_eval_task(out_dir: str | Path, exported: ExportedSet) -> Path:
     (out / "utils.py").write_text(UTILS, encoding="utf-8")
     (out / MANIFEST).write_text(
         json.dumps(exported.manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    # Run from the folder itself (the README moves with it; the printed command is absolute).
+    argv = lm_eval_argv(out, None, chat=exported.chat)
+    argv[argv.index("--include_path") + 1] = "."
+    command = shlex.join(argv)
+    (out / "README.md").write_text(
+        readme(
+            exported.benchmark, task_name(exported.benchmark), exported.chat, command, len(rows)
+        ),
+        encoding="utf-8",
     )
     return out

@@ -15,19 +15,19 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lexbench.export.inspect_task import MODEL_ARGS
-from lexbench.export.scorer import MANIFEST
+from lexbench.export.inspect_task import MODEL_ARGS, SCORER_NAME
+from lexbench.export.lm_eval import PLACEHOLDER, lm_eval_argv
+from lexbench.export.scorer import MANIFEST, ExportScorer
+from lexbench.types import Response
 
 #: The models lexbench ships: a name for the packaged SmolLM2.
 PACKAGED_MODELS = ("smollm2-135m", "smollm2", "hf:smollm2-135m")
-PLACEHOLDER = "MODEL"
 
 
 @dataclass(frozen=True)
@@ -66,30 +66,6 @@ def manifest_of(folder: Path) -> dict[str, Any]:
     return dict(json.loads((folder / MANIFEST).read_text(encoding="utf-8")))
 
 
-def lm_eval_tasks(folder: Path) -> list[str]:
-    """The task (or group) names an exported lm-eval folder defines, for `--tasks`."""
-    from lexbench.export.lm_eval import task_name
-
-    return [task_name(manifest_of(folder)["benchmark"])]
-
-
-def lm_eval_argv(folder: Path, model: Path | None, *, chat: bool) -> list[str]:
-    model_text = PLACEHOLDER if model is None else str(model)
-    argv = [
-        "lm_eval",
-        "--include_path",
-        str(folder),
-        "--tasks",
-        ",".join(lm_eval_tasks(folder)),
-        "--model",
-        "hf",
-        "--model_args",
-        f"pretrained={model_text}",
-    ]
-    # lexbench sends these prompts in the model's chat format: lm-eval must too.
-    return [*argv, "--apply_chat_template"] if chat else argv
-
-
 def inspect_argv(model: Path | None) -> list[str]:
     """inspect's command, run from the task's folder (it takes no absolute task path)."""
     model_text = PLACEHOLDER if model is None else str(model)
@@ -112,6 +88,22 @@ def printed_command(fmt: str, folder: Path, chat: bool) -> str:
     return f"cd {shlex.quote(str(folder))} && {shlex.join(inspect_argv(None))}"
 
 
+#: What `--verify` adds to the printed command, and nothing else: where the tool writes its
+#: logs and how it shows progress (inspect's plain display prints its sample count; its
+#: default full-screen one draws nothing through a pipe), and for lm-eval the CPU and a
+#: batch of 16 (lexbench's own run batches too).
+LM_EVAL_ADDED = ("--device", "cpu", "--batch_size", "16", "--log_samples", "--output_path")
+INSPECT_ADDED = ("--display", "plain", "--log-dir")
+
+
+def verify_argv(fmt: str, folder: Path, model: Path, out: Path, *, chat: bool) -> list[str]:
+    """The command `--verify` runs: the printed one with MODEL filled in, then the options
+    above (`out`: where the tool's logs go)."""
+    if fmt == "lm-eval":
+        return [*lm_eval_argv(folder, model, chat=chat), *LM_EVAL_ADDED, str(out)]
+    return [*inspect_argv(model), *INSPECT_ADDED, str(out)]
+
+
 def _executable(name: str) -> str:
     """The tool's console script beside this Python (the same environment), else on PATH."""
     beside = Path(sys.executable).parent / name
@@ -119,38 +111,46 @@ def _executable(name: str) -> str:
 
 
 def _run(argv: list[str], cwd: Path, tool: str) -> None:
+    """Run the tool's command line in `cwd`, streaming its output (`tool_output`)."""
+    from lexbench.export.tool_output import run_streamed
+
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
-    command = [_executable(argv[0]), *argv[1:]]
-    print(f"lexbench: running {shlex.join(argv)}", file=sys.stderr, flush=True)
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        tail = " | ".join(line for line in done.stderr.strip().splitlines()[-3:])
-        raise RuntimeError(f"{tool} exited with status {done.returncode}: {tail}")
+    where = "" if tool != "inspect" else f"cd {shlex.quote(str(cwd))} && "
+    print(f"lexbench: running {where}{shlex.join(argv)}", file=sys.stderr, flush=True)
+    status, tail = run_streamed([_executable(argv[0]), *argv[1:]], cwd, env, tool)
+    if status != 0:
+        raise RuntimeError(f"{tool} exited with status {status}: {' | '.join(tail[-3:])}")
 
 
 def run_lm_eval(folder: Path, model: Path, out: Path, *, chat: bool) -> dict[str, Verdict]:
-    """lm-eval run by itself (its command line) on the exported task; its verdicts."""
-    argv = lm_eval_argv(folder, model, chat=chat)
-    argv += ["--device", "cpu", "--batch_size", "16", "--log_samples", "--output_path", str(out)]
-    _run(argv, folder, "lm-eval")
+    """lm-eval run by itself (the printed command line) on the exported task; its verdicts,
+    with lexbench's chosen option named for a multiple-choice item."""
+    _run(verify_argv("lm-eval", folder, model, out, chat=chat), folder, "lm-eval")
     lines = [
         json.loads(line)
         for path in sorted(out.rglob("samples_*.jsonl"))
         for line in path.read_text(encoding="utf-8").splitlines()
         if line.strip()
     ]
-    return lm_eval_verdicts(lines)
+    return lm_eval_verdicts(lines, ExportScorer(folder / MANIFEST))
 
 
-def lm_eval_verdicts(samples: Iterable[Mapping[str, Any]]) -> dict[str, Verdict]:
+def lm_eval_verdicts(
+    samples: Iterable[Mapping[str, Any]], scorer: ExportScorer | None = None
+) -> dict[str, Verdict]:
     """{item id: verdict} from lm-eval's logged samples (`--log_samples`); a run that logged
-    none is a failure, whatever lm-eval's exit status was."""
+    none is a failure, whatever lm-eval's exit status was. A multiple-choice item's output
+    is the option lexbench's scorer chooses from lm-eval's log-likelihoods (`scorer`: the
+    export's), as lexbench's side names its own choice; without a scorer, the index of the
+    largest sum."""
     verdicts: dict[str, Verdict] = {}
     for sample in samples:
         responses = sample["resps"]
         if sample["doc"].get("choices") is not None:  # multiple choice: (loglikelihood, greedy)
             scores = [float(r[0][0]) for r in responses]
             output = f"choice {scores.index(max(scores))}"
+            if scorer is not None:
+                output = chosen_option(scorer, str(sample["doc"]["id"]), scores)
         else:
             output = str(responses[0][0])
         verdicts[str(sample["doc"]["id"])] = Verdict(output, bool(sample["acc"]))
@@ -159,11 +159,22 @@ def lm_eval_verdicts(samples: Iterable[Mapping[str, Any]]) -> dict[str, Verdict]
     return verdicts
 
 
+def chosen_option(scorer: ExportScorer, item_id: str, loglikelihoods: Sequence[float]) -> str:
+    """The option lexbench's scorer chooses for `item_id` from these log-likelihoods (its
+    answer: E-KAR's letter, SAT's pair), as `choice N` when it names none."""
+    request = scorer.request(item_id)
+    verdict = scorer.score(
+        item_id, Response(request_id=request.id, loglikelihoods=tuple(loglikelihoods))
+    )
+    return str(verdict.answer) if verdict.answer not in (None, "") else "no choice"
+
+
 def run_inspect(folder: Path, model: Path, out: Path) -> dict[str, Verdict]:
-    """inspect_ai run by itself (its command line, from the task's folder); its verdicts."""
+    """inspect_ai run by itself (the printed command line, from the task's folder); its
+    verdicts."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
-    _run([*inspect_argv(model), "--log-dir", str(out), "--display", "none"], folder, "inspect")
+    _run(verify_argv("inspect", folder, model, out, chat=False), folder, "inspect")
     logs = list_eval_logs(str(out))
     if not logs:
         raise RuntimeError(f"inspect wrote no log to {out}")
@@ -180,7 +191,7 @@ def inspect_verdicts(log: Any) -> dict[str, Verdict]:
     for sample in log.samples or []:
         if sample.error or not sample.scores:
             continue
-        value = sample.scores["lexbench_scorer"].value
+        value = sample.scores[SCORER_NAME].value
         verdicts[str(sample.id)] = Verdict(
             sample.output.completion, bool(value["correct"]), float(value["value"])
         )

@@ -11,11 +11,14 @@ verdict and a graded value (the reciprocal rank for the ranking sets): both must
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lexbench.export.scorer import ExportScorer
 from lexbench.export.tool_runs import Verdict
 
 
@@ -83,36 +86,48 @@ def lexbench_verdicts(
     """lexbench's runner on the exported items and requests, with `model` (a spec or an
     open model), in the export's prompt mode: {item id: verdict}. `graded`: keep the
     graded value (inspect reports one; lm-eval only a verdict)."""
-    from lexbench.export.scorer import MANIFEST, ExportScorer
+    from lexbench.export.scorer import MANIFEST
+    from lexbench.export.tool_output import heartbeat
     from lexbench.export.tool_runs import manifest_of
     from lexbench.models.registry import open_model
     from lexbench.run.evaluate import evaluate
     from lexbench.run.store import read_run
 
     manifest = manifest_of(folder)
-    benchmark = ExportScorer(folder / MANIFEST).benchmark
-    with open_model(model) as backend:
+    scorer = ExportScorer(folder / MANIFEST)
+    print(
+        f"lexbench: running lexbench on the same {manifest['items']} items with "
+        f"{getattr(model, 'name', model)}",
+        file=sys.stderr,
+        flush=True,
+    )
+    with contextlib.ExitStack() as stack:
+        with heartbeat(f"loading {getattr(model, 'name', model)}"):
+            backend = stack.enter_context(open_model(model))
         chat = manifest.get("prompt_mode") == "chat" and backend.has_chat_template()
         run = evaluate(
-            benchmark,
+            scorer.benchmark,
             backend,
             out_root=out_root,
             cache=None,
-            progress=False,
+            progress=True,  # lexbench's own bar: answers and tokens as they come
             chat=chat,
             run_options={"benchmark": manifest["benchmark"], **manifest.get("options", {})},
         )
     _, samples, _ = read_run(run.folder.path)
     return {
         str(s["id"]): Verdict(
-            _sample_output(s), bool(s["correct"]), float(s["value"]) if graded else None
+            _sample_output(s, scorer), bool(s["correct"]), float(s["value"]) if graded else None
         )
         for s in samples
     }
 
 
-def _sample_output(sample: dict[str, Any]) -> str:
-    """What the model answered, as the other tool shows it (text, or the top token)."""
+def _sample_output(sample: dict[str, Any], scorer: ExportScorer) -> str:
+    """What the model answered, as the other tool shows it: the text, the top token, or
+    (a log-likelihood item) the option lexbench chose."""
+    from lexbench.export.tool_runs import chosen_option
+
     output = sample.get("output")
     if isinstance(output, str):
         return output
@@ -121,11 +136,15 @@ def _sample_output(sample: dict[str, Any]) -> str:
     if ranked:
         first = ranked[0]
         return str(first.get("text") if isinstance(first, dict) else first[1])
+    loglikelihoods = responses[0].get("loglikelihoods") or []
+    if loglikelihoods:
+        return chosen_option(scorer, str(sample["id"]), [float(v) for v in loglikelihoods])
     return str(output)
 
 
 def verify(fmt: str, folder: str | Path, model: str) -> Agreement:
     """Run the exported task in its tool and the same items in lexbench, on `model`."""
+    from lexbench.export.tool_output import heartbeat
     from lexbench.export.tool_runs import (
         lexbench_model_spec,
         manifest_of,
@@ -136,7 +155,8 @@ def verify(fmt: str, folder: str | Path, model: str) -> Agreement:
 
     folder = Path(folder).resolve()
     manifest = manifest_of(folder)
-    model_folder = transformers_folder(model)
+    with heartbeat(f"preparing {model} as a transformers folder for the tool"):
+        model_folder = transformers_folder(model)
     notes = []
     with tempfile.TemporaryDirectory(prefix="lexbench-verify-") as work:
         if fmt == "lm-eval":
