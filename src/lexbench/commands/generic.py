@@ -38,7 +38,7 @@ def _benchmark_options(args: argparse.Namespace, spec: Any) -> dict[str, Any]:
 
 def _generic_export(args: argparse.Namespace) -> int:
     from lexbench import plugins
-    from lexbench.export.command import export
+    from lexbench.export.formats import export
 
     spec = plugins.benchmark(args.benchmark)
     print(export(spec.name, _benchmark_options(args, spec), args.format, args.output))
@@ -50,7 +50,7 @@ def register_generic_export(cli: Any, spec: Any) -> None:
     parser = cli.benchmark_command(
         "export", spec.name, f"export {spec.description} to other tools' formats", _generic_export
     )
-    from lexbench.export.command import FORMAT_HELP, FORMATS
+    from lexbench.export.formats import FORMAT_HELP, FORMATS
 
     parser.add_argument("--format", choices=FORMATS, required=True, help=FORMAT_HELP)
     parser.add_argument("-o", "--output", required=True, type=Path, help="output folder")

@@ -81,7 +81,7 @@ class CommandLine:
             benchmark, help=help, description=help.replace("%%", "%")
         )
         if verb == "export" and handler is not None:  # every export can check itself
-            from lexbench.export.command import add_verify_argument, with_verify
+            from lexbench.commands.export import add_verify_argument, with_verify
 
             add_verify_argument(parser)
             handler = with_verify(handler)
@@ -137,9 +137,6 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(cli)
-    from lexbench.export.command import register_export_log
-
-    register_export_log(cli)
     for spec in plugins.benchmarks():
         try:
             if spec.commands is not None:

@@ -29,7 +29,7 @@ def export_slices(
 ) -> dict[tuple[str, str], Path]:
     """Export each benchmark's slice for both tools: {(benchmark, format): folder};
     `skip` names the benchmarks a format leaves out."""
-    from lexbench.export.command import export
+    from lexbench.export.formats import export
 
     folders = {}
     for benchmark, options in slices.items():

@@ -71,8 +71,8 @@ def run_streamed(
 ) -> tuple[int, list[str]]:
     """Run `argv`, showing its output through `say` as described above; returns its exit
     status and its last lines."""
-    from lexbench.terminal import terminal_text
     from lexbench.run.progress import clock
+    from lexbench.terminal import terminal_text
 
     process = subprocess.Popen(
         list(argv), cwd=cwd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT

@@ -192,7 +192,7 @@ def _export(args: argparse.Namespace) -> int:
     from lexbench.benchmarks.lambda_.export import export_options, write_lambda_hf_dataset
 
     if args.format != "hf":  # lm-eval, inspect: the shared exporters, lexbench's scorer
-        from lexbench.export.command import export
+        from lexbench.export.formats import export
 
         # Another wordnet and the token filter draw other items: the exporters build with them.
         options = export_options(args)
@@ -358,7 +358,7 @@ def register(cli: Any) -> None:
         default=None,
         help="a JSONL file from `lexbench generate lambda` (default: generate now)",
     )
-    from lexbench.export.command import FORMAT_HELP, FORMATS
+    from lexbench.export.formats import FORMAT_HELP, FORMATS
 
     export.add_argument("--format", choices=FORMATS, required=True, help=FORMAT_HELP)
     export.add_argument("--prompt-style", choices=["paper", "completion"], default="paper")

@@ -59,7 +59,7 @@ def write_lambda_hf_dataset(
 
 def export_options(args: Any) -> dict[str, Any]:
     """The builder options (`build_lambda`) of `lexbench export lambda`'s arguments, for the
-    shared lm-eval and inspect_ai exporters (`lexbench.export.command`)."""
+    shared lm-eval and inspect_ai exporters (`lexbench.export.formats`)."""
     options: dict[str, Any] = {"prompt_style": args.prompt_style, "progress": False}
     if args.items is not None:
         return {**options, "items": args.items}

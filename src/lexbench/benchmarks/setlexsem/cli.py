@@ -144,7 +144,7 @@ def _export(args: argparse.Namespace) -> int:
     from lexbench.run.store import read_manifest
 
     if args.format != "hf":  # lm-eval, inspect: the shared exporters, lexbench's scorer
-        from lexbench.export.command import export
+        from lexbench.export.formats import export
 
         options = {"items": args.items} if args.items is not None else {"grid": args.grid}
         options.update(wordnet=args.wordnet, select=args.select or None)
@@ -194,7 +194,7 @@ def register(cli: Any) -> None:
         default=None,
         help="a JSONL file from `lexbench generate setlexsem` (default: --grid)",
     )
-    from lexbench.export.command import FORMAT_HELP, FORMATS
+    from lexbench.export.formats import FORMAT_HELP, FORMATS
 
     export.add_argument("--format", choices=FORMATS, default="hf", help=FORMAT_HELP)
     _add_select_argument(export)  # lm-eval and inspect exports

@@ -1,15 +1,14 @@
-"""`lexbench export NAME --format hf|lm-eval|inspect`, shared by every benchmark's export
-command: the benchmark built with the given options (`lexbench.export.rows`), written in
-the chosen format, and the line that says how to use it, its paths shell-quoted.
+"""Writing a benchmark in another tool's format (`lexbench export NAME --format
+hf|lm-eval|inspect`, shared by every benchmark's export command): the benchmark built with
+the given options (`lexbench.export.rows`), written in the chosen format, and the line that
+says how to use it, its paths shell-quoted. The command lines are `lexbench.commands.export`.
 
     lexbench export scan --format inspect -o scan-inspect
 """
 
 from __future__ import annotations
 
-import argparse
-import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -80,62 +79,4 @@ def _export(benchmark: str, options: Mapping[str, Any], fmt: str, output: str | 
     raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 
-def add_verify_argument(parser: argparse.ArgumentParser) -> None:
-    """`--verify MODEL` on every `lexbench export NAME` command."""
-    parser.add_argument(
-        "--verify",
-        default=None,
-        metavar="MODEL",
-        help="after writing an lm-eval or inspect task, run it in that tool and the same "
-        "items in lexbench on MODEL (smollm2-135m or a transformers folder), and print "
-        "the agreement; exit 1 when they differ or the tool completed nothing",
-    )
-
-
-def with_verify(
-    handler: Callable[[argparse.Namespace], int],
-) -> Callable[[argparse.Namespace], int]:
-    """An export command's handler, then the check `--verify` asks for."""
-
-    def export_then_verify(args: argparse.Namespace) -> int:
-        code = int(handler(args) or 0)
-        model = getattr(args, "verify", None)
-        if code or model is None:
-            return code
-        from lexbench.export.verify import verify
-
-        agreement = verify(args.format, args.output, model)
-        print("\n".join(agreement.lines()))
-        return 1 if agreement.differing else 0
-
-    return export_then_verify
-
-
 LOG_FORMATS = ("inspect",)
-
-
-def _export_log(args: argparse.Namespace) -> int:
-    from lexbench.commands.arguments import runs_or_default
-    from lexbench.export.inspect_log import write_inspect_logs
-    from lexbench.terminal import terminal_text
-
-    written = write_inspect_logs(runs_or_default(args.runs), args.output)
-    lines = [f"wrote {len(written)} inspect_ai log(s) to {args.output}:"]
-    lines += [f"  {path.name}" for path in written]
-    lines.append(f"browse them with\n  inspect view --log-dir {shlex.quote(str(args.output))}")
-    print(terminal_text("\n".join(lines)))
-    return 0
-
-
-def register_export_log(cli: Any) -> None:
-    """`lexbench export-log RUN... --format inspect -o DIR`."""
-    from lexbench.commands.arguments import add_runs_argument
-
-    parser = cli.command(
-        "export-log",
-        "write run folders as other tools' logs (inspect: eval logs that `inspect view` opens)",
-        _export_log,
-    )
-    add_runs_argument(parser, "runs/scan")
-    parser.add_argument("--format", choices=LOG_FORMATS, default="inspect", help="the log format")
-    parser.add_argument("-o", "--output", required=True, type=Path, help="output folder")
