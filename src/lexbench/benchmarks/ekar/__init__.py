@@ -7,8 +7,10 @@ The package: `data` and `splits` (the item format, its files, the Hub), `prompts
 answering), `embedding` and `contextual` (the paper's vector baselines), `explain`
 (explanation generation), `build` (choosing the method a model can answer), `report`,
 `cli` (`lexbench run ekar`, `lexbench finetune ekar-qa|ekar-explain`), `human`, the
-fine-tuning experiments (`finetune_qa`, `finetune_explain`, `finetune_accdelta`) and the
-`ekar-classifier:` model they make (`classifier`). This module registers it (`SPEC`).
+fine-tuning experiments (`finetune_qa` and its table `finetune_qa_table`, what the QA
+classifier reads `qa_classifier`, `finetune_explain`, `finetune_accdelta`, their commands
+`finetune_cli`) and the `ekar-classifier:` model they make (`classifier`). This module
+registers it (`SPEC`).
 """
 
 from __future__ import annotations
