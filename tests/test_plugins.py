@@ -230,6 +230,40 @@ def test_a_module_given_by_path(tmp_path, capsys, wordnet_index):
     assert "0 of 3 items changed" in capsys.readouterr().out
 
 
+def test_a_module_given_by_path_may_name_its_parts_by_string(tmp_path, capsys, wordnet_index):
+    """`--include FILE` whose spec names its builder "package.module:object" (the form the
+    built-ins use): it runs like the callable form; a string naming nothing is one line,
+    exit 2, naming the benchmark, the field and the string, and writes no run."""
+    module = tmp_path / "lazy_hypernyms.py"
+    module.write_text(
+        "from dataclasses import replace\n"
+        "from lexbench_hypernyms import BENCHMARK as HYPERNYMS\n"
+        "BENCHMARKS = [\n"
+        "    replace(HYPERNYMS, name='lazy-hypernyms', description='by string', suite=None,\n"
+        "            question_fields={}, build='lexbench_hypernyms:build'),\n"
+        "    replace(HYPERNYMS, name='typo-hypernyms', description='a typo', suite=None,\n"
+        "            question_fields={}, build='lexbench_hypernyms:bild'),\n"
+        "]\n"
+    )
+    out = tmp_path / "runs"
+    with knowing_server(wordnet_index) as server:
+        common = ["--model", "openai:k", "--base-url", server.url, "--limit", "3"]
+        given = ["--include", str(module), "run"]
+        assert main([*given, "lazy-hypernyms", *common, "--out", str(out), *CHEAP]) == 0
+        folder = _run_folder(capsys.readouterr().out)
+        typo = tmp_path / "typo-runs"
+        assert main([*given, "typo-hypernyms", *common, "--out", str(typo), *CHEAP]) == 2
+    config, samples, results = read_run(folder)
+    assert config["benchmark_source"] == f"path {module}" and len(samples) == 3
+    assert results["overall"]["estimate"] == 1.0  # the knowing model, by the plugin's scorer
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert errors == [
+        "lexbench: error: benchmark 'typo-hypernyms', field build: 'lexbench_hypernyms:bild': "
+        "lexbench_hypernyms has no 'bild'"
+    ]
+    assert not any(typo.rglob("samples.jsonl"))
+
+
 def test_a_broken_plugin_is_one_line_and_stops_nothing(tmp_path, capsys, monkeypatch):
     broken_file = tmp_path / "broken.py"
     broken_file.write_text("raise RuntimeError('this plugin is broken on purpose')\n")

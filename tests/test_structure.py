@@ -196,7 +196,8 @@ def layer_of(module: str) -> int:
     best = (-1, -1)
     for depth, (_, prefixes) in enumerate(LAYERS):
         for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best[1]:
+            below = prefix != "lexbench" and module.startswith(prefix + ".")  # not the root
+            if (module == prefix or below) and len(prefix) > best[1]:
                 best = (depth, len(prefix))
     assert best[0] >= 0, f"{module} is in no layer of LAYERS"
     return best[0]

@@ -7,10 +7,16 @@ A built-in benchmark and a plugin register the same way: an entry point in the
 the command line, `run all`, `report`, `leaderboard`, `compare`, `rescore`, `human` and
 `export` ask the spec.
 
-    >>> from lexbench.contract import BenchmarkSpec
-    >>> spec = BenchmarkSpec("mine", "my analogy set", build=lambda model, **options: None)
-    >>> spec.run_names, spec.default_model, spec.in_suite
-    (('mine',), 'smollm2-135m', False)
+Every callable part of an entry may be given as a "package.module:object" string instead
+(`Importable`), imported when first used, so registering a benchmark imports none of its
+code (`lexbench.references` says when a bad string is caught):
+
+>>> from lexbench.contract import BenchmarkSpec
+>>> spec = BenchmarkSpec("mine", "my analogy set", build=lambda model, **options: None)
+>>> spec.run_names, spec.default_model, spec.in_suite
+(('mine',), 'smollm2-135m', False)
+>>> BenchmarkSpec("mine", "my analogy set", build="mine.benchmark:build").build
+Reference('mine.benchmark:build')
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from lexbench.references import BadReference, Importable, Reference, labelled
 
 if TYPE_CHECKING:  # the layers below are imported only when a part is used
     import argparse
@@ -37,6 +45,24 @@ DEFAULT_MODEL = "smollm2-135m"
 CHAT = "chat"
 
 T = TypeVar("T")
+
+__all__ = [
+    "CHAT",
+    "DEFAULT_MODEL",
+    "BadReference",
+    "Benchmark",
+    "BenchmarkSpec",
+    "ComparisonTest",
+    "FinetuneTables",
+    "Importable",
+    "LabelSetting",
+    "ModelView",
+    "Reference",
+    "Regeneration",
+    "SuiteEntry",
+    "Tally",
+    "first_per_stratum",
+]
 
 
 def first_per_stratum(
@@ -164,8 +190,8 @@ class FinetuneTables:
     `table(folder, experiment, args)` returns {"report": markdown, "folder": run folder}."""
 
     experiments: tuple[str, ...]
-    add_arguments: Callable[[argparse.ArgumentParser], None]
-    table: Callable[..., Mapping[str, Any]]
+    add_arguments: Importable[Callable[[argparse.ArgumentParser], None]] = Importable()
+    table: Importable[Callable[..., Mapping[str, Any]]] = Importable()
 
 
 @dataclass(frozen=True)
@@ -178,7 +204,7 @@ class ComparisonTest:
 
     name: str
     label: str
-    run: Callable[..., TestResult]
+    run: Importable[Callable[..., TestResult]] = Importable()
     metric: str = "score"
     resamples: int = 10_000
 
@@ -190,8 +216,8 @@ class Regeneration:
     options drawing with another seed (`with_seed(options, seed)`; refuse in one line
     options that cannot be redrawn, such as an items file)."""
 
-    published_seed: Callable[[Mapping[str, Any]], int]
-    with_seed: Callable[[Mapping[str, Any], int], dict[str, Any]]
+    published_seed: Importable[Callable[[Mapping[str, Any]], int]] = Importable()
+    with_seed: Importable[Callable[[Mapping[str, Any], int], dict[str, Any]]] = Importable()
 
 
 @dataclass(frozen=True)
@@ -199,8 +225,11 @@ class BenchmarkSpec:
     """One benchmark's entry: how to build it for a model, and the optional parts it brings.
 
     Required: `name`, `description` and `build(model, **options) -> Benchmark` (the model
-    is opened; a benchmark asks it only `supports(kind)`). Every other field has a default
-    that works for any benchmark following the run-folder conventions:
+    is opened; a benchmark asks it only `supports(kind)`). Every callable field
+    (`Importable`) takes the callable or a "package.module:object" string naming it,
+    imported on first use; the fields called without arguments (`reporters`, `human_task`,
+    `prompt_variants`, `published`) may name the value itself. Every other field has a
+    default that works for any benchmark following the run-folder conventions:
 
     * `needs_any`: request kinds of which the model must answer one (checked first);
     * `chat_default`: wrap generation prompts in the chat format for chat models;
@@ -243,7 +272,7 @@ class BenchmarkSpec:
 
     name: str
     description: str
-    build: Callable[..., Benchmark]
+    build: Importable[Callable[..., Benchmark]] = Importable()
     needs_any: tuple[str, ...] = ()
     chat_default: bool = False
     default_model: str = DEFAULT_MODEL
@@ -251,21 +280,29 @@ class BenchmarkSpec:
     data_option: str | None = "data"
     suite: SuiteEntry | None = None
     run_names: tuple[str, ...] = ()
-    commands: Callable[[Any], None] | None = None
-    reporters: Callable[[], Sequence[Reporter]] | None = None
-    headline: Callable[[LoadedRun], Row | None] | None = None
-    human_task: Callable[[], Any] | None = None
+    commands: Importable[Callable[[Any], None] | None] = Importable(None)
+    reporters: Importable[Callable[[], Sequence[Reporter]] | None] = Importable(
+        None, allows_value=True
+    )
+    headline: Importable[Callable[[LoadedRun], Row | None] | None] = Importable(None)
+    human_task: Importable[Callable[[], Any] | None] = Importable(None, allows_value=True)
     finetune_tables: FinetuneTables | None = None
     question_fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     label_settings: tuple[LabelSetting, ...] = ()
     build_progress: bool = False
     comparison_tests: tuple[ComparisonTest, ...] = ()
-    prompt_variants: Callable[[], Sequence[PromptVariant]] | None = None
+    prompt_variants: Importable[Callable[[], Sequence[PromptVariant]] | None] = Importable(
+        None, allows_value=True
+    )
     regenerate: Regeneration | None = None
     spread_fields: tuple[str, ...] = ()
-    public_file: Callable[[Mapping[str, Any]], PublicFile] | None = None
-    cannot_honour: Callable[[Mapping[str, Any], ModelView], Mapping[str, str]] | None = None
-    published: Callable[[], Sequence[PublishedRow]] | None = None
+    public_file: Importable[Callable[[Mapping[str, Any]], PublicFile] | None] = Importable(None)
+    cannot_honour: Importable[
+        Callable[[Mapping[str, Any], ModelView], Mapping[str, str]] | None
+    ] = Importable(None)
+    published: Importable[Callable[[], Sequence[PublishedRow]] | None] = Importable(
+        None, allows_value=True
+    )
     #: Where it was registered from, filled in by `lexbench.plugins` ("built-in", a
     #: distribution "name version", or "path FILE").
     source: str = ""
@@ -278,6 +315,22 @@ class BenchmarkSpec:
             )
         if not self.run_names:
             object.__setattr__(self, "run_names", (self.name,))
+        # The parts' references name this benchmark in their errors too.
+        where = self._reference_label
+        if self.finetune_tables is not None:
+            tables = labelled(self.finetune_tables, where("finetune_tables"))
+            object.__setattr__(self, "finetune_tables", tables)
+        if self.regenerate is not None:
+            object.__setattr__(self, "regenerate", labelled(self.regenerate, where("regenerate")))
+        tests = tuple(
+            labelled(test, where(f"comparison_tests[{i}]"))
+            for i, test in enumerate(self.comparison_tests)
+        )
+        object.__setattr__(self, "comparison_tests", tests)
+
+    def _reference_label(self, field_name: str) -> str:
+        """Whose a reference is, in its errors (`Importable` asks)."""
+        return f"benchmark {getattr(self, 'name', '?')!r}, field {field_name}"
 
     @property
     def in_suite(self) -> bool:

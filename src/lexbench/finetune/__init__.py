@@ -1,14 +1,16 @@
-"""Fine-tuning experiments of the papers lexbench reproduces (`lexbench finetune ...`).
+"""The fine-tuning framework the papers' training experiments plug into (`lexbench finetune
+...`); each experiment lives with its benchmark (`benchmarks/scan/finetune.py`: SCAN's BATS
+training; `benchmarks/ekar/finetune_qa.py` and `finetune_explain.py`: E-KAR's QA classifier
+and explanation generator).
 
-* `scan_bats`: SCAN's "training set effects" -- a causal or masked LM fine-tuned on the
-  BATS training split in the analogy template; `scan_table` is the paper's Table 4.
-* `ekar_qa`: E-KAR's fine-tuned QA baseline -- an encoder, mean-pooled, an MLP and a
-  softmax over the four candidates (`choice_model`); with gold explanations in its input it
-  is the QA model of the Acc(Δ) metric.
-* `ekar_generator`: E-KAR's explanation generator (seq2seq or causal LM); `ekar_accdelta`
-  scores its explanations (EG metrics) and Acc(Δ).
+* `trainer`: transformers' `Trainer` (+ peft for LoRA), resumable, the best checkpoint kept;
+* `finish`: the end every run shares: merge the adapters, save the model and its tokenizer,
+  write the lineage (main process only);
+* `lineage`: `lexbench-lineage.json`, written beside the weights of every output folder, so
+  the folder is a model lexbench runs directly with its history in the run's config;
+* `choice_model`: E-KAR's multiple-choice classifier (an encoder, mean-pooled, an MLP and a
+  softmax over the candidates).
 
-Each output folder is a model lexbench runs directly and carries `lexbench-lineage.json`
-(`lineage`). Training is transformers' `Trainer` (+ peft for LoRA), see `trainer`.
-torch and transformers are imported inside functions only.
+torch and transformers are imported inside functions only (`choice_model` excepted: import
+it where torch is wanted).
 """

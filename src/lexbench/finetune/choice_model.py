@@ -20,6 +20,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from lexbench.finetune.trainer import merge_lora
+
 HEAD_FILE = "choice_head.safetensors"
 CONFIG_FILE = "ekar-classifier.json"
 INPUT_FORMATS = ("request", "explanations")
@@ -89,6 +91,13 @@ class ChoiceModel(nn.Module):
         if labels is not None:
             out["loss"] = nn.functional.cross_entropy(logits, labels)
         return out
+
+    def merge_and_unload(self) -> ChoiceModel:
+        """The classifier with its encoder's LoRA adapters merged into the weights (the
+        head has none): what `finetune.trainer.merge_lora` asks of a peft model, so the
+        classifier ends its training like any other model."""
+        self.encoder = merge_lora(self.encoder)
+        return self
 
 
 def encode_choices(

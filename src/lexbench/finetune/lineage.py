@@ -69,6 +69,16 @@ def path_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+def weights_sha256(folder: Path) -> str:
+    """sha256 of a folder's weight files (`*.safetensors`, then `*.bin`, each by name and
+    content): the fingerprint a lineage gives a base model lexbench loads without a backend
+    of its own (an encoder, a seq2seq generator)."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
+        digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
 def json_sha256(value: Any) -> str:
     """sha256 of a JSON value in canonical form (sorted keys, no spaces)."""
     return content_hash(value, length=64)

@@ -12,19 +12,18 @@ registers the four sets (`BENCHMARKS`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from lexbench.contract import CHAT, BenchmarkSpec, ComparisonTest, LabelSetting, SuiteEntry
+from lexbench.contract import (
+    CHAT,
+    BenchmarkSpec,
+    ComparisonTest,
+    LabelSetting,
+    Reference,
+    SuiteEntry,
+)
 
 RANK_QUESTION = ("a", "b", "c", "d")
-
-
-def _scan_paper_test(a: Any, b: Any, *, resamples: int, seed: int, two_sided: str) -> Any:
-    from lexbench.stats import permutation_test
-
-    return permutation_test(a, b, resamples=resamples, seed=seed, two_sided=two_sided)
-
 
 #: The SCAN paper's significance test (Tables 2-4: "two-sided permutation test; p < 0.05;
 #: #resamples=10e5"), unpaired on per-item reciprocal ranks, with scipy's two-sided p as
@@ -32,7 +31,7 @@ def _scan_paper_test(a: Any, b: Any, *, resamples: int, seed: int, two_sided: st
 SCAN_PAPER_TEST = ComparisonTest(
     name="SCAN paper",
     label="unpaired permutation (SCAN paper)",
-    run=_scan_paper_test,
+    run="lexbench.stats:permutation_test",
     metric="score",
     resamples=1_000_000,
 )
@@ -48,80 +47,26 @@ def _scores_choices(options: Any, model: Any) -> dict[str, str]:
     return {CHAT: "it scores each choice (log-likelihood or word vectors) and generates no text"}
 
 
-def _classic(name: str) -> Callable[..., Any]:
-    def build(model: Any, **options: Any) -> Any:
-        from lexbench.benchmarks.analogies.sets import build_classic
-
-        return build_classic(name, model, **options)
-
-    return build
-
-
-def _build_sat(model: Any, **options: Any) -> Any:
-    from lexbench.benchmarks.analogies.sets import build_sat
-
-    return build_sat(model, **options)
-
-
-def _set_commands(name: str) -> Callable[[Any], None]:
-    def commands(cli: Any) -> None:
-        from lexbench.benchmarks.analogies.cli import register_sat, register_set
-
-        if name == "sat":
-            register_sat(cli)
-        else:
-            register_set(cli, name)
-
-    return commands
-
-
-def _reporters(name: str) -> Callable[[], list[Any]]:
-    def reporters() -> list[Any]:
-        from lexbench.benchmarks.analogies.report import TITLES, AnalogyReporter
-
-        return [AnalogyReporter(name, TITLES[name])]
-
-    return reporters
-
-
-def _headline(run: Any) -> Any:
-    from lexbench.benchmarks.analogies.report import ranking_headline
-
-    return ranking_headline(run)
-
-
-def _variants() -> Any:
-    from lexbench.benchmarks.analogies.variants import VARIANTS
-
-    return VARIANTS
-
-
-def _google_file(options: Any) -> Any:
-    from lexbench.benchmarks.analogies.probe import google_file
-
-    return google_file(options)
-
-
 def _ranking_set(
     name: str,
     description: str,
     suite: SuiteEntry | None,
     vector_method: str,
-    public_file: Any = None,
+    public_file: str | None = None,
 ) -> BenchmarkSpec:
     return BenchmarkSpec(
         name=name,
         description=description,
-        build=_classic(name),
+        build=Reference("lexbench.benchmarks.analogies.sets:build_classic", name),
         needs_any=("rank", "analogy"),
         limit_option="limit_per_relation",
         suite=suite,
-        commands=_set_commands(name),
-        reporters=_reporters(name),
-        headline=_headline,
+        commands=Reference("lexbench.benchmarks.analogies.cli:register_set", name=name),
+        reporters="lexbench.benchmarks.analogies.report:REPORTERS",
+        headline="lexbench.benchmarks.analogies.report:ranking_headline",
         question_fields={name: RANK_QUESTION},
         comparison_tests=(SCAN_PAPER_TEST,),
-        prompt_variants=_variants,
+        prompt_variants="lexbench.benchmarks.analogies.variants:VARIANTS",
         public_file=public_file,
         cannot_honour=ranks_words,
         label_settings=(
@@ -135,18 +80,24 @@ def _ranking_set(
 
 BENCHMARKS = [
     # The vector method each set defaults to (`analogies.sets.SET_DEFAULTS`).
-    _ranking_set("google", "the Google analogy set", SuiteEntry(order=30), "3cosadd", _google_file),
+    _ranking_set(
+        "google",
+        "the Google analogy set",
+        SuiteEntry(order=30),
+        "3cosadd",
+        "lexbench.benchmarks.analogies.probe:google_file",
+    ),
     _ranking_set("bats", "BATS 3.0", SuiteEntry(order=40), "scan-paper"),
     _ranking_set("pairs", "a word-pair analogy file", None, "3cosadd"),
     BenchmarkSpec(
         name="sat",
         description="SAT-style multiple-choice analogies",
-        build=_build_sat,
+        build="lexbench.benchmarks.analogies.sets:build_sat",
         needs_any=("loglikelihood", "analogy"),
-        commands=_set_commands("sat"),
-        reporters=_reporters("sat"),
+        commands="lexbench.benchmarks.analogies.cli:register_sat",
+        reporters="lexbench.benchmarks.analogies.report:REPORTERS",
         question_fields={"sat": ("a", "b", "choices", "answer")},
-        prompt_variants=_variants,
+        prompt_variants="lexbench.benchmarks.analogies.variants:VARIANTS",
         cannot_honour=_scores_choices,
         label_settings=(
             LabelSetting("benchmark.method", "method", "pairdiff"),  # word vectors only

@@ -176,3 +176,8 @@ def ranking_headline(run: LoadedRun) -> Row | None:
         float(mrr["high"]),
         extra,
     )
+
+
+#: The report sections of every analogy set (SCAN's among them), registered by each of their
+#: specs (`BenchmarkSpec.reporters`); `lexbench report` gives a run the one of its name.
+REPORTERS = tuple(AnalogyReporter(name, title) for name, title in TITLES.items())

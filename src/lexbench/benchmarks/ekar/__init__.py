@@ -7,84 +7,38 @@ The package: `data` and `splits` (the item format, its files, the Hub), `prompts
 answering), `embedding` and `contextual` (the paper's vector baselines), `explain`
 (explanation generation), `build` (choosing the method a model can answer), `report`,
 `cli` (`lexbench run ekar`, `lexbench finetune ekar-qa|ekar-explain`), `human`, the
-fine-tuning experiments (`finetune_qa`, `finetune_explain`, `finetune_accdelta`) and the
-`ekar-classifier:` model they make (`classifier`). This module registers it (`SPEC`).
+fine-tuning experiments (`finetune_qa` and its table `finetune_qa_table`, what the QA
+classifier reads `qa_classifier`, `finetune_explain`, `finetune_accdelta`, their commands
+`finetune_cli`) and the `ekar-classifier:` model they make (`classifier`). This module
+registers it (`SPEC`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
-from lexbench.contract import BenchmarkSpec, FinetuneTables, LabelSetting, SuiteEntry
+from lexbench.contract import BenchmarkSpec, FinetuneTables, LabelSetting, Reference, SuiteEntry
 
-
-def _build(model: Any, **options: Any) -> Any:
-    from lexbench.benchmarks.ekar.build import build_ekar
-
-    return build_ekar(model, **options)
-
-
-def _cannot_honour(options: Any, model: Any) -> Any:
-    from lexbench.benchmarks.ekar.build import cannot_honour
-
-    return cannot_honour(options, model)
-
-
-def _commands(cli: Any) -> None:
-    from lexbench.benchmarks.ekar.cli import register
-
-    register(cli)
-
-
-def _reporters() -> list[Any]:
-    from lexbench.benchmarks.ekar.report import EkarExplanationReporter, EkarReporter
-
-    return [EkarReporter(), EkarExplanationReporter()]
-
-
-def _human_task() -> Any:
-    from lexbench.benchmarks.ekar.human import EkarTask
-
-    return EkarTask()
-
-
-def _add_table_arguments(parser: Any) -> None:
-    from lexbench.benchmarks.ekar.finetune_cli import add_table_arguments
-
-    add_table_arguments(parser)
-
-
-def _table(folder: Any, experiment: str, args: Any) -> Any:
-    from lexbench.benchmarks.ekar.finetune_cli import finetune_table
-
-    return finetune_table(folder, experiment, args)
-
-
-def _variants() -> Any:
-    from lexbench.benchmarks.ekar.variants import VARIANTS
-
-    return VARIANTS
-
-
-def _published() -> Any:
-    from lexbench.published import load_published
-
-    return load_published(Path(__file__).with_name("published.toml"))
+#: Its paper's printed numbers (E-KAR Tables 2-3).
+PUBLISHED = Path(__file__).with_name("published.toml")
 
 
 SPEC = BenchmarkSpec(
     name="ekar",
     description="E-KAR: explainable analogies (QA)",
-    build=_build,
+    build="lexbench.benchmarks.ekar.build:build_ekar",
     needs_any=("loglikelihood", "generate", "analogy"),
     suite=SuiteEntry(order=60),
     run_names=("ekar", "ekar-explain"),
-    commands=_commands,
-    reporters=_reporters,
-    human_task=_human_task,
-    finetune_tables=FinetuneTables(("ekar-qa", "ekar-explain"), _add_table_arguments, _table),
+    commands="lexbench.benchmarks.ekar.cli:register",
+    reporters="lexbench.benchmarks.ekar.report:REPORTERS",
+    human_task="lexbench.benchmarks.ekar.human:EkarTask",
+    finetune_tables=FinetuneTables(
+        ("ekar-qa", "ekar-explain"),
+        add_arguments="lexbench.benchmarks.ekar.finetune_cli:add_table_arguments",
+        table="lexbench.benchmarks.ekar.finetune_cli:finetune_table",
+    ),
     label_settings=(
         LabelSetting("benchmark.method", "method", "loglikelihood"),
         LabelSetting("benchmark.normalisation", "normalisation", "per_char"),
@@ -105,7 +59,7 @@ SPEC = BenchmarkSpec(
         "ekar": ("language", "question", "choices", "gold"),
         "ekar-explain": ("language", "question", "choices"),
     },
-    prompt_variants=_variants,
-    cannot_honour=_cannot_honour,
-    published=_published,
+    prompt_variants="lexbench.benchmarks.ekar.variants:VARIANTS",
+    cannot_honour="lexbench.benchmarks.ekar.build:cannot_honour",
+    published=Reference("lexbench.published:load_published", PUBLISHED),
 )

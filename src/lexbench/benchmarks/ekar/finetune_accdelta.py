@@ -128,12 +128,9 @@ def accdelta_table(
 ) -> dict[str, Any]:
     """Generate explanations on `split`, score them, and compute Acc(Δ) with the QA model;
     write the table as a run folder (both models' lineage in config.json and report.md)."""
-    from lexbench.benchmarks.ekar.finetune_qa import (
-        accuracy_row,
-        lineage_data_folder,
-        load_items,
-        predictions,
-    )
+    from lexbench.benchmarks.ekar.finetune_qa_table import accuracy_row, lineage_data_folder
+    from lexbench.benchmarks.ekar.qa_classifier import predictions
+    from lexbench.benchmarks.ekar.splits import load_split
     from lexbench.finetune.lineage import lineage_markdown, read_lineage
     from lexbench.run.staging import write_run
     from lexbench.run.store import run_folder
@@ -154,7 +151,9 @@ def accdelta_table(
         )
     mode = gen_lineage["hyperparameters"]["mode"]
     language = gen_lineage["data"]["language"]
-    loaded = load_items(language, split, lineage_data_folder(gen_lineage, data), revision)
+    loaded = load_split(
+        language, split, data=lineage_data_folder(gen_lineage, data), revision=revision
+    )
     items = [i for i in loaded.items if i.answer_index is not None and len(i.explanations) == 5]
     if not items:
         raise ValueError(

@@ -162,7 +162,7 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
 def finetune_table(folder: Path, experiment: str, args: argparse.Namespace) -> dict[str, Any]:
     """Accuracy per meta-relation (ekar-qa) or Table 3, EG metrics and Acc(Δ) (ekar-explain)."""
     if experiment == "ekar-qa":
-        from lexbench.benchmarks.ekar.finetune_qa import ekar_qa_table
+        from lexbench.benchmarks.ekar.finetune_qa_table import ekar_qa_table
 
         return ekar_qa_table(
             folder,

@@ -23,13 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
-from lexbench.finetune.lineage import build_lineage, path_sha256, write_lineage
-from lexbench.finetune.trainer import (
-    TrainConfig,
-    TrainingOutcome,
-    merge_lora,
-    train_with_trainer,
-)
+from lexbench.finetune.finish import FinetuneResult, TrainedModel, finish
+from lexbench.finetune.lineage import weights_sha256
+from lexbench.finetune.trainer import TrainConfig, train_with_trainer
 
 EXPERIMENT = "ekar-explain"
 SEPARATOR = "\n"
@@ -110,8 +106,6 @@ def load_generator(spec: str, *, for_training: bool) -> Generator:
     ):
         from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
-        from lexbench.benchmarks.ekar.finetune_qa import _weights_sha256
-
         source = str(path) if local else name
         model = AutoModelForSeq2SeqLM.from_pretrained(source)
         if not for_training:
@@ -119,7 +113,7 @@ def load_generator(spec: str, *, for_training: bool) -> Generator:
         fingerprint = {
             "backend": "seq2seq",
             "model": str(path.resolve()) if local else name,
-            "weights_sha256": _weights_sha256(path) if local else None,
+            "weights_sha256": weights_sha256(path) if local else None,
         }
         return Generator(model, AutoTokenizer.from_pretrained(source), True, fingerprint)
     from lexbench.models.hf import HFCausalLM
@@ -209,13 +203,6 @@ def generate_explanations(
 # ------------------------------------------------------------------------------ the run
 
 
-@dataclass(frozen=True)
-class GeneratorResult:
-    output: Path
-    outcome: TrainingOutcome
-    lineage: dict[str, Any]
-
-
 def finetune_ekar_explain(
     model: str,
     *,
@@ -230,16 +217,16 @@ def finetune_ekar_explain(
     max_length: int = 512,
     restart: bool = False,
     progress: bool = True,
-) -> GeneratorResult:
+) -> FinetuneResult:
     """Fine-tune an explanation generator; save it with its tokenizer and lineage."""
     from transformers import DataCollatorForSeq2Seq
 
-    from lexbench.benchmarks.ekar.finetune_qa import load_items
+    from lexbench.benchmarks.ekar.splits import load_split, training_data
 
     config = config or paper_config()
     output = Path(output)
-    train = load_items(language, train_split, data, revision)
-    evaluation = load_items(language, eval_split, data, revision)
+    train = load_split(language, train_split, data=data, revision=revision)
+    evaluation = load_split(language, eval_split, data=data, revision=revision)
     generator = load_generator(model, for_training=True)
     tokenizer = generator.tokenizer
     if tokenizer.pad_token_id is None:
@@ -254,18 +241,14 @@ def finetune_ekar_explain(
         network = apply_lora(
             network, config.lora, "SEQ_2_SEQ_LM" if generator.seq2seq else "CAUSAL_LM"
         )
-    data_info = {
-        "source": str(data) if data else train.source,
-        "language": language,
-        "sha256": path_sha256(data) if data else None,
-        "train": {"split": train_split, "file_sha256": train.sha256, "examples": len(train_rows)},
-        "validation": {
-            "split": eval_split,
-            "file_sha256": evaluation.sha256,
-            "examples": len(eval_rows),
-        },
-        "revision": None if data else revision,
-    }
+    data_info = training_data(
+        data,
+        language,
+        revision,
+        "examples",
+        train=(train_split, train, len(train_rows)),
+        validation=(eval_split, evaluation, len(eval_rows)),
+    )
     hyper = {
         **config.hyperparameters(),
         "mode": mode,
@@ -300,27 +283,13 @@ def finetune_ekar_explain(
         restart=restart,
         progress=progress,
     )
-    if not outcome.main_process:  # another process of `accelerate launch` writes it
-        return GeneratorResult(output=output, outcome=outcome, lineage={})
-    final = merge_lora(trained)
-    final.save_pretrained(str(output))
-    tokenizer.save_pretrained(str(output))
-    kind = "seq2seq" if generator.seq2seq else "hf"
-    lineage = build_lineage(
+    record = TrainedModel(
         experiment=EXPERIMENT,
-        base_model={"spec": model, "fingerprint": generator.fingerprint},
+        base_spec=model,
+        fingerprint=generator.fingerprint,
         data=data_info,
-        split_seed=None,
         hyperparameters=hyper,
-        best_validation=outcome.best_validation(),
-        history=outcome.history,
-        model_kind=kind,
-        lora=config.lora.to_dict() if config.lora else None,
-        extra={
-            "spec": f"hf:{output.resolve()}",
-            "global_step": outcome.global_step,
-            "resumed_from": outcome.resumed_from,
-        },
+        model_kind="seq2seq" if generator.seq2seq else "hf",
+        runs_as="hf",
     )
-    write_lineage(output, lineage)
-    return GeneratorResult(output=output, outcome=outcome, lineage=lineage)
+    return finish(trained, tokenizer, outcome, model=record, output=output, config=config)

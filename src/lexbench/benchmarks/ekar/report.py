@@ -201,3 +201,7 @@ class EkarExplanationReporter(GenericReporter):
                 "# E-KAR explanation generation", f"# {run.label}: E-KAR explanation generation", 1
             )
         return super().run_markdown(run)
+
+
+#: The report sections E-KAR's spec registers (`BenchmarkSpec.reporters`): one per run name.
+REPORTERS = (EkarReporter(), EkarExplanationReporter())

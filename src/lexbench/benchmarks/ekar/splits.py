@@ -14,6 +14,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from lexbench.benchmarks.ekar.data import LANGUAGES, SPLITS, EkarItem
 from lexbench.benchmarks.ekar.files import is_blind_file, read_split
@@ -160,3 +161,29 @@ def load_split(
     return LoadedSplit(
         items=read_split(path, language), path=path, sha256=sha256_of(path), source=source
     )
+
+
+def training_data(
+    data: str | Path | None,
+    language: str,
+    revision: str,
+    unit: str,
+    **splits: tuple[str, LoadedSplit, int],
+) -> dict[str, Any]:
+    """What a fine-tune's lineage records of the E-KAR data it read: the local folder (with
+    the sha256 of its files) or the Hub revision, and per role (`train=`, `validation=`:
+    (split name, the loaded split, count)) the split, its file's sha256 and how many
+    `unit`s ("items", "examples") it gave."""
+    from lexbench.finetune.lineage import path_sha256
+
+    first = next(iter(splits.values()))[1]
+    return {
+        "source": str(data) if data else first.source,
+        "language": language,
+        "sha256": path_sha256(data) if data else None,
+        **{
+            role: {"split": name, "file_sha256": loaded.sha256, unit: count}
+            for role, (name, loaded, count) in splits.items()
+        },
+        "revision": None if data else revision,
+    }

@@ -14,43 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lexbench.contract import BenchmarkSpec, LabelSetting, Regeneration, SuiteEntry
+from lexbench.contract import BenchmarkSpec, LabelSetting, Reference, Regeneration, SuiteEntry
 
-
-def _build(model: Any, **options: Any) -> Any:
-    from lexbench.benchmarks.lambda_.benchmark import build_lambda
-
-    return build_lambda(model, **options)
-
-
-def _commands(cli: Any) -> None:
-    from lexbench.benchmarks.lambda_.cli import register
-
-    register(cli)
-
-
-def _reporters() -> list[Any]:
-    from lexbench.benchmarks.lambda_.report import LambdaReporter
-
-    return [LambdaReporter()]
-
-
-def _human_task() -> Any:
-    from lexbench.benchmarks.lambda_.human import LambdaTask
-
-    return LambdaTask()
-
-
-def _variants() -> Any:
-    from lexbench.benchmarks.lambda_.variants import VARIANTS
-
-    return VARIANTS
-
-
-def _published() -> Any:
-    from lexbench.published import load_published
-
-    return load_published(Path(__file__).with_name("published.toml"))
+#: Its paper's printed numbers (LAMBDA Table 1).
+PUBLISHED = Path(__file__).with_name("published.toml")
 
 
 def _published_seed(options: Any) -> int:
@@ -85,18 +52,18 @@ LABEL_SETTINGS = (
 SPEC = BenchmarkSpec(
     name="lambda",
     description="LAMBDA: two-shot WordNet lexical analogies",
-    build=_build,
+    build="lexbench.benchmarks.lambda_.benchmark:build_lambda",
     needs_any=("generate",),
     data_option="wordnet",  # the files it reads: a WordNet 3.0 database
     suite=SuiteEntry(order=10),
-    commands=_commands,
-    reporters=_reporters,
-    human_task=_human_task,
+    commands="lexbench.benchmarks.lambda_.cli:register",
+    reporters="lexbench.benchmarks.lambda_.report:REPORTERS",
+    human_task="lexbench.benchmarks.lambda_.human:LambdaTask",
     question_fields={"lambda": ("relation", "support", "query")},
     label_settings=LABEL_SETTINGS,
     build_progress=True,
-    prompt_variants=_variants,
+    prompt_variants="lexbench.benchmarks.lambda_.variants:VARIANTS",
     regenerate=Regeneration(_published_seed, _with_seed),
     spread_fields=("relation",),
-    published=_published,
+    published=Reference("lexbench.published:load_published", PUBLISHED),
 )

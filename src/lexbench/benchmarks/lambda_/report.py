@@ -204,3 +204,7 @@ class LambdaReporter(GenericReporter):
             f"Points sized by items per length; line: least-squares trend. "
             f"{note.replace(chr(10), '; ')}.",
         )
+
+
+#: The report sections LAMBDA's spec registers (`BenchmarkSpec.reporters`).
+REPORTERS = (LambdaReporter(),)

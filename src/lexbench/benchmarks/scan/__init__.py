@@ -12,88 +12,34 @@ data (`data/SCAN_dataset.csv`, MIT). This module registers it (`SPEC`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from lexbench.benchmarks.analogies import SCAN_PAPER_TEST, ranks_words
-from lexbench.contract import BenchmarkSpec, FinetuneTables, LabelSetting, SuiteEntry
+from lexbench.contract import BenchmarkSpec, FinetuneTables, LabelSetting, Reference, SuiteEntry
 
-
-def _build(model: Any, **options: Any) -> Any:
-    from lexbench.benchmarks.scan.benchmark import build_scan
-
-    return build_scan(model, **options)
-
-
-def _commands(cli: Any) -> None:
-    from lexbench.benchmarks.scan.cli import register
-
-    register(cli)
-
-
-def _reporters() -> list[Any]:
-    from lexbench.benchmarks.analogies.report import TITLES, AnalogyReporter
-
-    return [AnalogyReporter("scan", TITLES["scan"])]
-
-
-def _headline(run: Any) -> Any:
-    from lexbench.benchmarks.analogies.report import ranking_headline
-
-    return ranking_headline(run)
-
-
-def _human_task() -> Any:
-    from lexbench.benchmarks.scan.human import ScanTask
-
-    return ScanTask()
-
-
-def _add_table_arguments(parser: Any) -> None:
-    from lexbench.benchmarks.scan.cli import add_table_arguments
-
-    add_table_arguments(parser)
-
-
-def _table(folder: Any, experiment: str, args: Any) -> Any:
-    from lexbench.benchmarks.scan.cli import finetune_table
-
-    return finetune_table(folder, experiment, args)
-
-
-def _variants() -> Any:
-    from lexbench.benchmarks.analogies.variants import VARIANTS
-
-    return VARIANTS
-
-
-def _public_file(options: Any) -> Any:
-    from lexbench.benchmarks.scan.probe import public_file
-
-    return public_file(options)
-
-
-def _published() -> Any:
-    from lexbench.published import load_published
-
-    return load_published(Path(__file__).with_name("published.toml"))
+#: Its paper's printed numbers (SCAN Tables 2-4).
+PUBLISHED = Path(__file__).with_name("published.toml")
 
 
 SPEC = BenchmarkSpec(
     name="scan",
     description="SCAN: science and metaphor analogies (MRR@10)",
-    build=_build,
+    build="lexbench.benchmarks.scan.benchmark:build_scan",
     needs_any=("rank", "analogy"),
     suite=SuiteEntry(order=20),
-    commands=_commands,
-    reporters=_reporters,
-    headline=_headline,
-    human_task=_human_task,
-    finetune_tables=FinetuneTables(("scan-bats",), _add_table_arguments, _table),
+    commands="lexbench.benchmarks.scan.cli:register",
+    reporters="lexbench.benchmarks.analogies.report:REPORTERS",
+    headline="lexbench.benchmarks.analogies.report:ranking_headline",
+    human_task="lexbench.benchmarks.scan.human:ScanTask",
+    finetune_tables=FinetuneTables(
+        ("scan-bats",),
+        add_arguments="lexbench.benchmarks.scan.cli:add_table_arguments",
+        table="lexbench.benchmarks.scan.cli:finetune_table",
+    ),
     question_fields={"scan": ("a", "b", "c", "d")},
     comparison_tests=(SCAN_PAPER_TEST,),
-    prompt_variants=_variants,
+    prompt_variants="lexbench.benchmarks.analogies.variants:VARIANTS",
     spread_fields=("type",),
-    public_file=_public_file,
+    public_file="lexbench.benchmarks.scan.probe:public_file",
     cannot_honour=ranks_words,
     label_settings=(
         LabelSetting("benchmark.shots", "shots", 0),
@@ -102,5 +48,5 @@ SPEC = BenchmarkSpec(
         LabelSetting("benchmark.dataset.types", "types", ("science", "metaphor")),
         LabelSetting("benchmark.dataset.source", "data", "packaged"),
     ),
-    published=_published,
+    published=Reference("lexbench.published:load_published", PUBLISHED),
 )

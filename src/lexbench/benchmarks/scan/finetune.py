@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,18 +31,9 @@ from lexbench.benchmarks.scan.bats_split import (
     paper_split,
     read_relations,
 )
-from lexbench.finetune.lineage import (
-    build_lineage,
-    json_sha256,
-    path_sha256,
-    write_lineage,
-)
-from lexbench.finetune.trainer import (
-    TrainConfig,
-    TrainingOutcome,
-    merge_lora,
-    train_with_trainer,
-)
+from lexbench.finetune.finish import FinetuneResult, TrainedModel, finish
+from lexbench.finetune.lineage import json_sha256, path_sha256
+from lexbench.finetune.trainer import TrainConfig, train_with_trainer
 
 EXPERIMENT = "scan-bats"
 LOSS_TARGETS = ("sequence", "answer")
@@ -200,13 +191,6 @@ def limit_items(items: Sequence[Analogy], limit: int | None, seed: int) -> list[
 # ------------------------------------------------------------------------------ the run
 
 
-@dataclass(frozen=True)
-class ScanBatsResult:
-    output: Path
-    outcome: TrainingOutcome
-    lineage: dict[str, Any]
-
-
 def load_base(spec: str) -> tuple[Any, str]:
     """The base model through lexbench's own backends (so its fingerprint is the one runs
     record), on the CPU until `Trainer` places it; returns (backend, regime)."""
@@ -238,7 +222,7 @@ def finetune_scan_bats(
     train_limit: int | None = None,
     restart: bool = False,
     progress: bool = True,
-) -> ScanBatsResult:
+) -> FinetuneResult:
     """Fine-tune `model` on the BATS training split; write the best-validation model, its
     tokenizer and `lexbench-lineage.json` to `output` (a folder `hf:`/`mlm:` can run)."""
     if loss_on not in LOSS_TARGETS:
@@ -312,27 +296,17 @@ def finetune_scan_bats(
         restart=restart,
         progress=progress,
     )
-    if not outcome.main_process:  # another process of `accelerate launch` writes it
-        return ScanBatsResult(output=output, outcome=outcome, lineage={})
-    final = merge_lora(trained)
-    final.save_pretrained(str(output))
-    tokenizer.save_pretrained(str(output))
-    lineage = build_lineage(
+    kind = "hf" if regime == "causal" else "mlm"
+    record = TrainedModel(
         experiment=EXPERIMENT,
-        base_model={"spec": model, "fingerprint": fingerprint},
+        base_spec=model,
+        fingerprint=fingerprint,
         data=data_info,
         split_seed=split_seed,
         hyperparameters=hyper,
-        best_validation=outcome.best_validation(),
-        history=outcome.history,
-        model_kind="hf" if regime == "causal" else "mlm",
-        lora=config.lora.to_dict() if config.lora else None,
-        extra={
-            "spec": f"{'hf' if regime == 'causal' else 'mlm'}:{output.resolve()}",
-            "global_step": outcome.global_step,
-            "resumed_from": outcome.resumed_from,
-        },
+        model_kind=kind,
+        runs_as=kind,
     )
-    write_lineage(output, lineage)
+    result = finish(trained, tokenizer, outcome, model=record, output=output, config=config)
     backend.close()
-    return ScanBatsResult(output=output, outcome=outcome, lineage=lineage)
+    return result

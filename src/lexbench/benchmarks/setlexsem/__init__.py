@@ -20,43 +20,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lexbench.contract import BenchmarkSpec, LabelSetting, Regeneration, SuiteEntry
+from lexbench.contract import BenchmarkSpec, LabelSetting, Reference, Regeneration, SuiteEntry
 
-
-def _build(model: Any, **options: Any) -> Any:
-    from lexbench.benchmarks.setlexsem.benchmark import build_benchmark
-
-    return build_benchmark(model.name, **options)
-
-
-def _commands(cli: Any) -> None:
-    from lexbench.benchmarks.setlexsem.cli import register
-
-    register(cli)
-
-
-def _reporters() -> list[Any]:
-    from lexbench.benchmarks.setlexsem.report import SetLexSemReporter
-
-    return [SetLexSemReporter()]
-
-
-def _headline(run: Any) -> Any:
-    from lexbench.benchmarks.setlexsem.report import setlexsem_headline
-
-    return setlexsem_headline(run)
-
-
-def _human_task() -> Any:
-    from lexbench.benchmarks.setlexsem.human import SetLexSemTask
-
-    return SetLexSemTask()
-
-
-def _variants() -> Any:
-    from lexbench.benchmarks.setlexsem.variants import VARIANTS
-
-    return VARIANTS
+#: Its paper's printed numbers (SetLexSem Tables 3-14).
+PUBLISHED = Path(__file__).with_name("published.toml")
 
 
 def _grid(options: Any) -> Any:
@@ -77,16 +44,10 @@ def _with_seed(options: Any, seed: int) -> dict[str, Any]:
     return {**options, "grid": replace(_grid(options), seed=seed).to_dict()}
 
 
-def _published() -> Any:
-    from lexbench.published import load_published
-
-    return load_published(Path(__file__).with_name("published.toml"))
-
-
 SPEC = BenchmarkSpec(
     name="setlexsem",
     description="SetLexSem: set operations over controlled word and number sets",
-    build=_build,
+    build="lexbench.benchmarks.setlexsem.benchmark:build_setlexsem",
     needs_any=("generate",),
     # Measured on the packaged SmolLM2-135M-Instruct: an instruct model answers SetLexSem's
     # prompts only in its chat format (README, Models).
@@ -112,12 +73,12 @@ SPEC = BenchmarkSpec(
         # answer of two size-2 sets fits with room for a sentence before it.
         quick_options={"decoding": {"max_new_tokens": 64, "stop": ["</answer>"]}},
     ),
-    commands=_commands,
-    reporters=_reporters,
-    headline=_headline,
-    human_task=_human_task,
+    commands="lexbench.benchmarks.setlexsem.cli:register",
+    reporters="lexbench.benchmarks.setlexsem.report:REPORTERS",
+    headline="lexbench.benchmarks.setlexsem.report:setlexsem_headline",
+    human_task="lexbench.benchmarks.setlexsem.human:SetLexSemTask",
     question_fields={"setlexsem": ("operation", "set_a", "set_b", "demonstrations")},
-    prompt_variants=_variants,
+    prompt_variants="lexbench.benchmarks.setlexsem.variants:VARIANTS",
     regenerate=Regeneration(_published_seed, _with_seed),
     spread_fields=("operation", "token_type", "token_type+operation"),
     label_settings=(
@@ -130,5 +91,5 @@ SPEC = BenchmarkSpec(
         LabelSetting("benchmark.dataset.grid.decoding.temperature", "temperature", 0.0),
         LabelSetting("benchmark.parser", "parser", "paper"),
     ),
-    published=_published,
+    published=Reference("lexbench.published:load_published", PUBLISHED),
 )

@@ -62,6 +62,7 @@ from lexbench.types import Request, Response, Score
 
 if TYPE_CHECKING:
     from lexbench.benchmarks.setlexsem.summary import SetLexSemTally
+    from lexbench.contract import ModelView
 
 NAME = "setlexsem"
 ANSWER_STOP = "</answer>"
@@ -288,6 +289,12 @@ def generate_setlexsem(
     if output is not None:
         return write_items(output, grid, wordnet)
     return generate_items(grid, wordnet)
+
+
+def build_setlexsem(model: ModelView, **options: Any) -> SetLexSemBenchmark:
+    """The builder SetLexSem's spec registers (`build_benchmark` for the opened `model`):
+    of the model it keeps only the name, which its tally records."""
+    return build_benchmark(model.name, **options)
 
 
 def build_benchmark(

@@ -156,3 +156,7 @@ def setlexsem_headline(run: LoadedRun) -> Row:
     """Accuracy over all prompts (Wilson) and the paper's robustness figure, the SD of
     per-configuration accuracy (lower is more robust)."""
     return accuracy_row(run, {"SD of accuracy": fmt(setlexsem_sd(run))})
+
+
+#: The report sections SetLexSem's spec registers (`BenchmarkSpec.reporters`).
+REPORTERS = (SetLexSemReporter(),)
