@@ -268,6 +268,8 @@ class OpenAIModel(Model):
             timeout=self.options.timeout,
         )
         sender = self._sender(pool)
+        before_send = self.before_send  # the runner's look before sending (Model.before_send)
+        withdrawn: set[int] = set()  # positions another run answers: neither sent nor returned
 
         def respond(position: int, response: Response) -> None:
             out[position] = response
@@ -293,8 +295,8 @@ class OpenAIModel(Model):
 
             def deliver(call: Call, value: Any) -> None:
                 position = owner[call.index]
-                if out[position] is not None:
-                    return  # its request already failed
+                if out[position] is not None or position in withdrawn:
+                    return  # its request already failed, or another run answers it
                 request = requests[position]
                 if isinstance(value, RequestFailed):
                     respond(
@@ -310,7 +312,14 @@ class OpenAIModel(Model):
                 if all(v is not None for v in collected):
                     respond(position, self._masked_answer(combine(request, collected), sender))
 
-            await sender.run(calls, deliver)
+            def keep(batch: list[Call]) -> list[Call]:
+                if before_send is None:
+                    return batch
+                positions = sorted({owner[c.index] for c in batch} - withdrawn)
+                withdrawn.update(before_send(positions))
+                return [c for c in batch if owner[c.index] not in withdrawn]
+
+            await sender.run(calls, deliver, keep=keep if before_send is not None else None)
         finally:
             await pool.aclose()
         return [r for r in out if r is not None]

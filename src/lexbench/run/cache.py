@@ -289,13 +289,13 @@ class ResponseCache:
             self._swept = True
         return answered, mine, others
 
-    def refresh_claims(self, owner: Owner) -> None:
-        """Tell waiters that `owner` is still sending (see send_claims)."""
+    def refresh_claims(self, owner: Owner) -> float:
+        """Tell waiters that `owner` is still sending (see send_claims); the time written."""
         with self._lock, self._errors():
-            self._db.execute(
-                "UPDATE sending SET since = ? WHERE owner = ?", (time.time(), owner.id)
-            )
+            now = time.time()
+            self._db.execute("UPDATE sending SET since = ? WHERE owner = ?", (now, owner.id))
             self._db.commit()
+        return now
 
     def release_claims(self, owner: Owner) -> None:
         """End every claim of `owner` (its run is over, finished or not)."""
