@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from lexbench.paths import cache_dir
+from lexbench.paths import cache_dir, refuse_special_file
 from lexbench.run import send_claims
 from lexbench.run.cache_rows import MAX_ROW_CHARS, BadRow, parse_stored_response
 from lexbench.run.send_claims import Holder, Owner
@@ -73,6 +73,31 @@ WAL_CHECKPOINT_PAGES = 10_000
 
 class CacheError(RuntimeError):
     """The response cache cannot be used; the message names the file and the way out."""
+
+
+class CachePathError(CacheError, ValueError):
+    """`--cache` names what cannot be a cache file (a folder, a device, a named pipe): the
+    user's input, so exit status 2 (a ValueError), before anything is written."""
+
+
+# Why --cache must be a regular file (SQLite writes its journal and log beside it).
+NEEDS_A_FILE = (
+    "the cache is a SQLite file, whose journal and write-ahead log are written beside it; "
+    "give a file's name (--cache FILE), or run with --no-cache"
+)
+
+
+def refuse_a_non_file(path: Path) -> None:
+    """A CachePathError when `path` is a folder, a device, a named pipe or a socket."""
+    if path.is_dir():
+        raise CachePathError(
+            f"response cache {path} is a folder, not a cache file: give the file "
+            f"itself, e.g. --cache {path / 'responses.sqlite'}"
+        )
+    try:
+        refuse_special_file(path, NEEDS_A_FILE, named="response cache ")
+    except ValueError as error:
+        raise CachePathError(str(error)) from None
 
 
 def _utf8(text: str) -> bytes:
@@ -150,11 +175,7 @@ class ResponseCache:
         self._swept = False  # claims of owners found gone deleted (at the first claim)
         self._opened_at = time.time()
         self._closed = False
-        if self.path.is_dir():
-            raise CacheError(
-                f"response cache {self.path} is a folder, not a cache file: give the file "
-                f"itself, e.g. --cache {self.path / 'responses.sqlite'}"
-            )
+        refuse_a_non_file(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
