@@ -160,3 +160,14 @@ def test_masking_changes_nothing_where_the_answers_hold_no_secret(
     assert len(outcomes[0][1]) == 5
     assert outcomes[0] == outcomes[1]
     assert "answers held the API key" not in capsys.readouterr().err
+
+
+def test_doctor_masks_credentials_a_server_echoes_in_its_model_list(key_set):
+    from lexbench.commands.doctor import check_server
+
+    with FakeOpenAIServer(lifetime=30, model=f"m-{KEY}-{USER_PASS}-{TOKEN}") as server:
+        url = server.url.replace("http://", f"http://{USER}:{PASSWORD}@")
+        check = check_server(url, KEY_ENV)
+    shown = f"{check.name} {check.detail} {check.fix}"
+    assert check.ok and "serves m-***" in shown, shown
+    assert leaks(shown.encode()) == []
