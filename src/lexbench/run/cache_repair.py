@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.paths import refuse_special_file
-from lexbench.run.cache import COLUMNS, NEEDS_A_FILE, CacheError, ResponseCache
+from lexbench.run.cache import COLUMNS, ResponseCache
+from lexbench.run.cache_problems import NEEDS_A_FILE, CacheError
 from lexbench.run.cache_rows import BadRow, parse_stored_response
 
 
