@@ -23,7 +23,10 @@ as a real server fails a request whole) and are one of:
 
 `error_message` replaces the text of injected errors (a hostile server's: ANSI escapes, an
 echoed key), `malformed_body` the body of "malformed" answers, and `reply` may return any
-text, a lone surrogate included (it is sent as the JSON escape `\udcff`).
+text, a lone surrogate included (it is sent as the JSON escape `\udcff`). `reply_to(prompt,
+headers)`, when given, replaces `reply` and sees the request's headers (lower-case names):
+a server that echoes the Authorization header it was sent in its completions, chat replies
+and top log-probability tokens.
 
 Hosted-API behaviour, each off by default: `batch_refusal` (a status answered to a list of
 more than one prompt, as llama-cpp-python's server (500) and Ollama (400) do), `refuse`
@@ -130,6 +133,7 @@ class FakeOpenAIServer:
         latency: float = 0.0,
         faults: Callable[[str, int], str | None] | None = None,
         reply: Callable[[str], str] = default_reply,
+        reply_to: Callable[[str, dict[str, str]], str] | None = None,
         retry_after: str = "1",
         slow_seconds: float = 3.0,
         require_key: str | None = None,
@@ -149,6 +153,7 @@ class FakeOpenAIServer:
         self.latency = latency
         self.faults = faults
         self.reply = reply
+        self.reply_to = reply_to
         self.retry_after = retry_after
         self.slow_seconds = slow_seconds
         self.require_key = require_key
@@ -403,7 +408,7 @@ class FakeOpenAIServer:
             return True
         if fault == "slow":
             await asyncio.sleep(self.slow_seconds)
-        answer = self._chat(request) if chat else self._completion(request)
+        answer = self._chat(request, headers) if chat else self._completion(request, headers)
         for choice, prompt in zip(answer["choices"], prompts):
             if prompt in bad:
                 choice.pop("text", None)
@@ -444,11 +449,14 @@ class FakeOpenAIServer:
 
     # ------------------------------------------------------------ answers
 
-    def _generated(self, prompt: str, max_tokens: int) -> str:
-        return "".join(split_tokens(self.reply(prompt))[: max(0, max_tokens)])
+    def _reply(self, prompt: str, headers: dict[str, str]) -> str:
+        return self.reply_to(prompt, headers) if self.reply_to else self.reply(prompt)
 
-    def _top(self, prompt: str, k: int) -> list[tuple[str, float]]:
-        first = split_tokens(self.reply(prompt))[:1] or [" "]
+    def _generated(self, prompt: str, max_tokens: int, headers: dict[str, str]) -> str:
+        return "".join(split_tokens(self._reply(prompt, headers))[: max(0, max_tokens)])
+
+    def _top(self, prompt: str, k: int, headers: dict[str, str]) -> list[tuple[str, float]]:
+        first = split_tokens(self._reply(prompt, headers))[:1] or [" "]
         pairs = [(first[0], -0.1)]
         pairs += [
             (f" {word}", -1.0 - index)
@@ -461,11 +469,11 @@ class FakeOpenAIServer:
     def _max_tokens(request: dict[str, Any]) -> int:
         return int(request.get("max_tokens", request.get("max_completion_tokens", 16)))
 
-    def _completion(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _completion(self, request: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
         if not isinstance(request["prompt"], list):
-            return self._one_completion(request, request["prompt"], 0)
+            return self._one_completion(request, request["prompt"], 0, headers)
         answers = [
-            self._one_completion(request, prompt, index)
+            self._one_completion(request, prompt, index, headers)
             for index, prompt in enumerate(request["prompt"])
         ]
         return {
@@ -477,8 +485,10 @@ class FakeOpenAIServer:
             },
         }
 
-    def _one_completion(self, request: dict[str, Any], prompt: str, index: int) -> dict[str, Any]:
-        generated = self._generated(prompt, self._max_tokens(request))
+    def _one_completion(
+        self, request: dict[str, Any], prompt: str, index: int, headers: dict[str, str]
+    ) -> dict[str, Any]:
+        generated = self._generated(prompt, self._max_tokens(request), headers)
         choice: dict[str, Any] = {
             "index": index,
             "text": generated,
@@ -504,7 +514,8 @@ class FakeOpenAIServer:
                 "tokens": tokens,
                 "token_logprobs": values,
                 "text_offset": offsets,
-                "top_logprobs": [dict(self._top(prompt, int(logprobs) or 1))] * len(tokens),
+                "top_logprobs": [dict(self._top(prompt, int(logprobs) or 1, headers))]
+                * len(tokens),
             }
         return {
             "id": "cmpl-fake",
@@ -517,9 +528,9 @@ class FakeOpenAIServer:
             },
         }
 
-    def _chat(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _chat(self, request: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
         prompt = request["messages"][-1]["content"]
-        generated = self._generated(prompt, self._max_tokens(request))
+        generated = self._generated(prompt, self._max_tokens(request), headers)
         choice: dict[str, Any] = {
             "index": 0,
             "finish_reason": "length",
@@ -534,7 +545,7 @@ class FakeOpenAIServer:
                         "token": token,
                         "logprob": pseudo_logprob(token),
                         "top_logprobs": [
-                            {"token": t, "logprob": v} for t, v in self._top(prompt, k)
+                            {"token": t, "logprob": v} for t, v in self._top(prompt, k, headers)
                         ],
                     }
                     for token in split_tokens(generated)

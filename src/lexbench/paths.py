@@ -2,6 +2,10 @@
 
 Everything lives under one cache root so a user can see (and delete) it in one place.
 `LEXBENCH_CACHE` overrides the default `~/.cache/lexbench` (or `$XDG_CACHE_HOME/lexbench`).
+
+`special_file` tells a device, a named pipe or a socket from a file: lexbench writes files
+in pairs or with companions beside them (a manifest, SQLite's journal, a temporary file
+renamed into place), none of which may ever be written beside /dev/null or a FIFO.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import contextlib
 import json
 import os
 import secrets
+import stat
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -39,6 +44,31 @@ def cache_dir(*parts: str) -> Path:
     path = cache_root().joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def special_file(path: str | os.PathLike[str]) -> str | None:
+    """What `path` is when it exists and is neither a regular file nor a folder ("a
+    character device", "a named pipe (FIFO)", ...), links followed; None otherwise."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    kinds = (
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((kind for test, kind in kinds if test(mode)), None)
+
+
+def refuse_special_file(path: str | os.PathLike[str], why: str, named: str = "") -> None:
+    """A ValueError (exit status 2 on the command line), one line naming `path` (after
+    `named`, e.g. "--cache ") and what it is, when it is a device, a pipe or a socket;
+    `why` says what needs a regular file."""
+    kind = special_file(path)
+    if kind is not None:
+        raise ValueError(f"{named}{path} is {kind}, not a regular file: {why}")
 
 
 def write_atomically(path: Path, text: str) -> None:

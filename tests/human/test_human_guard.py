@@ -193,7 +193,9 @@ def live_server(study):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = uvicorn.Config(create_app(study), host="127.0.0.1", port=port, log_level="error")
+    from lexbench.human.app import server_options
+
+    config = uvicorn.Config(create_app(study), **server_options("127.0.0.1", port, "error"))
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -421,6 +423,44 @@ def test_two_origin_or_host_headers_are_refused(study):
         assert refused.status_code == 403 and "more than one origin" in refused.text
     twice = client.get("/", headers=[("host", "127.0.0.1:8765"), ("host", "evil.example")])
     assert twice.status_code == 421
+    assert written(study) == []
+
+
+def exchange(port: int, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        connection.sendall(request)
+        return read_all(connection)
+
+
+def test_the_real_server_refuses_two_hosts_and_anything_after_the_port(study, live_server):
+    """Through uvicorn itself, raw bytes on a socket: two Host headers were uvicorn's 400
+    (h11 refuses them before the guard sees the request), and a Host with a word or a path
+    after the port passed the Host check."""
+    port = live_server
+    good = f"127.0.0.1:{port}"
+    twice = exchange(
+        port,
+        f"GET /a/ann HTTP/1.1\r\nHost: {good}\r\nHost: evil.example\r\n"
+        "Connection: close\r\n\r\n".encode(),
+    )
+    assert twice.startswith(b"HTTP/1.1 421"), twice[:200]
+    assert b"more than one Host header" in twice and b'name="token"' not in twice
+    for host in (f"{good} evil", f"{good}/evil", f"{good}:80", f"user@{good}", f"{good}?x"):
+        reply = exchange(
+            port, f"GET /a/ann HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
+        )
+        assert reply.startswith(b"HTTP/1.1 421"), (host, reply[:200])
+        assert b'name="token"' not in reply
+    for host in (good, "127.0.0.1", "localhost:1", f"[::1]:{port}"):
+        reply = exchange(
+            port, f"GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
+        )
+        assert reply.startswith(b"HTTP/1.1 200"), (host, reply[:200])
+    # Any other malformed request is still h11's 400, and the server answers the next one.
+    assert exchange(port, b"GET / HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 400")
+    assert exchange(
+        port, f"GET /healthz HTTP/1.1\r\nHost: {good}\r\nConnection: close\r\n\r\n".encode()
+    ).startswith(b"HTTP/1.1 200")
     assert written(study) == []
 
 

@@ -5,6 +5,7 @@ English base forms, synset-level relations, one-way links), the cache, and every
 from __future__ import annotations
 
 import gzip
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -221,6 +222,61 @@ def test_dangling_relations_and_repeated_ids_are_left_out_with_a_warning(tmp_pat
     assert "3 relations point to no sense or synset; 2 ids repeat (the first of each kept)" in err
 
 
+# The Romanian wordnet marks reflexive pronouns with bars (560 lemmas such as "|se| grăbi"):
+# `|` joins names in the cached index and a line break splits a LAMBDA prompt's lines.
+REFLEXIVE = (
+    entry(1, "grăbi", "v", "hurry")
+    + entry(2, "zori", "v", "hurry")
+    + entry(3, "|se| grăbi", "v", "hurry", '<SenseRelation relType="derivation" target="s9"/>')
+    + entry(4, "|se| duce", "v", "go")
+    + entry(5, "mare", "a", "big")
+    + entry(6, "uriaș", "a", "big")
+    + entry(7, "casă", "n", "house")
+    + entry(8, "locuință", "n", "house")
+    + entry(9, "grabă", "n", "haste", '<SenseRelation relType="derivation" target="s1"/>')
+    + entry(10, "cămin&#10;ul", "n", "house")  # a line break, as a character reference
+    + entry(11, "grăbit", "a", "hasty", '<SenseRelation relType="derivation" target="s3"/>')
+    + synset("hurry", "v")
+    + synset("go", "v")
+    + synset("big", "a")
+    + synset("house", "n")
+    + synset("haste", "n")
+    + synset("hasty", "a")
+)
+
+
+def test_lemmas_lambda_prompts_cannot_carry_are_left_out_with_one_warning(tmp_path, capsys):
+    """Before, the whole file was refused, after parsing it all, naming no file: "a
+    WordNet name holds '|'"."""
+    path = write(tmp_path, REFLEXIVE, language="ro", name="ro.xml")
+    index = lmf_index(path, relations=("synonym", "derivation"))
+    assert not [name for name in index.lemma_names if "|" in name or "\n" in name]
+    assert index.relation("synonym", "grăbi") == ("zori",)
+    assert index.relation("synonym", "casă") == ("locuință",)
+    assert index.relation("derivation", "grabă") == ("grăbi",)  # its link to s3 went too
+    assert "grăbit" not in index.related["derivation"]  # its only link was to s3
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert warnings == [
+        f"lexbench: warning: {path}: 3 lemma(s) hold a character LAMBDA's prompts cannot carry "
+        "('|' or a line break; e.g. '|se| grăbi'); left out"
+    ]  # the links to their senses are not counted as pointing to nothing
+
+
+def test_the_generate_command_reads_such_a_wordnet_with_one_warning(tmp_path, own_cache):
+    path = write(tmp_path, REFLEXIVE, language="ro", name="ro.xml")
+    out = tmp_path / "ro.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "lexbench.cli", "generate", "lambda", "--wordnet-lmf", str(path),
+         "--language", "ro", "--relations", "synonym", "--per-relation", "1", "-o", str(out)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "lemma(s) hold" in line]
+    assert len(said) == 1 and str(path) in said[0] and "3 lemma(s)" in said[0]
+    [item] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert "|" not in json.dumps(item, ensure_ascii=False)
+
+
 def test_no_lexicon_and_an_empty_lexicon_are_refused(tmp_path, own_cache):
     bare = tmp_path / "bare.xml"
     bare.write_text(HEADER + "</LexicalResource>\n")
@@ -236,14 +292,28 @@ def test_entity_declarations_and_broken_xml_are_refused(tmp_path, own_cache):
         '<!DOCTYPE LexicalResource [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;&a;">]>\n'
         "<LexicalResource>&b;</LexicalResource>\n"
     )
-    refused(laughs, own_cache, "is not a WN-LMF file")
+    refused(laughs, own_cache, "laughs.xml: its DOCTYPE declares entities")
     external = tmp_path / "external.xml"
     external.write_text(
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<!DOCTYPE LexicalResource [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
         "<LexicalResource>&x;</LexicalResource>\n"
     )
-    refused(external, own_cache, "is not a WN-LMF file")
+    refused(external, own_cache, "external.xml: its DOCTYPE declares entities")
+    # WN-LMF's own DOCTYPE line with entities declared after it, over several lines (a
+    # national wordnet's `&icirc;`): the same, not "no LexicalResource header".
+    declared = tmp_path / "declared.xml"
+    declared.write_text(
+        HEADER.replace('.dtd">', '.dtd" [\n  <!ENTITY icirc "&#238;">\n]>')
+        + LEXICON.format(language="ro")
+        + entry(1, "&icirc;n", "p", "in")
+        + synset("in", "p")
+        + "</Lexicon>\n</LexicalResource>\n"
+    )
+    refused(declared, own_cache, "declared.xml: its DOCTYPE declares entities .*refused unread")
+    plain = tmp_path / "plain.xml"  # a file that is no WN-LMF file at all is still named so
+    plain.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<html></html>\n')
+    refused(plain, own_cache, "plain.xml is not a WN-LMF file")
     cut = tmp_path / "cut.xml"
     cut.write_bytes(write(tmp_path, TEMPERATURE).read_bytes()[:-200])
     refused(cut, own_cache, "not a valid WN-LMF file .*ill-formed XML")

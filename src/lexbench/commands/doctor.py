@@ -168,8 +168,12 @@ def check_server(base_url: str, api_key_env: str = "OPENAI_API_KEY", timeout: fl
             "URL usually ends in /v1\n" + hint,
             required=True,
         )
+    from lexbench.models.secrets import SecretMask, credential_secrets, split_url_credentials
+
+    # A server may echo the key or the URL's credentials in its model list too.
+    mask = SecretMask(credential_secrets(key, split_url_credentials(base_url)[1]))
     try:
-        models = [terminal_text(str(m.get("id"))) for m in reply.json().get("data", [])]
+        models = [terminal_text(mask(str(m.get("id")))) for m in reply.json().get("data", [])]
     except (ValueError, AttributeError):
         return Check(
             name,

@@ -15,6 +15,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from lexbench.paths import special_file
+
 FILE, FOLDER = "file", "folder"
 _FILE_WORDS = re.compile(r"\b(file|sheet)\b")
 _FOLDER_WORDS = re.compile(r"\b(folders?|director(y|ies))\b")
@@ -67,7 +69,8 @@ def _problem(path: Path, kind: str) -> str | None:
     if kind == FILE and path.is_dir():
         return "is a folder, where a file is expected: name a file (in it, or elsewhere)"
     if kind == FOLDER and path.exists() and not path.is_dir():
-        return "is a file, where a folder is expected: name a folder (or a new name)"
+        what = special_file(path) or "a file"  # /dev/null or a FIFO is no file either
+        return f"is {what}, where a folder is expected: name a folder (or a new name)"
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():

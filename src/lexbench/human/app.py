@@ -44,7 +44,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
 from lexbench.human.definitions import Dictionary
-from lexbench.human.guard import RequestGuard
+from lexbench.human.guard import RequestGuard, guarded_h11_protocol
 from lexbench.human.page import begin_page, done_page, item_page, start_page, welcome_page
 from lexbench.human.store import Study, StudyError, check_annotator
 from lexbench.human.tasks import task_for
@@ -370,4 +370,11 @@ def serve(
             f"network you trust, or an HTTPS proxy (--allow-host its name)",
             file=sys.stderr,
         )
-    uvicorn.run(app, host=host, port=port, log_level=log_level)
+    uvicorn.run(app, **server_options(host, port, log_level))
+
+
+def server_options(host: str, port: int, log_level: str = "warning") -> dict[str, Any]:
+    """How uvicorn serves the study (`uvicorn.run(app, **options)`, `uvicorn.Config`):
+    requests read by the guard's h11 protocol, so that two Host headers get the guard's
+    421 (`guard.guarded_h11_protocol`)."""
+    return {"host": host, "port": port, "log_level": log_level, "http": guarded_h11_protocol()}

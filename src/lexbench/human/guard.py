@@ -2,11 +2,17 @@
 
     unknown Host header                     -> 421  (DNS rebinding: a page on
                                                      attacker.example resolving to this
-                                                     machine must not read an item page)
+                                                     machine must not read an item page;
+                                                     so does a Host that is not a bare
+                                                     `name[:port]`: `127.0.0.1:80 evil`,
+                                                     `127.0.0.1:80/evil`)
     POST from another origin, or Origin: null -> 403  (a page the annotator has open elsewhere
                                                      must not write into the study; so does
                                                      a second Origin header)
-    a second Host header                    -> 421
+    a second Host header                    -> 421  (h11, which uvicorn reads requests
+                                                     with, refuses one before the guard
+                                                     sees it: `GuardedH11Protocol` answers
+                                                     that refusal 421 instead of 400)
     a body over `max_body` bytes            -> 413  (refused while it streams in: a 400 MB
                                                      chunked POST is never held in memory)
 
@@ -20,7 +26,10 @@ browser always sends one with a form POST. Plain ASGI, so it wraps any app.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
+import re
+import sys
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,6 +42,10 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 LOOPBACK_NAMES = frozenset({"localhost"})
+# A Host header as a browser sends it (RFC 9110: uri-host [":" port]): a name or an IPv4
+# address, or an IPv6 address in brackets, and at most a port after it. Nothing else: not
+# a space, a path, a user or a second port (`127.0.0.1:8765 evil`, `127.0.0.1:8765/evil`).
+_HOST_HEADER = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::[0-9]{1,5})?")
 
 
 class BodyTooLarge(Exception):
@@ -70,6 +83,8 @@ class RequestGuard:
         self.max_body = max_body
 
     def host_allowed(self, host_header: str) -> bool:
+        if _HOST_HEADER.fullmatch(host_header) is None:
+            return False
         name = host_name(host_header)
         return bool(name) and (is_ip_literal(name) or name in self.allowed_hosts)
 
@@ -159,3 +174,37 @@ async def _refuse(send: Send, status: int, reason: str) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+@functools.cache
+def guarded_h11_protocol() -> type:
+    """uvicorn's h11 protocol class, but a request h11 refuses for its two Host headers is
+    answered 421, as the guard answers it, instead of h11's 400: which of two names a
+    request is for is not known, so it is misdirected. The study server reads requests
+    with it whatever else is installed (httptools would hand both headers to the guard)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11Protocol(H11Protocol):
+        def send_400_response(self, msg: str) -> None:
+            # Called while h11's RemoteProtocolError is being handled: it says why.
+            if "multiple host" not in str(sys.exception()).lower():
+                super().send_400_response(msg)
+                return
+            import h11
+
+            body = b"421: more than one Host header\n"
+            headers = [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                (b"cache-control", b"no-store"),
+                (b"connection", b"close"),
+            ]
+            for event in (
+                h11.Response(status_code=421, headers=headers, reason=b"Misdirected Request"),
+                h11.Data(data=body),
+                h11.EndOfMessage(),
+            ):
+                self.transport.write(self.conn.send(event))
+            self.transport.close()
+
+    return GuardedH11Protocol

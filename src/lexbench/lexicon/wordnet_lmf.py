@@ -59,7 +59,8 @@ LMF_RELATIONS: tuple[str, ...] = (
     "holonym",
 )
 # Raised whenever `wordnet_lmf_graph` reads a file differently: cached indexes rebuild.
-LMF_RULES_VERSION = 2
+# 3: lemmas LAMBDA's prompts cannot carry are left out (`wordnet_lmf_read.unfit_for_prompts`).
+LMF_RULES_VERSION = 3
 _VERSION_LANGUAGE = re.compile(r"\(([^()]*)\)$")
 
 

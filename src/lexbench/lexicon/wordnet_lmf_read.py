@@ -3,7 +3,8 @@ naming the file and the problem, and nothing is left behind.
 
 * the header check of goodmami's `wn` (`wn.lmf.is_lmf`: the XML declaration and one of the
   WN-LMF DOCTYPE lines, nothing else) runs before any parsing, so a file that declares
-  entities of its own (external entities, "billion laughs") is refused unread;
+  entities of its own (external entities, "billion laughs") is refused unread, and said to
+  declare entities (`declared_entities` looks first);
 * a `.gz` file is unpacked into lexbench's cache only while it is read, at most
   `MAX_UNPACKED_BYTES` (a bomb is stopped and its part removed at once), and removed after;
 * a reference to an entity WN-LMF does not declare (`&eacute;`: the parser would silently drop
@@ -11,7 +12,10 @@ naming the file and the problem, and nothing is left behind.
 * a required attribute missing (`wn`'s own checks are `assert`s), a file with no lexicon or
   an empty one: refused;
 * relations pointing to nothing and repeated ids: dropped (the first of a repeated id kept)
-  and counted in `LmfProblems`, which the caller reports as one warning.
+  and counted in `LmfProblems`, which the caller reports as one warning;
+* a lemma LAMBDA's prompts cannot carry (`unfit_for_prompts`: a `|`, as the Romanian
+  wordnet's `|se| grăbi`, or a line break) is left out with its senses and the links to
+  them, counted in the same warning with an example: the rest of the file is read.
 """
 
 from __future__ import annotations
@@ -36,6 +40,22 @@ MAX_UNPACKED_BYTES = 1 << 30
 # An entity reference other than XML's five and character references: WN-LMF's DTD declares
 # none, and a parser that does not read the DTD drops it without a word.
 _UNDECLARED_ENTITY = re.compile(rb"&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9A-Fa-f]+);)[^;\s<&]*;")
+# The start of a file read to find a DOCTYPE's entity declarations (before the root element).
+_PROLOG_BYTES = 1 << 20
+# What a lemma may not hold: `|` joins names in the cached relation index
+# (`lexicon.wordnet.NAME_SEPARATOR`, a name holding one cannot be stored), and a line break
+# would split a LAMBDA prompt's `A : B` lines (`lambda_.prompts.prompt_text`): every
+# character `str.splitlines` breaks at.
+_UNFIT = re.compile("[|\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def unfit_for_prompts(lemma: str) -> bool:
+    """Whether a lemma holds a character LAMBDA's prompts cannot carry (see `_UNFIT`).
+
+    >>> unfit_for_prompts("|se| grăbi"), unfit_for_prompts("grăbi")
+    (True, False)
+    """
+    return _UNFIT.search(lemma) is not None
 
 
 class LmfFileError(ValueError):
@@ -48,9 +68,16 @@ class LmfProblems:
 
     dangling_relations: int = 0
     repeated_ids: int = 0
+    unfit_lemmas: int = 0  # lemmas LAMBDA's prompts cannot carry (`unfit_for_prompts`)
+    unfit_example: str = ""
 
     def warning(self, where: str) -> str | None:
         parts = []
+        if self.unfit_lemmas:
+            parts.append(
+                f"{self.unfit_lemmas:,} lemma(s) hold a character LAMBDA's prompts cannot "
+                f"carry ('|' or a line break; e.g. {self.unfit_example!r})"
+            )
         if self.dangling_relations:
             parts.append(f"{self.dangling_relations:,} relations point to no sense or synset")
         if self.repeated_ids:
@@ -96,12 +123,26 @@ def check_entities(data: bytes, where: str) -> None:
         )
 
 
+def declared_entities(source: Path) -> bool:
+    """Whether the file's DOCTYPE declares entities (`<!ENTITY` before the root element)."""
+    with open(source, "rb") as handle:
+        prolog = handle.read(_PROLOG_BYTES)
+    root = prolog.find(b"<LexicalResource")
+    return b"<!ENTITY" in (prolog if root < 0 else prolog[:root])
+
+
 def load_resource(source: Path, where: str) -> dict[str, Any]:
     """`wn.lmf.load` of a plain XML file, its failures as `LmfFileError`s."""
     try:
         import wn.lmf
     except ImportError:
         raise ImportError(LMF_INSTALL_HINT) from None
+    if declared_entities(source):
+        raise LmfFileError(
+            f"{where}: its DOCTYPE declares entities (<!ENTITY ...>), which WN-LMF does not "
+            "use and lexbench does not expand (an entity can read another file or grow "
+            "without bound); refused unread. Write the characters themselves"
+        )
     if not wn.lmf.is_lmf(source):
         raise LmfFileError(f"{where} is not a WN-LMF file (no LexicalResource header)")
     check_entities(source.read_bytes(), where)
@@ -147,10 +188,13 @@ def pick_lexicon(resource: Mapping[str, Any], language: str | None, where: str) 
 
 
 def cleaned(lexicon: dict[str, Any], where: str) -> tuple[dict[str, Any], LmfProblems]:
-    """The lexicon with repeated ids (after the first) and links to nothing left out; an
+    """The lexicon with repeated ids (after the first), lemmas LAMBDA's prompts cannot
+    carry (with their senses and the links to those) and links to nothing left out; an
     empty lexicon (no sense) refused."""
     seen: set[str] = set()
     repeated = 0
+    unfit: list[str] = []
+    unfit_senses: set[str] = set()  # links to these are not dangling: their lemma went
 
     def first(element: Mapping[str, Any]) -> bool:
         nonlocal repeated
@@ -166,6 +210,10 @@ def cleaned(lexicon: dict[str, Any], where: str) -> tuple[dict[str, Any], LmfPro
     dangling = 0
     for entry in lexicon.get("entries", []):
         if not first(entry):
+            continue
+        if unfit_for_prompts(entry["lemma"]["writtenForm"]):
+            unfit.append(entry["lemma"]["writtenForm"])
+            unfit_senses.update(s["id"] for s in entry.get("senses", []) if first(s))
             continue
         senses = []
         for sense in entry.get("senses", []):
@@ -186,7 +234,8 @@ def cleaned(lexicon: dict[str, Any], where: str) -> tuple[dict[str, Any], LmfPro
                 for r in sense.get("relations", [])
                 if r["target"] in sense_ids or r["target"] in synset_ids
             ]
-            dangling += len(sense.get("relations", [])) - len(kept)
+            lost = len(sense.get("relations", [])) - len(kept)
+            dangling += lost - sum(r["target"] in unfit_senses for r in sense.get("relations", ()))
             sense["relations"] = kept
     out_synsets = []
     for synset in synsets:
@@ -195,5 +244,10 @@ def cleaned(lexicon: dict[str, Any], where: str) -> tuple[dict[str, Any], LmfPro
         out_synsets.append({**synset, "relations": kept})
     return (
         {**lexicon, "entries": entries, "synsets": out_synsets},
-        LmfProblems(dangling_relations=dangling, repeated_ids=repeated),
+        LmfProblems(
+            dangling_relations=dangling,
+            repeated_ids=repeated,
+            unfit_lemmas=len(unfit),
+            unfit_example=unfit[0] if unfit else "",
+        ),
     )

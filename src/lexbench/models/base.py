@@ -23,6 +23,11 @@ Optional capabilities, with their defaults:
   `on_tokens`           set by the runner while its progress bar is open: a backend that
                         decodes long answers calls it with the tokens each step produced,
                         so the bar moves between answers (None: nobody is listening)
+  `before_send`         set by the runner around `answer_each` when runs share a cache: a
+                        backend that sends requests over a network calls it with the
+                        positions it is about to send; it returns those not to send (another
+                        run answered them, or is sending them: the runner has them), whose
+                        answers `answer_each` then leaves out (None: send everything)
   `has_chat_template()` whether prompts can be wrapped in a chat format (False)
   `close()`             release weights, connections, servers; safe twice. Models are
                         context managers (`with load_model(spec) as model:`).
@@ -71,6 +76,8 @@ class Model(ABC):
     kinds: frozenset[RequestKind] = frozenset()
     #: Set by the runner while its bar is open; a decoding backend reports tokens to it.
     on_tokens: Callable[[int], None] | None = None
+    #: Set by the runner while runs share a cache; a sending backend asks it before sending.
+    before_send: Callable[[Sequence[int]], set[int]] | None = None
 
     @abstractmethod
     def fingerprint(self) -> dict[str, Any]:

@@ -31,6 +31,9 @@ loaded; it is sent only in the Authorization header, never part of the fingerpri
 in the cache or the run folder), and scrubbed from any error text: every stretch of 6 or
 more of its characters is masked, before any text is cut short. Credentials in the base URL
 (`http://user:pw@host/v1`) are used to connect (HTTP Basic) and kept out of the same places.
+A server that echoes them in its answers (completion or chat text, top log-probability
+tokens) has them masked there too, as each answer arrives, before it is cached or scored
+(`models/secrets.py`); an answer that holds none is kept exactly as it came.
 """
 
 from __future__ import annotations
@@ -68,9 +71,10 @@ from lexbench.models.openai_retry import RateLimiter
 from lexbench.models.openai_send import Sender
 from lexbench.models.openai_targets import TargetTokens
 from lexbench.models.secrets import (
+    SecretMask,
+    answer_secrets,
     credential_secrets,
     excerpt,
-    mask_secrets,
     split_url_credentials,
 )
 from lexbench.types import Request, Response
@@ -99,8 +103,11 @@ class OpenAIModel(Model):
         self.base_url = clean_url
         self._api_key = os.environ.get(options.api_key_env) or None
         # Masked in every text stored or printed: the key, and the URL's credentials in each
-        # form a server may echo them (the Basic token of the Authorization header too).
+        # form a server may echo them (the Basic token of the Authorization header too); in
+        # answers, all but the user name alone (see models/secrets.py).
         self._secrets = credential_secrets(self._api_key, self._url_credentials)
+        self._mask = SecretMask(self._secrets)
+        self._answer_mask = SecretMask(answer_secrets(self._api_key, self._url_credentials))
         self._rng = random.Random()
         # Chunks large enough that draining the last in-flight requests of a chunk costs
         # little (one latency per 64 rounds at full concurrency).
@@ -162,7 +169,17 @@ class OpenAIModel(Model):
         return described
 
     def _redact(self, text: str) -> str:
-        return mask_secrets(text, self._secrets) if self._secrets else text
+        return self._mask(text) if self._mask else text
+
+    def _masked_answer(self, response: Response, sender: Sender) -> Response:
+        """The answer with any echoed secret masked, said once on stderr (in our words)."""
+        masked = self._answer_mask.response(response)
+        if masked is not response:
+            sender.say(
+                f"{self.base_url}: the server's answers held the API key or the --base-url "
+                "credentials; they are masked as *** before anything stores or shows them"
+            )
+        return masked
 
     def _excerpt(self, text: str, limit: int) -> str:
         """Secrets masked first, then cut: a key across the cut cannot half-survive. Only
@@ -251,6 +268,8 @@ class OpenAIModel(Model):
             timeout=self.options.timeout,
         )
         sender = self._sender(pool)
+        before_send = self.before_send  # the runner's look before sending (Model.before_send)
+        withdrawn: set[int] = set()  # positions another run answers: neither sent nor returned
 
         def respond(position: int, response: Response) -> None:
             out[position] = response
@@ -276,8 +295,8 @@ class OpenAIModel(Model):
 
             def deliver(call: Call, value: Any) -> None:
                 position = owner[call.index]
-                if out[position] is not None:
-                    return  # its request already failed
+                if out[position] is not None or position in withdrawn:
+                    return  # its request already failed, or another run answers it
                 request = requests[position]
                 if isinstance(value, RequestFailed):
                     respond(
@@ -286,14 +305,21 @@ class OpenAIModel(Model):
                     return
                 plan = plans[position]
                 if len(plan) == 1:
-                    respond(position, value)
+                    respond(position, self._masked_answer(value, sender))
                     return
                 collected = parts.setdefault(position, [None] * len(plan))
                 collected[plan.index(call)] = value
                 if all(v is not None for v in collected):
-                    respond(position, combine(request, collected))
+                    respond(position, self._masked_answer(combine(request, collected), sender))
 
-            await sender.run(calls, deliver)
+            def keep(batch: list[Call]) -> list[Call]:
+                if before_send is None:
+                    return batch
+                positions = sorted({owner[c.index] for c in batch} - withdrawn)
+                withdrawn.update(before_send(positions))
+                return [c for c in batch if owner[c.index] not in withdrawn]
+
+            await sender.run(calls, deliver, keep=keep if before_send is not None else None)
         finally:
             await pool.aclose()
         return [r for r in out if r is not None]
@@ -368,8 +394,8 @@ class OpenAIModel(Model):
         if count == 1 and abs(total - expected) > ECHO_TOLERANCE:
             raise UnsupportedRequest(
                 f"{self.base_url} echoes prompt log-probabilities that disagree with its own "
-                f"next-token log-probabilities (token {token!r} after the first context: "
-                f"{total:.3f} echoed, {expected:.3f} sampled), so it does not implement "
+                f"next-token log-probabilities (token {self._redact(token)!r} after the first "
+                f"context: {total:.3f} echoed, {expected:.3f} sampled), so it does not implement "
                 "echo + logprobs correctly (llama-cpp-python 0.3 reports each token under "
                 "the distribution one position late). loglikelihood requests cannot be "
                 "answered through this server; use vLLM or SGLang, or the hf backend."

@@ -64,6 +64,9 @@ from lexbench.models.openai_retry import (
 )
 
 Deliver = Callable[[Call, Any], None]
+# Which of the calls about to be sent still are (the runner's look before sending, after a
+# run lost its claims: another run may have answered the others).
+Keep = Callable[[list[Call]], list[Call]]
 # Request bodies as `json.dumps(body, separators=(",", ":"))` writes them (ASCII), from one
 # encoder built once rather than one per request.
 _BODY_JSON = json.JSONEncoder(separators=(",", ":"))
@@ -93,10 +96,18 @@ class Sender:
     def batch_size(self) -> int:
         return 1 if self.state.batching is False else self.options.prompts_per_request
 
-    async def run(self, calls: Sequence[Call], deliver: Deliver, *, soft: bool = False) -> None:
+    async def run(
+        self,
+        calls: Sequence[Call],
+        deliver: Deliver,
+        *,
+        soft: bool = False,
+        keep: Keep | None = None,
+    ) -> None:
         """Send every call and deliver each one's value or `RequestFailed`. With `soft`, a
         permanent or unsupported-request error is delivered to the calls it concerns
-        instead of stopping the run."""
+        instead of stopping the run. `keep`, asked just before each request goes out (a
+        retry too), drops the calls it leaves out: they are neither sent nor delivered."""
         if not calls:
             return
         try:
@@ -105,7 +116,7 @@ class Sender:
                     calls,
                     self.options.max_concurrency,
                     group,
-                    lambda f, batch: self._send(f, batch, deliver, soft),
+                    lambda f, batch: self._send(f, batch, deliver, soft, keep),
                     self.batch_size,
                 )
                 flight.dispatch()
@@ -116,19 +127,26 @@ class Sender:
 
     # ------------------------------------------------------------ one request
 
-    async def _send(self, flight: Flight, calls: list[Call], deliver: Deliver, soft: bool) -> None:
+    async def _send(
+        self, flight: Flight, calls: list[Call], deliver: Deliver, soft: bool, keep: Keep | None
+    ) -> None:
         connection = self.pool.acquire()
         outcome: Exception | None = None
+        slots = len(calls)
         try:
             await self.limiter.acquire()
-            values = await self._attempt(connection, calls)
+            if keep is not None:  # the last moment before sending: after any wait
+                calls = keep(calls)
+            values = await self._attempt(connection, calls) if calls else []
         except (Retry, Resend, RequestFailed, PermanentModelError, UnsupportedRequest) as error:
             outcome = error
         finally:
             self.pool.release(connection)
-            flight.free += len(calls)
+            flight.free += slots
         if isinstance(outcome, (PermanentModelError, UnsupportedRequest)) and not soft:
             raise outcome
+        if len(calls) < slots:
+            flight.resolved(slots - len(calls))  # withdrawn by `keep`: never sent
         # The freed slots go out before this answer is delivered (caching it costs CPU),
         # and the yield lets those requests write themselves first.
         flight.dispatch()

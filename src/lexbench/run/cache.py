@@ -39,6 +39,11 @@ from typing import Any
 
 from lexbench.paths import cache_dir
 from lexbench.run import send_claims
+from lexbench.run.cache_problems import (
+    CacheError,
+    describe_problem,
+    refuse_a_non_file,
+)
 from lexbench.run.cache_rows import MAX_ROW_CHARS, BadRow, parse_stored_response
 from lexbench.run.send_claims import Holder, Owner
 from lexbench.types import Failure, Request, Response, canonical_json
@@ -71,10 +76,6 @@ CLAIMS_ENDED_TOGETHER = 1024
 WAL_CHECKPOINT_PAGES = 10_000
 
 
-class CacheError(RuntimeError):
-    """The response cache cannot be used; the message names the file and the way out."""
-
-
 def _utf8(text: str) -> bytes:
     # A lone surrogate cannot be UTF-8; "surrogatepass" keeps keys of ordinary text as
     # they always were and gives such text a key too.
@@ -105,40 +106,6 @@ def default_cache_path() -> Path:
     return cache_dir("responses") / "responses.sqlite"
 
 
-def describe_problem(path: Path, error: BaseException) -> str:
-    """One message: which file, what is wrong with it, and what to do."""
-    text = str(error)
-    lowered = text.lower()
-    ways_out = (
-        f"run with --no-cache, or --cache ANOTHER_FILE, or move the damaged file aside "
-        f"and rebuild it with `lexbench cache repair --cache {path}`"
-    )
-    if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
-        problem = f"is corrupt or truncated ({text})"
-    elif "readonly" in lowered or "read-only" in lowered or "permission" in lowered:
-        problem = f"cannot be written ({text})"
-        ways_out = (
-            "make the file and its folder writable, or run with --cache ANOTHER_FILE or --no-cache"
-        )
-    elif "disk is full" in lowered or "no space" in lowered or "full" in lowered:
-        problem = f"cannot grow: the disk is full ({text})"
-        ways_out = (
-            "free some space, or run with --cache ANOTHER_FILE on another disk, or --no-cache"
-        )
-    elif "unable to open" in lowered:
-        problem = f"cannot be opened ({text})"
-        ways_out = (
-            "check that its folder exists and is writable, or run with --cache ANOTHER_FILE "
-            "or --no-cache"
-        )
-    elif "locked" in lowered or "busy" in lowered:
-        problem = f"is locked by another process for too long ({text})"
-        ways_out = "wait for the other lexbench process to finish, or run with --cache ANOTHER_FILE"
-    else:
-        problem = f"cannot be used ({type(error).__name__}: {text})"
-    return f"response cache {path} {problem}; {ways_out}"
-
-
 class ResponseCache:
     """Persistent map from (model, request) to response. Thread-safe for one process."""
 
@@ -150,11 +117,7 @@ class ResponseCache:
         self._swept = False  # claims of owners found gone deleted (at the first claim)
         self._opened_at = time.time()
         self._closed = False
-        if self.path.is_dir():
-            raise CacheError(
-                f"response cache {self.path} is a folder, not a cache file: give the file "
-                f"itself, e.g. --cache {self.path / 'responses.sqlite'}"
-            )
+        refuse_a_non_file(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -289,13 +252,13 @@ class ResponseCache:
             self._swept = True
         return answered, mine, others
 
-    def refresh_claims(self, owner: Owner) -> None:
-        """Tell waiters that `owner` is still sending (see send_claims)."""
+    def refresh_claims(self, owner: Owner) -> float:
+        """Tell waiters that `owner` is still sending (see send_claims); the time written."""
         with self._lock, self._errors():
-            self._db.execute(
-                "UPDATE sending SET since = ? WHERE owner = ?", (time.time(), owner.id)
-            )
+            now = time.time()
+            self._db.execute("UPDATE sending SET since = ? WHERE owner = ?", (now, owner.id))
             self._db.commit()
+        return now
 
     def release_claims(self, owner: Owner) -> None:
         """End every claim of `owner` (its run is over, finished or not)."""

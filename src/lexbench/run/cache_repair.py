@@ -26,7 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lexbench.run.cache import COLUMNS, CacheError, ResponseCache
+from lexbench.paths import refuse_special_file
+from lexbench.run.cache import COLUMNS, ResponseCache
+from lexbench.run.cache_problems import NEEDS_A_FILE, CacheError
 from lexbench.run.cache_rows import BadRow, parse_stored_response
 
 
@@ -36,12 +38,15 @@ def sidecar_files(path: Path) -> list[Path]:
 
 
 def refuse_a_folder(path: Path) -> None:
-    """A `--cache` that names a folder is a mistake: say so (the CLI exits 2)."""
+    """A `--cache` that names a folder, a device or a named pipe is a mistake: say so (the
+    CLI exits 2), before `check` reads, `repair` moves or `clear` deletes anything (a
+    `cache clear --cache /dev/null` run as root would delete the device)."""
     if path.is_dir():
         raise ValueError(
             f"--cache {path} is a folder, not a cache file: give the file itself, "
             f"e.g. --cache {path / 'responses.sqlite'}"
         )
+    refuse_special_file(path, NEEDS_A_FILE, named="--cache ")
 
 
 def _writable(path: Path) -> bool:

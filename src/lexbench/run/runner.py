@@ -29,13 +29,19 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from lexbench.models.base import Model, PermanentModelError
 from lexbench.run.cache import ResponseCache, request_keys
 from lexbench.run.cache_writer import GroupedWriter
 from lexbench.run.progress import ProgressBar, run_header
-from lexbench.run.send_claims import CLAIM_LEASE_S, Heartbeat, Holder, Owner
+from lexbench.run.send_claims import (
+    Heartbeat,
+    Holder,
+    Lease,
+    Owner,
+    say_claims_lapsed,
+    say_waiting,
+)
 from lexbench.types import Failure, Request, Response
 
 
@@ -116,21 +122,6 @@ def _end(steps: list[Callable[[], None]], failing: bool) -> None:
 WAIT_NEWS_S = 60.0  # a waiting run says again whom it waits for, this often
 
 
-def _say_waiting(count: int, cache: Path, holder: Holder, waited: float) -> None:
-    """Whom a run waits for, and for how long at most: the holder's claims are taken over
-    at once if it dies, and after `CLAIM_LEASE_S` without a refresh if it hangs."""
-    bound = holder.taken_over_in(time.time())
-    print(
-        f"\nlexbench: {count} request(s) are being sent by another process using {cache} "
-        f"({holder.describe()}){f' (waited {waited:.0f} s so far)' if waited else ''}; "
-        f"waiting for its answers instead of sending them twice. They are sent from here if "
-        f"that process dies (seen within a second) or leaves its claims unrefreshed for "
-        f"{CLAIM_LEASE_S:.0f} s (next deadline in {bound:.0f} s)",
-        file=sys.stderr,
-        flush=True,
-    )
-
-
 class Session:
     """One run's conversation with a model through the cache, a window of requests at a
     time (`answer`), with one progress bar, one grouped cache writer and one set of send
@@ -167,6 +158,8 @@ class Session:
         self._shown: tuple[int, int] = (0, 0)  # (retries, failed) on the bar
         self._owner = Owner.current() if cache is not None else None
         self._heartbeat: Heartbeat | None = None  # refreshes the send claims (send_claims)
+        self._lease = Lease()  # whether the claims may have lapsed (a stopped run)
+        self._lapse_said = False
         # Streamed answers are committed in small groups (see cache_writer), batches whole.
         self._writer = GroupedWriter(cache) if cache is not None and self._streaming else None
         self._told: list[Holder] = []  # the first other sender met
@@ -289,13 +282,17 @@ class Session:
                     self._shown = now
                     bar.note(retries=now[0], failed=now[1])
 
-        def claimed(indices: list[int]) -> tuple[list[int], list[int]]:
+        def claimed(indices: list[int], regroup: bool = True) -> tuple[list[int], list[int]]:
             """(requests this run may send now, requests another process is sending): those
-            another process answered meanwhile are recorded at once (never sent twice)."""
+            another process answered meanwhile are recorded at once (never sent twice).
+            `regroup`: nothing is in flight, so every claim this run relies on is made now."""
             if cache is None or owner is None or not indices:
                 return indices, []
             if self._heartbeat is None:
-                self._heartbeat = Heartbeat(lambda: cache.refresh_claims(owner))
+                lease = self._lease
+                self._heartbeat = Heartbeat(lambda: lease.renewed(cache.refresh_claims(owner)))
+            if regroup:
+                self._lease.restart(time.time())
             answered, mine, others = cache.claim_for_sending([keys[i] for i in indices], owner)
             for i in indices:
                 if keys[i] in answered:
@@ -306,18 +303,49 @@ class Session:
             mine_keys, waiting = set(mine), [i for i in indices if keys[i] in others]
             return [i for i in indices if keys[i] in mine_keys], waiting
 
+        waiting: list[int] = []
+
+        def recheck(chunk: list[int], withdrawn: set[int]) -> Callable[[Sequence[int]], set[int]]:
+            """The backend's look before it sends (`Model.before_send`): nothing while this
+            run's claims are surely its own; once they may have lapsed (this process was
+            stopped or hung), each request is claimed again first, and one another process
+            answered or is sending meanwhile is not sent (recorded now, or waited for)."""
+
+            def before_send(positions: Sequence[int]) -> set[int]:
+                if cache is None or owner is None or self._lease.trusted(time.time()):
+                    return set()
+                wanted = [p for p in positions if responses[chunk[p]] is None]
+                mine, others = claimed([chunk[p] for p in wanted], regroup=False)
+                kept = set(mine)
+                gone = {p for p in wanted if chunk[p] not in kept}
+                waiting.extend(others)
+                if gone and not self._lapse_said:
+                    self._lapse_said = True
+                    say_claims_lapsed(cache.path)
+                withdrawn.update(gone)
+                return gone
+
+            return before_send
+
         def send(chunk: list[int]) -> None:
             if not chunk:
                 return
             batch = [requests[i] for i in chunk]
             if bar is not None:
                 bar.sending()
+            withdrawn: set[int] = set()  # positions another process answers (recheck)
             if self._streaming:
 
                 def arrived(position: int, answer: Response, chunk: list[int] = chunk) -> None:
                     record(chunk[position], answer, cache_it=True)
 
-                answers = model.answer_each(batch, arrived)
+                if cache is not None:
+                    model.before_send = recheck(chunk, withdrawn)
+                try:
+                    answers = model.answer_each(batch, arrived)
+                finally:
+                    model.before_send = None
+                chunk = [i for position, i in enumerate(chunk) if position not in withdrawn]
             else:
                 answers = model.answer(batch)
                 if cache is not None:
@@ -333,13 +361,12 @@ class Session:
                 if responses[i] is None:  # not already recorded as it arrived
                     record(i, answer, cache_it=self._streaming)
 
-        waiting: list[int] = []
         for start in range(0, len(to_send), self.size):
             mine, others = claimed(to_send[start : start + self.size])
             waiting += others
             send(mine)
         if waiting and cache is not None:  # counted across every chunk
-            _say_waiting(len(waiting), cache.path, self._told[0], 0.0)
+            say_waiting(len(waiting), cache.path, self._told[0], 0.0)
         pause, began, said = 0.05, time.monotonic(), time.monotonic()
         while waiting:  # requests other processes were sending when this one reached them
             time.sleep(pause)
@@ -347,7 +374,7 @@ class Session:
             mine, waiting = claimed(waiting)
             if waiting and cache is not None and time.monotonic() - said >= WAIT_NEWS_S:
                 said = time.monotonic()
-                _say_waiting(len(waiting), cache.path, self._told[-1], said - began)
+                say_waiting(len(waiting), cache.path, self._told[-1], said - began)
             for start in range(0, len(mine), self.size):
                 send(mine[start : start + self.size])
         if writer is not None:

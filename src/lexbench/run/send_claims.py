@@ -21,6 +21,14 @@ found gone:
 The first sweep of a run (`sweep_dead`) also deletes every claim of an owner found gone,
 asked for or not, so the claims of killed runs do not pile up in the file.
 
+A run that was itself stopped (SIGSTOP, a suspended laptop) or hung past `trust_s()` (the
+lease less two refreshes) may have lost its claims that way, and another run may have
+answered them meanwhile: `Lease` notices the gap (at its next refresh, or before its next
+send), and from then on the runner checks each request against the cache and claims it
+again before sending it, until it claims its next group of requests (`runner.Session`).
+`LEXBENCH_TEST_CLAIM_LEASE_S` (tests only) shortens the lease, so that a test with real
+processes and real signals runs in seconds.
+
 >>> Owner.current().pid == os.getpid()
 True
 """
@@ -28,19 +36,40 @@ True
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import secrets
 import socket
 import sqlite3
+import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+
+def _lease_from_environment(default: float = 300.0) -> float:
+    """The lease: 300 s, or shorter where a test sets LEXBENCH_TEST_CLAIM_LEASE_S (a
+    number from 1 to 300; anything else is ignored, as the knob is not a user's option)."""
+    try:
+        value = float(os.environ.get("LEXBENCH_TEST_CLAIM_LEASE_S", ""))
+    except ValueError:
+        return default
+    return value if math.isfinite(value) and 1.0 <= value <= default else default
+
 
 # A claim not refreshed for this long is taken over, whoever holds it; its live owner
 # refreshes it every REFRESH_S seconds, so it takes ten missed refreshes in a row.
-CLAIM_LEASE_S = 300.0
-REFRESH_S = 30.0
+CLAIM_LEASE_S = _lease_from_environment()
+REFRESH_S = CLAIM_LEASE_S / 10
+
+
+def trust_s() -> float:
+    """How long after its last refresh a run still takes its claims to be its own: the
+    lease less two refreshes, so a send decided just before is out before any takeover."""
+    return CLAIM_LEASE_S - 2 * REFRESH_S
 
 
 def _proc_stat(pid: int) -> list[str]:
@@ -179,6 +208,37 @@ def sweep_dead(db: sqlite3.Connection, owner: Owner, now: float) -> int:
     return db.total_changes - before
 
 
+class Lease:
+    """When this run's claims were last known to be its own, and whether they may have
+    lapsed since (thread-safe: the heartbeat renews it, the sending thread asks it)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._since = time.time()
+        self._lapsed = False
+
+    def restart(self, at: float) -> None:
+        """Every claim in use is being made now (a new group of requests is claimed)."""
+        with self._lock:
+            self._since, self._lapsed = at, False
+
+    def renewed(self, at: float) -> None:
+        """The claims were refreshed at `at`. A gap of `trust_s()` or more since the last
+        time means this run was stopped or hung meanwhile: another may have taken them."""
+        with self._lock:
+            if at - self._since >= trust_s():
+                self._lapsed = True
+            self._since = max(self._since, at)
+
+    def trusted(self, now: float) -> bool:
+        """Whether a request claimed in the current group may be sent without a new look at
+        the cache; once not, not again until `restart`."""
+        with self._lock:
+            if not self._lapsed and now - self._since >= trust_s():
+                self._lapsed = True
+            return not self._lapsed
+
+
 class Heartbeat:
     """Calls `refresh` every `every` seconds on a daemon thread until `stop()`: a live
     owner's claims stay fresh while its model works on one long batch. A refresh that
@@ -200,3 +260,32 @@ class Heartbeat:
     def stop(self) -> None:
         self._stopped.set()
         self._thread.join(timeout=5)  # a refresh stuck on a busy cache ends on its own
+
+
+# ---------------------------------------------------------------- what a run says
+
+
+def say_waiting(count: int, cache: Path, holder: Holder, waited: float) -> None:
+    """Whom a run waits for, and for how long at most: the holder's claims are taken over
+    at once if it dies, and after `CLAIM_LEASE_S` without a refresh if it hangs."""
+    bound = holder.taken_over_in(time.time())
+    print(
+        f"\nlexbench: {count} request(s) are being sent by another process using {cache} "
+        f"({holder.describe()}){f' (waited {waited:.0f} s so far)' if waited else ''}; "
+        f"waiting for its answers instead of sending them twice. They are sent from here if "
+        f"that process dies (seen within a second) or leaves its claims unrefreshed for "
+        f"{CLAIM_LEASE_S:.0f} s (next deadline in {bound:.0f} s)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def say_claims_lapsed(cache: Path) -> None:
+    """Once per run, when a run that lost its claims finds requests answered elsewhere."""
+    print(
+        f"\nlexbench: this run was stopped or stalled long enough that another process using "
+        f"{cache} may have taken over its requests; each is now checked against the cache "
+        "before it is sent, and those answered or being sent elsewhere are not sent again",
+        file=sys.stderr,
+        flush=True,
+    )

@@ -25,6 +25,7 @@ from typing import Any
 
 from lexbench.hashing import sha256_text
 from lexbench.lexicon.wordnet import PAPER_RELATIONS, RelationIndex
+from lexbench.paths import refuse_special_file
 
 PROFILES = ("strict", "listing")
 # A word filter that stands in for the profile's (a language-aware one for another wordnet).
@@ -232,6 +233,13 @@ def manifest(
     }
 
 
+# Why an item file must be a regular file: its manifest is written beside it.
+ITEMS_NEED_A_FILE = (
+    "the items go to FILE and their manifest to FILE.manifest.json beside it; name a "
+    "regular file (or a new name)"
+)
+
+
 def write_items(
     path: str | Path,
     items: Sequence[LambdaItem],
@@ -239,8 +247,10 @@ def write_items(
     index: RelationIndex,
     extra_config: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Write FILE (JSONL) and FILE.manifest.json; returns the manifest."""
+    """Write FILE (JSONL) and FILE.manifest.json; returns the manifest. FILE may not be a
+    device or a named pipe (nothing is written beside /dev/null)."""
     path = Path(path)
+    refuse_special_file(path, ITEMS_NEED_A_FILE)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = dumps_items(items)
     path.write_text(text, encoding="utf-8")

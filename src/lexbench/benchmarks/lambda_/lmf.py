@@ -237,9 +237,13 @@ def generate_from(
     progress: bool = True,
 ) -> LambdaDataset:
     """`items.generate_lambda` for any `source`: the dataset, written with its manifest
-    (the options' keys in its config) when `output` is given."""
-    from lexbench.benchmarks.lambda_.items import write_items
+    (the options' keys in its config) when `output` is given (refused at once when it is a
+    device or a named pipe, before the wordnet is read)."""
+    from lexbench.benchmarks.lambda_.items import ITEMS_NEED_A_FILE, write_items
+    from lexbench.paths import refuse_special_file
 
+    if output is not None:
+        refuse_special_file(output, ITEMS_NEED_A_FILE)
     dataset = lambda_dataset(config, source, wordnet, progress)
     if output is not None:
         write_items(output, dataset.items, dataset.config, dataset.index, dataset.extra_config)

@@ -16,6 +16,7 @@ from lexbench.benchmarks.setlexsem.grid_read import resolve_grid
 from lexbench.benchmarks.setlexsem.item_ids import IdRepeats
 from lexbench.benchmarks.setlexsem.items import SetLexSemItem
 from lexbench.benchmarks.setlexsem.sets import HyponymPool
+from lexbench.paths import refuse_special_file
 
 # One encoder for every line: `json.dumps` with options builds a new one per call.
 _line_encoder = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -65,8 +66,15 @@ def write_items(
 
     The whole grid is planned (and so validated) before anything is written; the JSONL is
     streamed to a uniquely named temporary file beside FILE and renamed into place, so an
-    error or an interruption leaves neither a partial FILE nor a stray temporary file."""
+    error or an interruption leaves neither a partial FILE nor a stray temporary file.
+    FILE may not be a device or a named pipe: the rename would put a file in its place
+    (/dev/null replaced, run as root), and the manifest would go beside it."""
     path = Path(path)
+    refuse_special_file(
+        path,
+        "the prompts are written to a file renamed into place at FILE, with their manifest "
+        "FILE.manifest.json beside it; name a regular file (or a new name)",
+    )
     grid = resolve_grid(grid)
     generator = ItemGenerator(grid, wordnet)
     _, skipped = generator.plan()
