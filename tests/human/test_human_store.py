@@ -17,10 +17,10 @@ from lexbench.benchmarks.ekar.splits import load_split
 from lexbench.benchmarks.lambda_.human import sample_lambda
 from lexbench.benchmarks.lambda_.items import LambdaConfig, LambdaItem, generate_items
 from lexbench.human.agreement import cohen_kappa, fleiss_kappa, kappa
+from lexbench.human.backend import HumanModel, prompt_key
 from lexbench.human.sampling import build_study, draw
 from lexbench.human.store import Study, StudyError, check_annotator
 from lexbench.human.tasks import task_for
-from lexbench.models.human import HumanModel, prompt_key
 from lexbench.models.registry import load_model
 from lexbench.types import Request
 

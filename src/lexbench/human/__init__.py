@@ -13,5 +13,5 @@ run folders scored exactly like a model's.
     agreement    Cohen's and Fleiss' kappa
     sheets       CSV sheets for offline LAMBDA studies
 
-The `human:NAME` backend itself is `lexbench.models.human`.
+The `human:NAME` backend itself is `lexbench.human.backend`.
 """

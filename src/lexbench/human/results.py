@@ -2,7 +2,7 @@
 
 For each annotator and each step (E-KAR: `hard` and `easy`, as two runs), the items they
 answered go through `lexbench.run.evaluate.evaluate` with the model `human:NAME`
-(`lexbench.models.human`): the benchmark object, scorer, tables and run-folder layout are
+(`lexbench.human.backend`): the benchmark object, scorer, tables and run-folder layout are
 exactly a model run's, and the item ids are the dataset's own, so `lexbench compare` pairs a
 person's run with a model's on the items both answered.
 
@@ -165,7 +165,7 @@ def study_results(
     crowd: bool = True,
 ) -> StudyResults:
     """Score every annotator's answers and write their run folders under `out`."""
-    from lexbench.models.human import HumanModel
+    from lexbench.human.backend import HumanModel
     from lexbench.models.registry import load_model
     from lexbench.run.store import write_json
 

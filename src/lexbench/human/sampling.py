@@ -46,7 +46,7 @@ def load_items(benchmark: str, options: Mapping[str, Any]) -> tuple[list[Any], d
 
 def study_items(benchmark: str, chosen: Sequence[Any], spec: Mapping[str, Any]) -> list[NewItem]:
     """Each chosen item with, per step, the exact prompt the benchmark would send a model."""
-    from lexbench.models.human import prompt_key
+    from lexbench.human.backend import prompt_key
 
     task = task_for(benchmark)
     prompts: dict[str, dict[str, Any]] = {}

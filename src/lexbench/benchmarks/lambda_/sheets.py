@@ -122,9 +122,9 @@ def score_lambda_sheet(
 ) -> Any:
     """Score a filled sheet as the run of model `human:ANNOTATOR`; returns the Evaluation."""
     from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark
+    from lexbench.human.backend import HumanModel, prompt_key
     from lexbench.human.store import check_annotator
     from lexbench.lexicon.wordnet import load_index
-    from lexbench.models.human import HumanModel, prompt_key
     from lexbench.run.evaluate import evaluate
 
     check_annotator(annotator)

@@ -35,7 +35,7 @@ class ScanTask(StudyTask):
         from lexbench.benchmarks.scan.benchmark import ScanBenchmark
 
         # A person answers like a model ranking next words (one word, at rank 1), matched
-        # against the accepted answers by the human backend (see lexbench.models.human).
+        # against the accepted answers by the human backend (see lexbench.human.backend).
         return ScanBenchmark(
             name="scan",
             dataset=list(items),

@@ -22,6 +22,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from lexbench.human.store import Study
 from lexbench.models.base import Model
 from lexbench.text import normalise, words
 from lexbench.types import RankedToken, Request, Response, content_hash
@@ -124,8 +125,6 @@ def load(name: str, options: Mapping[str, Any]) -> HumanModel:
             f"human:{name} needs the study its answers are in: option 'study' "
             f"(a directory from `lexbench human serve`)"
         )
-    from lexbench.human.store import Study
-
     study = Study(options["study"])
     try:
         if name not in study.annotators():
