@@ -158,7 +158,7 @@ def main() -> None:
               f"({lmf.stat().st_size / 1e6:.1f} MB) in {spent:.1f} s CPU")  # fmt: skip
         for name, count in sorted(counts.items()):
             print(f"  {name}: {count:,}")
-        from lexbench.lexicon.wordnet_lmf import lmf_index
+        from lexbench.lexicon.wordnet.lmf import lmf_index
 
         started = time.process_time()
         index = lmf_index(lmf, relations=RELATIONS)

@@ -31,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         # A process of its own (`lexbench ...`), not a caller's: what it loads stays loaded
         # until it exits, so the garbage collector may leave it alone (see paused_gc).
-        from lexbench.lexicon.wordnet_reader import FREEZE_LOADED
+        from lexbench.lexicon.wordnet.reader import FREEZE_LOADED
 
         FREEZE_LOADED[0] = True
     argv = list(sys.argv[1:] if argv is None else argv)

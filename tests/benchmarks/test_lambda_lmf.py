@@ -11,8 +11,8 @@ import pytest
 from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark, build_lambda
 from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items
 from lexbench.benchmarks.lambda_.lmf import LanguageFilter, WordSource, lambda_dataset
-from lexbench.lexicon import wordnet
-from lexbench.lexicon.wordnet_lmf import LMF_RELATIONS, lmf_index, missing_relations
+from lexbench.lexicon.wordnet import index as wordnet
+from lexbench.lexicon.wordnet.lmf import LMF_RELATIONS, lmf_index, missing_relations
 from lexbench.run.evaluate import evaluate
 from lexbench.run.store import read_run
 from mock_model import ScriptedModel

@@ -5,7 +5,7 @@ import pytest
 from lexbench.benchmarks.lambda_.benchmark import is_surface_variant, parse_and_score
 from lexbench.benchmarks.lambda_.items import LambdaItem
 from lexbench.benchmarks.lambda_.prompts import decoding_for, prompt_text
-from lexbench.lexicon.wordnet import RelationIndex
+from lexbench.lexicon.wordnet.index import RelationIndex
 from lexbench.models.hf_decode import first_word_complete
 from lexbench.text import edit_distance, first_word, normalise
 

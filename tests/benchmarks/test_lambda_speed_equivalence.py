@@ -158,7 +158,8 @@ def test_index_only_verdicts_are_the_full_finders_without_the_reader(pins, wordn
 
 
 def _nltk_reader():
-    from lexbench.lexicon.wordnet import locate_wordnet, open_reader
+    from lexbench.lexicon.wordnet.files import locate_wordnet
+    from lexbench.lexicon.wordnet.reader import open_reader
 
     return open_reader(locate_wordnet(allow_install=False))
 
@@ -230,7 +231,7 @@ def test_reader_reads_as_nltks_own(drift):
     NLTK's own reader gives: index, exceptions, synsets by word and by offset, lemma counts."""
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    from lexbench.lexicon.wordnet_reader import AsciiLines
+    from lexbench.lexicon.wordnet.reader import AsciiLines
 
     fast = _nltk_reader()
     with warnings.catch_warnings():

@@ -11,8 +11,8 @@ from lexbench.benchmarks.setlexsem.sets import (
     clean_lemma_names,
     pools_from_graph,
 )
-from lexbench.lexicon.wordnet import locate_wordnet
-from lexbench.lexicon.wordnet_reader import open_reader
+from lexbench.lexicon.wordnet.files import locate_wordnet
+from lexbench.lexicon.wordnet.reader import open_reader
 
 
 def _both_ways(directory):

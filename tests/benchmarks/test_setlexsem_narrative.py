@@ -10,7 +10,7 @@ from lexbench.benchmarks.setlexsem.categories import category_pool, pos_words
 from lexbench.benchmarks.setlexsem.grid_read import grid_from_mapping
 from lexbench.benchmarks.setlexsem.narrative import scenarios, scenarios_from
 from lexbench.benchmarks.setlexsem.prompts import NARRATIVE_PHRASINGS, PHRASINGS
-from lexbench.lexicon.wordnet import locate_wordnet
+from lexbench.lexicon.wordnet.files import locate_wordnet
 from mock_model import ScriptedModel
 
 STORIES = ["formal", "plain", *NARRATIVE_PHRASINGS]

@@ -312,7 +312,8 @@ def test_a_study_resumes_only_with_its_own_order(tmp_path, lambda_items, monkeyp
 
 def test_definitions_are_dictionary_senses_without_related_words():
     from lexbench.human.definitions import Dictionary
-    from lexbench.lexicon.wordnet import locate_wordnet, open_reader
+    from lexbench.lexicon.wordnet.files import locate_wordnet
+    from lexbench.lexicon.wordnet.reader import open_reader
 
     reader = open_reader(locate_wordnet(allow_install=False))
     dictionary = Dictionary(reader=reader)

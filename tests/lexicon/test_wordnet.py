@@ -2,8 +2,8 @@
 
 import pytest
 
-from lexbench.lexicon import wordnet
-from lexbench.lexicon.wordnet import LEXNAMES, WordNetNotFound, prepare_from, write_lexnames
+from lexbench.lexicon.wordnet import index as wordnet
+from lexbench.lexicon.wordnet.files import LEXNAMES, WordNetNotFound, prepare_from, write_lexnames
 
 
 def test_lexnames_file_matches_man_page(tmp_path):

@@ -25,7 +25,8 @@ from write_wordnet_lmf import write_wordnet_lmf
 @pytest.fixture(scope="session")
 def wordnet30_lmf(user_cache_root, tmp_path_factory) -> Path:
     """The prepared WordNet 3.0 as a WN-LMF file, written once per session."""
-    from lexbench.lexicon.wordnet import fingerprint, locate_wordnet, open_reader
+    from lexbench.lexicon.wordnet.files import fingerprint, locate_wordnet
+    from lexbench.lexicon.wordnet.reader import open_reader
 
     directory = locate_wordnet()
     target = tmp_path_factory.mktemp("wordnet-lmf") / f"wn30-{fingerprint(directory)[:16]}.xml"
@@ -44,7 +45,7 @@ def test_wordnet_as_wn_lmf_gives_the_native_index_and_the_same_item_files(
         native_files[profile] = out
     # The WN-LMF index is built here, in a cache of this test's own.
     monkeypatch.setenv("LEXBENCH_CACHE", str(tmp_path / "cache"))
-    from lexbench.lexicon.wordnet_lmf import lmf_index
+    from lexbench.lexicon.wordnet.lmf import lmf_index
 
     lmf = lmf_index(wordnet30_lmf)
     assert lmf.version == "pwn:3.0 (en)"

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.lexicon import wordnet_lmf, wordnet_lmf_read
-from lexbench.lexicon.wordnet_lmf import LMF_RELATIONS, LmfFileError, lmf_index
+from lexbench.lexicon.wordnet import lmf as wordnet_lmf
+from lexbench.lexicon.wordnet import lmf_read as wordnet_lmf_read
+from lexbench.lexicon.wordnet.lmf import LMF_RELATIONS, lmf_index
+from lexbench.lexicon.wordnet.lmf_read import LmfFileError
 
 pytest.importorskip("wn")
 

@@ -13,9 +13,12 @@ import sys
 
 import pytest
 
-from lexbench.lexicon import wordnet, wordnet_reader, wordnet_senses
-from lexbench.lexicon.wordnet import fingerprint, locate_wordnet, open_reader
-from lexbench.lexicon.wordnet_senses import (
+from lexbench.lexicon.wordnet import index as wordnet
+from lexbench.lexicon.wordnet import reader as wordnet_reader
+from lexbench.lexicon.wordnet import senses as wordnet_senses
+from lexbench.lexicon.wordnet.files import fingerprint, locate_wordnet
+from lexbench.lexicon.wordnet.reader import open_reader
+from lexbench.lexicon.wordnet.senses import (
     DETACHMENT_RULES,
     LemmaSenses,
     load_sense_table,

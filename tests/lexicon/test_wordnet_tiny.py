@@ -17,13 +17,9 @@ from lexbench.benchmarks.lambda_.items import (
     has_substring_clash,
     in_strict_vocabulary,
 )
-from lexbench.lexicon.wordnet import (
-    PAPER_RELATIONS,
-    REQUIRED_FILES,
-    fingerprint,
-    locate_wordnet,
-    open_reader,
-)
+from lexbench.lexicon.wordnet.files import REQUIRED_FILES, fingerprint, locate_wordnet
+from lexbench.lexicon.wordnet.index import PAPER_RELATIONS
+from lexbench.lexicon.wordnet.reader import open_reader
 
 MAKER = TINY_WORDNET.parent / "make_tiny_wordnet.py"
 REAL_WORDNET = Path("/usr/share/wordnet")

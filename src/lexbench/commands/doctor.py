@@ -43,7 +43,7 @@ class Check:
 
 
 def check_wordnet(path: str | None = None) -> Check:
-    from lexbench.lexicon.wordnet import WordNetNotFound, locate_wordnet
+    from lexbench.lexicon.wordnet.files import WordNetNotFound, locate_wordnet
 
     try:
         found = locate_wordnet(path, allow_install=False)

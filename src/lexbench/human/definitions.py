@@ -6,7 +6,7 @@ it never lists a sense's other lemmas, antonyms or derived forms, which would ha
 very relations LAMBDA asks about. Inflected forms are found through WordNet's morphology
 (NLTK's `morphy`: "geese" finds "goose").
 
-WordNet comes from lexbench's own setup (`lexbench.lexicon.wordnet.locate_wordnet`), opened
+WordNet comes from lexbench's own setup (`lexbench.lexicon.wordnet.files.locate_wordnet`), opened
 once with NLTK's reader on the first look-up.
 """
 
@@ -66,7 +66,8 @@ class Dictionary:
     def reader(self) -> Any:
         with self._lock:
             if self._reader is None:
-                from lexbench.lexicon.wordnet import locate_wordnet, open_reader
+                from lexbench.lexicon.wordnet.files import locate_wordnet
+                from lexbench.lexicon.wordnet.reader import open_reader
 
                 self._reader = open_reader(locate_wordnet(self._wordnet, allow_install=False))
             return self._reader

@@ -153,7 +153,7 @@ class LazyPackagedGlove:
                 self._full = _PACKAGED["glove"]
                 self._index = self._full.index
             else:
-                from lexbench.lexicon.wordnet_reader import paused_gc
+                from lexbench.lexicon.wordnet.reader import paused_gc
 
                 matrix_path, vocabulary_path = self._files
                 with paused_gc():  # 400,000 strings and no cycles

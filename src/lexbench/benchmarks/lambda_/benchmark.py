@@ -49,7 +49,7 @@ from lexbench.benchmarks.lambda_.taxonomy import (
 )
 from lexbench.contract import first_per_stratum
 from lexbench.hashing import sha256_text
-from lexbench.lexicon.wordnet import RelationIndex
+from lexbench.lexicon.wordnet.index import RelationIndex
 from lexbench.models.base import Model
 from lexbench.types import Request, Response, Score
 
@@ -335,7 +335,7 @@ def build_lambda(
     `wordnet_lmf`/`language`/`tokenizer`/`max_answer_tokens`: see `lambda_.lmf`."""
     from lexbench.benchmarks.lambda_.items import LambdaConfig, read_items
     from lexbench.benchmarks.lambda_.lmf import WordSource, lambda_dataset
-    from lexbench.lexicon.wordnet import PAPER_RELATIONS, load_index
+    from lexbench.lexicon.wordnet.index import PAPER_RELATIONS, load_index
 
     source = WordSource(
         wordnet_lmf=None if wordnet_lmf is None else str(wordnet_lmf),
@@ -345,8 +345,8 @@ def build_lambda(
     )
     index: RelationIndex
     if source.wordnet_lmf is not None:
-        from lexbench.lexicon.wordnet import relations_for
-        from lexbench.lexicon.wordnet_lmf import lmf_index
+        from lexbench.lexicon.wordnet.index import relations_for
+        from lexbench.lexicon.wordnet.lmf import lmf_index
 
         # The index `lambda_dataset` draws from (built or read once).
         index = lmf_index(source.wordnet_lmf, language, relations_for(relations or PAPER_RELATIONS))

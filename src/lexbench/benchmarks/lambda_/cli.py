@@ -10,7 +10,7 @@ from typing import Any
 from lexbench.benchmarks.lambda_.items import MAX_PER_RELATION
 from lexbench.commands.arguments import add_limit_argument, positive_int
 from lexbench.commands.numbers import PROBABILITY_MASS, SEED, TEMPERATURE, count
-from lexbench.lexicon.wordnet import PAPER_RELATIONS, RELATIONS
+from lexbench.lexicon.wordnet.index import PAPER_RELATIONS, RELATIONS
 from lexbench.terminal import terminal_text
 
 #: `--per-relation`, checked at parse time.

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from lexbench.lexicon.wordnet_senses import SenseTable
+from lexbench.lexicon.wordnet.senses import SenseTable
 from lexbench.text import normalise
 
 # Cosine between GloVe 6B 50d vectors above which two words count as related in meaning:
@@ -321,7 +321,7 @@ class DriftFinder:
 def open_drift_finder_resources(wordnet: str | None, use_vectors: bool) -> tuple[SenseTable, Any]:
     """The WordNet's sense table and (when installed and asked for) the packaged GloVe
     vectors, opened once per process for each prepared WordNet (its directory and content)."""
-    from lexbench.lexicon.wordnet import fingerprint, locate_wordnet
+    from lexbench.lexicon.wordnet.files import fingerprint, locate_wordnet
 
     directory = locate_wordnet(wordnet, allow_install=False)
     return _drift_resources(directory, fingerprint(directory), use_vectors)
@@ -331,7 +331,7 @@ def open_drift_finder_resources(wordnet: str | None, use_vectors: bool) -> tuple
 def _drift_resources(directory: Path, content: str, use_vectors: bool) -> tuple[SenseTable, Any]:
     """Keyed by the prepared directory and its content fingerprint: two WordNets in one
     process (a test's tiny one beside the real one) never share a sense table."""
-    from lexbench.lexicon.wordnet_senses import load_sense_table
+    from lexbench.lexicon.wordnet.senses import load_sense_table
 
     senses = load_sense_table(directory, content, progress=True)
     vectors = None
@@ -353,7 +353,7 @@ def drift_finder(
     installed. The sense table must come from the WordNet the index was built from; a
     mismatch is an error.
     """
-    from lexbench.lexicon.wordnet import fingerprint, locate_wordnet
+    from lexbench.lexicon.wordnet.files import fingerprint, locate_wordnet
 
     directory = locate_wordnet(wordnet, allow_install=False)
     content = fingerprint(directory)

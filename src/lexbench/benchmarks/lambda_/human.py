@@ -34,7 +34,7 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, with_wordnet: bool
     `with_wordnet=False` where the command has its own `--wordnet`."""
     from lexbench.benchmarks.lambda_.items import MAX_PER_RELATION
     from lexbench.commands.numbers import SEED, count
-    from lexbench.lexicon.wordnet import PAPER_RELATIONS, RELATIONS
+    from lexbench.lexicon.wordnet.index import PAPER_RELATIONS, RELATIONS
 
     group = parser.add_argument_group("LAMBDA dataset (the items a sample is drawn from)")
     group.add_argument(
@@ -96,7 +96,7 @@ def load_lambda_items(options: Mapping[str, Any]) -> tuple[list[Any], dict[str, 
             "content_sha256": meta.get("content_sha256"),
             "config": meta.get("config"),
         }
-    from lexbench.lexicon.wordnet import PAPER_RELATIONS, load_index, relations_for
+    from lexbench.lexicon.wordnet.index import PAPER_RELATIONS, load_index, relations_for
 
     config = LambdaConfig(
         profile=options.get("profile", "strict"),
@@ -168,6 +168,6 @@ class LambdaTask(StudyTask):
         return sample_lambda(items, count, seed)
 
     def scoring_index(self, wordnet: str | None) -> Any:
-        from lexbench.lexicon.wordnet import load_index
+        from lexbench.lexicon.wordnet.index import load_index
 
         return load_index(wordnet, progress=False)  # the error taxonomy needs it

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.hashing import sha256_text
-from lexbench.lexicon.wordnet import PAPER_RELATIONS, RelationIndex
+from lexbench.lexicon.wordnet.index import PAPER_RELATIONS, RelationIndex
 from lexbench.paths import refuse_special_file
 
 PROFILES = ("strict", "listing")
@@ -281,7 +281,7 @@ def generate_lambda(
 
     >>> items = generate_lambda(per_relation=100, output="lambda.jsonl")   # doctest: +SKIP
     """
-    from lexbench.lexicon.wordnet import load_index, relations_for
+    from lexbench.lexicon.wordnet.index import load_index, relations_for
 
     config = LambdaConfig(
         profile=profile, seed=seed, per_relation=per_relation, relations=tuple(relations)

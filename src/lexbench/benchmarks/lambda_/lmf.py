@@ -32,7 +32,7 @@ from lexbench.benchmarks.lambda_.items import (
     generate_items,
     in_strict_vocabulary,
 )
-from lexbench.lexicon.wordnet import RelationIndex
+from lexbench.lexicon.wordnet.index import RelationIndex
 
 # Scripts written without spaces between words: a "word" there is a dictionary entry of a
 # few characters, so the paper's 4-15 letters would keep almost none of them.
@@ -153,7 +153,7 @@ class WordSource:
         """What the options add to the dataset config (nothing for the paper's defaults)."""
         out: dict[str, Any] = {}
         if self.wordnet_lmf is not None:
-            from lexbench.lexicon.wordnet_lmf import index_language, is_english
+            from lexbench.lexicon.wordnet.lmf import index_language, is_english
 
             out["wordnet_lmf"] = {
                 "file": Path(self.wordnet_lmf).name,
@@ -182,10 +182,10 @@ class LambdaDataset:
 def source_index(
     source: WordSource, relations: Sequence[str], wordnet: str | Path | None, progress: bool
 ) -> RelationIndex:
-    from lexbench.lexicon.wordnet import load_index, relations_for
+    from lexbench.lexicon.wordnet.index import load_index, relations_for
 
     if source.wordnet_lmf is not None:
-        from lexbench.lexicon.wordnet_lmf import lmf_index
+        from lexbench.lexicon.wordnet.lmf import lmf_index
 
         # The relations WordNet 3.0's index would hold: a run's index is then the same one.
         return lmf_index(source.wordnet_lmf, source.language, relations_for(relations), progress)
@@ -207,7 +207,7 @@ def lambda_dataset(
     if source.wordnet_lmf is not None:
         from dataclasses import replace
 
-        from lexbench.lexicon.wordnet_lmf import index_language, is_english, missing_relations
+        from lexbench.lexicon.wordnet.lmf import index_language, is_english, missing_relations
 
         english = is_english(index_language(index))
 

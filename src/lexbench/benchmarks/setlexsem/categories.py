@@ -75,7 +75,7 @@ def category_pool(
 ) -> tuple[str, ...]:
     """The words a category's sampler draws from, of `token_length` letters (None: any)."""
     if token_type in POS_TYPES:
-        from lexbench.lexicon.wordnet import locate_wordnet
+        from lexbench.lexicon.wordnet.files import locate_wordnet
 
         words = pos_words(locate_wordnet(wordnet, allow_install=False))[POS_TYPES[token_type]]
     elif token_type in SENTIMENT_TYPES:

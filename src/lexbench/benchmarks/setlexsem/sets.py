@@ -371,7 +371,7 @@ def load_hyponym_pools(wordnet: str | None = None) -> tuple[HyponymPool, ...]:
     they are kept per prepared WordNet directory and content, so two WordNets in one
     process (a test's tiny one beside the real one) never share pools.
     """
-    from lexbench.lexicon.wordnet import fingerprint, locate_wordnet
+    from lexbench.lexicon.wordnet.files import fingerprint, locate_wordnet
 
     directory = locate_wordnet(wordnet)
     return _hyponym_pools(directory, fingerprint(directory))

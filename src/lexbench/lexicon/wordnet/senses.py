@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lexbench.lexicon.wordnet_reader import paused_gc
+from lexbench.lexicon.wordnet.reader import paused_gc
 from lexbench.paths import cache_dir, read_cache_json, write_atomically
 
 SENSE_FORMAT = 1
@@ -71,7 +71,7 @@ def morphy(
 ) -> list[str]:
     """NLTK 3.10's `_morphy(form, pos)`: the form itself and its exception-list or detached
     forms (`DETACHMENT_RULES`), those `listed` for `pos`, each once, in NLTK's order. Shared
-    by the sense table and the WN-LMF reader (`lexicon.wordnet_lmf_graph`)."""
+    by the sense table and the WN-LMF reader (`lexicon.wordnet.lmf_graph`)."""
     if form in exceptions:
         forms = list(exceptions[form])
     else:
@@ -372,7 +372,7 @@ def load_sense_table(directory: Path, fingerprint: str, progress: bool = False) 
     if path.is_file():
         table = read_sense_table(path)
     else:
-        from lexbench.lexicon.wordnet_reader import open_reader
+        from lexbench.lexicon.wordnet.reader import open_reader
 
         started = time.perf_counter()
         reader = open_reader(directory)

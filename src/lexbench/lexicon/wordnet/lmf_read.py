@@ -43,7 +43,7 @@ _UNDECLARED_ENTITY = re.compile(rb"&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9A-Fa
 # The start of a file read to find a DOCTYPE's entity declarations (before the root element).
 _PROLOG_BYTES = 1 << 20
 # What a lemma may not hold: `|` joins names in the cached relation index
-# (`lexicon.wordnet.NAME_SEPARATOR`, a name holding one cannot be stored), and a line break
+# (`lexicon.wordnet.index.NAME_SEPARATOR`, a name holding one cannot be stored), and a line break
 # would split a LAMBDA prompt's `A : B` lines (`lambda_.prompts.prompt_text`): every
 # character `str.splitlines` breaks at.
 _UNFIT = re.compile("[|\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")

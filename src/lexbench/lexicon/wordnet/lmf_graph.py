@@ -1,13 +1,13 @@
 """One lexicon of a WN-LMF file seen through NLTK's WordNet API, so the relation index of any
 wordnet is built by the same loop and the same `RELATIONS` functions as WordNet 3.0's
-(`lexicon.wordnet.index_from_reader`): the LAMBDA paper's Listing 1 rules, applied once.
+(`lexicon.wordnet.index.index_from_reader`): the LAMBDA paper's Listing 1 rules, applied once.
 
 What NLTK's reader does and this view does alike:
 
 * `synsets(word)`: the word lowercased, looked up among the lowercased lemmas (spaces as
   underscores, as WordNet's index files write them), nouns, verbs, adjectives (satellites
   included), adverbs in that order. For English, through NLTK 3.10's `morphy`
-  (`wordnet_senses.morphy`): the detachment rules, and the irregular forms the file lists as
+  (`wordnet.senses.morphy`): the detachment rules, and the irregular forms the file lists as
   `<Form>`s of an entry standing for WordNet's exception lists. Other languages: no base-form
   lookup (the rules are English), the word only. An entry's `<Form>`s count as exception-list
   lines even when the entry has no sense (then, as NLTK with "acer acer" in adj.exc, the form
@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from lexbench.lexicon.wordnet_senses import SEARCHED_POS, morphy
+from lexbench.lexicon.wordnet.senses import SEARCHED_POS, morphy
 
 # WN-LMF sense relation types read as lexbench's lemma relations.
 LEMMA_RELATION_TYPES: Mapping[str, str] = {

@@ -2,10 +2,10 @@
 
 Two layers, after goodmami's `wn`:
 
-* the raw-data layer (`lexicon/wordnet_files.py`, re-exported here) finds a WordNet 3.0
+* the raw-data layer (`lexicon/wordnet/files.py`) finds a WordNet 3.0
   database directory (a path the user gives, a copy lexbench prepared earlier, Debian's
   `wordnet-base` package, NLTK's own data, or NLTK's downloader when online) and prepares a
-  copy NLTK's reader (`lexicon/wordnet_reader.py`) opens;
+  copy NLTK's reader (`lexicon/wordnet/reader.py`) opens;
 * `RelationIndex` is the thin, immutable facade the benchmarks use: for every lemma name, the
   sets that NLTK's API gives for each registered relation, built once and cached on disk as
   JSON so later commands start in about 0.3 s instead of walking WordNet again.
@@ -27,19 +27,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from lexbench.lexicon.wordnet_files import (  # noqa: F401 - re-exported
-    INSTALL_HINT,
-    LEXNAMES,
-    OPTIONAL_FILES,
-    REQUIRED_FILES,
-    SYSTEM_LOCATIONS,
-    WordNetNotFound,
+from lexbench.lexicon.wordnet.files import (
     fingerprint,
     locate_wordnet,
-    prepare_from,
-    write_lexnames,
 )
-from lexbench.lexicon.wordnet_reader import AsciiLines, open_reader, paused_gc  # noqa: F401 - re-exported
+from lexbench.lexicon.wordnet.reader import open_reader, paused_gc
 from lexbench.paths import cache_dir, read_cache_json, write_atomically
 
 # --------------------------------------------------------------------------------------------
@@ -310,7 +302,7 @@ def index_from_reader(
 ) -> RelationIndex:
     """The index of any wordnet a reader with NLTK's API answers for (`synsets(word)`,
     `all_lemma_names()`, synsets' and lemmas' relation methods): WordNet 3.0 through NLTK,
-    or a WN-LMF wordnet through `lexicon.wordnet_lmf_graph`. One loop and the same
+    or a WN-LMF wordnet through `lexicon.wordnet.lmf_graph`. One loop and the same
     `RELATIONS` functions for both, so the two paths cannot apply different rules."""
     names = tuple(names)
     lemma_names = tuple(sorted(reader.all_lemma_names()))

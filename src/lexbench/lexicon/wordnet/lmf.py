@@ -7,7 +7,7 @@ database, no network; the checks and refusals are in `wordnet_lmf_read`). A file
 several lexicons; `language` (a BCP-47 code such as `fi`) or the lexicon's id picks one, and
 a file with one lexicon needs neither.
 
-The index is built by `lexicon.wordnet.index_from_reader`, the loop that builds WordNet
+The index is built by `lexicon.wordnet.index.index_from_reader`, the loop that builds WordNet
 3.0's, with the same relation functions (the LAMBDA paper's Listing 1 for synonym, antonym
 and derivation), over an NLTK-shaped view of the lexicon (`wordnet_lmf_graph`, which says
 how WN-LMF's relation types map onto NLTK's). So WordNet 3.0 written as WN-LMF gives the
@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from lexbench.hashing import sha256_file
-from lexbench.lexicon.wordnet import (
+from lexbench.lexicon.wordnet.index import (
     INDEX_FORMAT,
     RelationIndex,
     _relation_key,
@@ -38,9 +38,7 @@ from lexbench.lexicon.wordnet import (
     relations_for,
     save_index,
 )
-from lexbench.lexicon.wordnet_lmf_read import (  # noqa: F401 - LmfFileError re-exported
-    LMF_INSTALL_HINT,
-    LmfFileError,
+from lexbench.lexicon.wordnet.lmf_read import (
     cleaned,
     load_resource,
     pick_lexicon,
@@ -129,8 +127,8 @@ def build_lmf_index(
     source: Path, language: str | None, relations: Sequence[str], digest: str
 ) -> RelationIndex:
     """Read the file (a `.gz` unpacked for the read only) and build its index."""
-    from lexbench.lexicon.wordnet_lmf_graph import LmfWordNet
-    from lexbench.lexicon.wordnet_reader import paused_gc
+    from lexbench.lexicon.wordnet.lmf_graph import LmfWordNet
+    from lexbench.lexicon.wordnet.reader import paused_gc
 
     plain = unpacked(source, cache_dir("wordnet-lmf")) if source.suffix == ".gz" else source
     with paused_gc():  # a million small dictionaries and no cycles

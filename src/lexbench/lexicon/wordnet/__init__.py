@@ -1,0 +1,11 @@
+"""WordNet, read offline the way NLTK reads it, for LAMBDA and the studies built on it.
+
+* `files`: find a WordNet 3.0 database (a path, lexbench's prepared copy, Debian's
+  `wordnet-base`, NLTK's data) and prepare the copy NLTK's reader opens;
+* `reader`: NLTK's reader opened fast (same answers, fewer costs);
+* `index`: the relation index the benchmarks read (`load_index`, `RelationIndex`), built once
+  and cached on disk;
+* `senses`: the sense table LAMBDA's error taxonomy asks of a word;
+* `lmf`, `lmf_read`, `lmf_graph`: any wordnet as a WN-LMF file, read safely and presented as
+  NLTK's reader presents WordNet 3.0, so both paths build their index through one function.
+"""
