@@ -2,12 +2,12 @@
 benchmark (`lexbench.plugins`) and any model spec. One entry point, `run`, takes one
 `RunRequest` (`lexbench.request`); plans of several runs are `lexbench.plan`'s.
 
-    >>> from lexbench import api                                        # doctest: +SKIP
+    >>> from lexbench import api
     >>> from lexbench.request import RunRequest                         # doctest: +SKIP
     >>> run = api.run(RunRequest("lambda", model="smollm2-135m", limit=50))  # doctest: +SKIP
     >>> run = api.run("lambda", "smollm2-135m", limit=50)               # doctest: +SKIP
     >>> run.results["overall"]["accuracy"]                               # doctest: +SKIP
-    >>> [spec.name for spec in benchmarks()][:4]
+    >>> [spec.name for spec in api.benchmarks()][:4]
     ['lambda', 'scan', 'google', 'bats']
 """
 
