@@ -8,4 +8,29 @@
 * `senses`: the sense table LAMBDA's error taxonomy asks of a word;
 * `lmf`, `lmf_read`, `lmf_graph`: any wordnet as a WN-LMF file, read safely and presented as
   NLTK's reader presents WordNet 3.0, so both paths build their index through one function.
+
+Plugins read WordNet by the names below, which they were written against when this package
+was one module (`from lexbench.lexicon.wordnet import load_index` keeps working); lexbench's
+own modules import each name from the module that defines it.
 """
+
+from lexbench.lexicon.wordnet.files import WordNetNotFound, locate_wordnet
+from lexbench.lexicon.wordnet.index import (
+    PAPER_RELATIONS,
+    RELATIONS,
+    RelationIndex,
+    load_index,
+    register_relation,
+    relations_for,
+)
+
+__all__ = [
+    "PAPER_RELATIONS",
+    "RELATIONS",
+    "RelationIndex",
+    "WordNetNotFound",
+    "load_index",
+    "locate_wordnet",
+    "register_relation",
+    "relations_for",
+]
