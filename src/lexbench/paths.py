@@ -100,3 +100,32 @@ def read_cache_json(path: Path, what: str, formats: Collection[int]) -> dict[str
     if found not in formats:
         raise ValueError(f"{path} has {what} format {found}, expected {max(formats)}; {way_out}")
     return payload
+
+
+def file_size_limit() -> int | None:
+    """This process's largest file in bytes (`ulimit -f`), or None when unlimited."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return None
+    soft, _hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def storage_limit(path: Path, free_below: int = 1 << 20) -> str | None:
+    """What stops a file at `path` from growing, in words, when something visibly does: a
+    file-size limit on this process, or a disk with less than `free_below` bytes free.
+    SQLite reports either only as a "disk I/O error"."""
+    import shutil
+
+    limit = file_size_limit()
+    if limit is not None:
+        return f"this process may write no file over {limit:,} bytes (ulimit -f)"
+    for folder in (path.parent, *path.parent.parents):
+        if folder.is_dir():
+            with contextlib.suppress(OSError):
+                free = shutil.disk_usage(folder).free
+                if free < free_below:
+                    return f"the disk is full ({free:,} bytes free under {folder})"
+            break
+    return None

@@ -1,5 +1,6 @@
 """The one way model or server text reaches a terminal: control characters made visible,
-and credentials taken out of URLs.
+and credentials taken out of URLs; `safe_warnings` sends library warnings and log records
+the same way.
 
     >>> terminal_text("clear\\x1b[2J")
     'clear\\\\x1b[2J'
@@ -9,7 +10,13 @@ and credentials taken out of URLs.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import re
+import sys
+import warnings
+from collections.abc import Iterator
+from typing import Any
 
 # C0 controls but newline and tab, DEL, C1 controls, lone surrogates, and the bidirectional
 # overrides that make text display in another order than it reads.
@@ -32,3 +39,47 @@ def terminal_text(text: str) -> str:
 def strip_url_credentials(text: str) -> str:
     """`http://user:pw@host/v1` -> `http://host/v1`, anywhere in `text`."""
     return _CREDENTIALS.sub(r"\1", text)
+
+
+@contextlib.contextmanager
+def safe_warnings() -> Iterator[None]:
+    """Warnings and log records (a library's too: matplotlib's "Glyph 27 (\\x1b) missing"
+    repeats a model name) reach stderr through `terminal_text`, as every other line lexbench
+    prints: an escape sequence in a name cannot clear the screen or retitle the window."""
+    previous = warnings.showwarning
+    previous_factory = logging.getLogRecordFactory()
+
+    def safe_record(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous_factory(*args, **kwargs)
+        try:
+            text = record.getMessage()
+        except Exception:  # a library's malformed format: left to logging to report
+            return record
+        safe = terminal_text(text)
+        if safe != text:
+            record.msg, record.args = safe, None
+        return record
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: Any = None,
+        line: str | None = None,
+    ) -> None:
+        text = warnings.formatwarning(message, category, filename, lineno, line)
+        stream = file if file is not None else sys.stderr
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):  # a closed or broken stream
+                stream.write(terminal_text(text))
+
+    warnings.showwarning = show
+    logging.setLogRecordFactory(safe_record)
+    try:
+        yield
+    finally:
+        if warnings.showwarning is show:
+            warnings.showwarning = previous
+        if logging.getLogRecordFactory() is safe_record:
+            logging.setLogRecordFactory(previous_factory)

@@ -32,6 +32,10 @@ from lexbench.cli import main
 GUARANTEES = Path(__file__).parents[2] / "docs" / "guarantees.md"
 WATCHDOG_S = 20
 MODEL_REFUSED = "nosuch:model"  # an unknown backend: refused before anything loads
+LONG_NAME = "a" * 5_000  # longer than any file name (255 bytes) or Hub id (96 characters)
+# Values a numeric option's range must name in its refusal ("must be a number from 0 ..."),
+# never taken for an option ("-inf": "expected one argument").
+OUT_OF_RANGE = frozenset({"nan", "-inf", "1e400", "99999999999999999999"})
 
 
 def documented_statuses() -> dict[int, str]:
@@ -117,8 +121,8 @@ def hostile_values(action: argparse.Action, places: Places) -> list[str]:
             places.under_file,
         ]
     if action.type is not None and action.type is not str:  # numbers, ports, names
-        return [*values, "abc", "nan", "-1", "1e400", "99999999999999999999"]
-    return [*values, str(places.folder), "\x1b[2J"]
+        return [*values, "abc", "nan", "-1", "-inf", "1e400", "99999999999999999999"]
+    return [*values, str(places.folder), "\x1b[2J", LONG_NAME]
 
 
 def poison(action: argparse.Action, places: Places) -> str | None:
@@ -154,21 +158,26 @@ def base_argv(
     return argv
 
 
-def cases(places: Places) -> Iterator[tuple[list[str], str]]:
+def cases(places: Places) -> Iterator[tuple[list[str], str, bool]]:
+    """(command line, what it tries, whether its refusal must name a numeric range)."""
+    from lexbench.commands.numbers import RANGED
+
     parser = lexbench.cli.build_parser()
     for path, command in leaf_commands(parser):
-        yield base_argv(path, command, places, skip=""), "(the required arguments only)"
+        yield base_argv(path, command, places, skip=""), "(the required arguments only)", False
         for action in command._actions:
             if action.dest == "help" or not action.option_strings:
                 continue
             name = action.option_strings[-1]
             base = base_argv(path, command, places, skip=action.dest)
             if is_flag(action):
-                yield [*base, name], name
+                yield [*base, name], name, False
                 continue
             for value in hostile_values(action, places):
-                yield [*base, name, value], f"{name} {value!r}"
-                yield [*base, f"{name}={value}"], f"{name}={value!r}"
+                what = f"{name} {value[:40]!r}"
+                ranged = isinstance(action.type, RANGED) and value in OUT_OF_RANGE
+                yield [*base, name, value], what, ranged
+                yield [*base, f"{name}={value}"], what.replace(" ", "=", 1), ranged
 
 
 class Watchdog(Exception):
@@ -218,24 +227,30 @@ def test_every_option_of_every_command_refuses_hostile_values_in_one_line(places
     )
     problems: list[str] = []
     seen = 0
-    for argv, what in cases(places):
+    for argv, what, ranged in cases(places):
         seen += 1
         try:
             status, err, out = run_main(argv)
         except Exception as error:  # the failure this test looks for
             problems.append(f"lexbench {' '.join(argv)}: {type(error).__name__}: {error}")
             continue
-        line = f"lexbench {' '.join(map(repr, argv))} [{what}] -> {status}"
+        shown = " ".join(repr(a) if len(a) < 80 else f"'{a[:20]}...'" for a in argv)
+        line = f"lexbench {shown} [{what}] -> {status}"
+        errors = _error_lines(err)
         if "Traceback" in err:
             problems.append(f"{line}: a traceback")
+        elif "[Errno" in err or "usage:" in err:
+            problems.append(f"{line}: a raw OS error or a usage block: {err[-300:]!r}")
+        elif ranged and "must be" not in err:
+            problems.append(f"{line}: the range is not named: {errors}")
         elif status not in documented:
             problems.append(f"{line}: exit status not in docs/guarantees.md")
         elif status not in (0, environment, bad_input):  # nothing ran: no 3, 4 or 130
             problems.append(f"{line}: {err.strip().splitlines()[-1:]}")
         elif status == environment and not err and out:
             continue  # `doctor`: its findings on stdout, exit 1 when one it needs is missing
-        elif status != 0 and len(_error_lines(err)) != 1:
-            problems.append(f"{line}: {len(_error_lines(err))} error lines: {err[-300:]!r}")
+        elif status != 0 and len(errors) != 1:
+            problems.append(f"{line}: {len(errors)} error lines: {err[-300:]!r}")
     assert seen > 1000, seen  # the parser walk found the commands
     assert not problems, "\n".join(problems[:40]) + f"\n({len(problems)} of {seen})"
 

@@ -73,9 +73,9 @@ def test_folders_for_files_and_files_for_folders(capsys, tmp_path):
     line = refused([*run, "--out", str(file / "runs")], capsys)
     assert f"{file} is a file, so nothing can be made inside it" in line
     line = refused(["generate", "lambda", "-o", str(folder)], capsys)
-    assert f"--output {folder}: is a folder" in line
+    assert f"-o {folder}: is a folder" in line  # named as typed
     line = refused(["report", str(tmp_path), "-o", str(file)], capsys)
-    assert f"--output {file}: is a file" in line
+    assert f"-o {file}: is a file" in line
 
 
 def test_what_the_checks_cannot_know_is_still_exit_2(capsys, tmp_path, monkeypatch):

@@ -80,6 +80,12 @@ def test_every_numeric_option_of_the_parser_tree_has_a_range() -> None:
         ),
         (["human", "serve", "lambda", "--study", "S", "--port", "-1"], "--port: must be"),
         (["report", "--seed", "-5"], "--seed: must be an integer from 0 to 4294967295"),
+        (["run", "lambda", "--sets", "100000000"], "--sets: must be an integer from 1 to 1000,"),
+        (["contamination", "lambda", "--sets", "5000"], "--sets: must be an integer from 1"),
+        (["run", "lambda", "--samples", "1000000"], "--samples: must be an integer from 1 to"),
+        (["compare", "--resamples", "2147483647"], "--resamples: must be an integer from 1"),
+        (["run", "setlexsem", "--max-new-tokens", "99999999"], "--max-new-tokens: must be"),
+        (["run", "lambda", "--timeout", "-inf"], "--timeout: must be a number from 0"),
         (["finetune", "scan-bats", "--model", "m", "--eval-every", "0"], "'epoch' or an integer"),
         (["finetune", "scan-bats", "--model", "m", "--lora-dropout", "1"], "(exclusive)"),
     ],
@@ -99,6 +105,29 @@ def test_an_out_of_range_number_exits_2_naming_the_range_and_makes_nothing(
     assert fragment in err, err
     assert "Traceback" not in err
     assert list(tmp_path.iterdir()) == []  # no run folder, no study folder
+
+
+#: Options whose count multiplies the work (runs, requests, resamples, tokens): each bounded
+#: far below a C int, so no value is taken that could only run for ever.
+MULTIPLIERS = {
+    "sets": 1_000,
+    "samples": 1_000,
+    "resamples": 10_000_000,
+    "paper_resamples": 10_000_000,
+    "unpaired_resamples": 10_000_000,
+    "max_new_tokens": 131_072,
+    "reasoning_max_new_tokens": 131_072,
+}
+
+
+def test_options_that_multiply_the_work_are_bounded() -> None:
+    seen = set()
+    for path, action in _walk(build_parser()):
+        if action.dest in MULTIPLIERS and action.option_strings:
+            assert isinstance(action.type, IntRange), (path, action.dest)
+            assert action.type.high <= MULTIPLIERS[action.dest], (path, action.dest)
+            seen.add(action.dest)
+    assert seen == set(MULTIPLIERS)
 
 
 def test_ranges_take_what_they_allow() -> None:

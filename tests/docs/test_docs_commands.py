@@ -62,7 +62,8 @@ def _argparse_error(parser, argv: list[str]) -> str | None:
             parser.parse_args(argv)
     except SystemExit as stop:
         if stop.code not in (0, None):
-            return stderr.getvalue().strip().splitlines()[-1]
+            line = stderr.getvalue().strip().splitlines()[-1]
+            return re.sub(r" \(see [^()]* --help\)$", "", line)  # where help is: not the error
     return None
 
 

@@ -60,6 +60,7 @@ def test_options_given_win_over_the_provider_defaults(server, monkeypatch):
 
 
 def test_openai_prefix_needs_no_base_url_and_honours_openai_base_url(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "k")  # OpenAI's own URL needs one (said at load)
     monkeypatch.delenv("LEXBENCH_OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     model = load_model("openai:gpt-x", {})

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.arguments import add_published_argument, positive_int
-from lexbench.commands.numbers import NON_NEGATIVE, SEED
+from lexbench.commands.arguments import add_published_argument
+from lexbench.commands.numbers import RESAMPLES, RESAMPLES_OR_NONE, SEED
 from lexbench.terminal import terminal_text
 
 SUFFIX_FORMATS = {
@@ -151,14 +151,14 @@ def register(cli: Any) -> None:
     )
     parser.add_argument(
         "--resamples",
-        type=positive_int,
+        type=RESAMPLES,
         default=10_000,
         help="permutation and bootstrap resamples (default 10000)",
     )
     parser.add_argument("--seed", type=SEED, default=0, help="seed for resampling (default 0)")
     parser.add_argument(
         "--paper-resamples",
-        type=NON_NEGATIVE,
+        type=RESAMPLES_OR_NONE,
         default=None,
         metavar="N",
         help="resamples of the tests the benchmark's paper used, shown beside the paired "

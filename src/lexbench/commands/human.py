@@ -14,6 +14,7 @@ one benchmark has (LAMBDA's CSV sheets) are registered by that benchmark.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,14 +25,35 @@ from lexbench.terminal import terminal_text
 DEFAULT_HOST = "127.0.0.1"
 
 
+# A DNS name as RFC 1123 writes it: labels of letters, digits and inner hyphens.
+_HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+
+
 def host_address(text: str) -> str:
-    """argparse type: an address to bind, as uvicorn takes it (no scheme, port or path)."""
+    """argparse type: an address to bind, as uvicorn takes it (no scheme, port or path):
+    an IP address, or a host name that could be one. Dotted numbers must be an IPv4 address
+    (`999.1.1.1` is refused here, not looked up in DNS for seconds)."""
+    import ipaddress
+
     stripped = text.strip()
+    refusal = argparse.ArgumentTypeError(
+        f"{text!r} is not an address to bind: give a host name or an IP "
+        f"(127.0.0.1, 0.0.0.0, ::), the port goes in --port"
+    )
     if not stripped or any(c in stripped for c in "/ @") or stripped.count(":") == 1:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not an address to bind: give a host name or an IP "
-            f"(127.0.0.1, 0.0.0.0, ::), the port goes in --port"
-        )
+        raise refusal
+    labels = stripped.rstrip(".").split(".")
+    if ":" in stripped or all(label.isdigit() for label in labels):
+        try:
+            ipaddress.ip_address(stripped)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not an IP address (each of IPv4's four numbers is 0-255); "
+                "give one of this machine's addresses (127.0.0.1, 0.0.0.0, ::)"
+            ) from None
+        return stripped
+    if len(stripped) > 253 or not all(_HOST_LABEL.match(label) for label in labels):
+        raise refusal
     return stripped
 
 
@@ -119,8 +141,10 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def check_listening(host: str, port: int) -> None:
-    """An OSError naming the address when the server could not listen there (a port in use,
-    an address not of this machine), found before anything is created."""
+    """Found before anything is created: a ValueError (bad input, exit 2) for a host that is
+    not an address or name of this machine, an OSError naming the address for a port in use
+    or one this user may not bind."""
+    import errno
     import socket
 
     try:
@@ -130,8 +154,15 @@ def check_listening(host: str, port: int) -> None:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
             probe.bind(address)
     except OSError as error:
+        cause = error.strerror or str(error)
+        if isinstance(error, socket.gaierror) or error.errno == errno.EADDRNOTAVAIL:
+            # The name or address given is at fault (bad input, exit 2), not the machine.
+            raise ValueError(
+                f"--host {host}: not an address of this machine ({cause.lower()}); give "
+                "127.0.0.1, 0.0.0.0, :: or one of this machine's addresses or names"
+            ) from None
         raise OSError(
-            f"cannot serve on {host}:{port} ({error.strerror or error}); choose another "
+            f"cannot serve on {host}:{port} ({cause}); choose another "
             f"--port, or a --host address of this machine"
         ) from None
 

@@ -144,3 +144,15 @@ LEARNING_RATE = FloatRange(0.0, 1.0, low_open=True)
 EPOCHS = FloatRange(0.0, 10_000.0, low_open=True)
 #: A hidden layer counted from the first (0) or the last (-1): no transformer has 1,000.
 LAYER = IntRange(-1_000, 1_000)
+
+# Counts that multiply the work, bounded where more could not be needed (not the size of a
+# C int: `--sets 100000000` was taken and ran for ever; `--sets` is bounded by the planner's
+# MAX_SETS, in commands/arguments.py).
+#: Samples per item (`--samples`), each its own request for every item.
+SAMPLES_PER_ITEM = count(1, 1_000)
+#: Resamples of a permutation or bootstrap test: ten times the SCAN paper's million.
+RESAMPLES = count(1, 10_000_000)
+RESAMPLES_OR_NONE = count(0, RESAMPLES.high)  # 0 leaves the test out
+#: New tokens of one answer: 131,072 (128 Ki) is more than any hosted API returns at once,
+#: and a local model asked for more would generate for hours.
+NEW_TOKENS = count(1, 131_072)

@@ -17,13 +17,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import lexbench.commands
 from lexbench import __version__
+from lexbench.terminal import terminal_text
 
 
 class UserError(Exception):
@@ -39,11 +41,46 @@ VERBS = {
 }
 
 
+# What argparse must read as a value, not as an option: every number a numeric option's
+# range check should see and name ("-1", "-.5", "-1e400", "-inf", "-nan"); argparse's own
+# pattern takes "-inf" for an unknown option and says "expected one argument".
+NEGATIVE_NUMBER = re.compile(r"^-(\d|\.\d|inf(inity)?$|nan$)", re.IGNORECASE)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, refusing in one line: the problem and where help is, without the
+    usage block (7-27 lines on a benchmark's run command) before it. Its sub-command
+    parsers are of this class too (argparse makes them with the parent's class)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = NEGATIVE_NUMBER
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:  # named by the command they were given to, not by `lexbench`
+            chosen(self, parsed).error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {terminal_text(message)} (see {self.prog} --help)\n")
+
+
+def chosen(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
+    """The (sub-)command parser the parsed `args` went down to: `lexbench run lambda`'s."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            child = action.choices.get(getattr(args, action.dest, None) or "")
+            if child is not None:
+                return chosen(child, args)
+    return parser
+
+
 class CommandLine:
     """The parser being built; command modules add to it through these two methods."""
 
     def __init__(self) -> None:
-        self.parser = argparse.ArgumentParser(
+        self.parser = Parser(
             prog="lexbench",
             description="Generate, run, score and analyse lexical and analogical reasoning "
             "benchmarks (LAMBDA, SCAN, SetLexSem, E-KAR, Google, BATS).",
@@ -59,7 +96,7 @@ class CommandLine:
             "accepted anywhere on the line; $LEXBENCH_INCLUDE too",
         )
         self._top = self.parser.add_subparsers(dest="command", metavar="COMMAND")
-        self._verbs: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]] = {}
+        self._verbs: dict[str, argparse._SubParsersAction[Parser]] = {}
         # `run NAME` parsers waiting for the shared arguments, added after the benchmark's
         # own so that its options come first in its help.
         self._run_parsers: list[tuple[argparse.ArgumentParser, str]] = []
@@ -183,6 +220,23 @@ def pop_includes(argv: Sequence[str]) -> tuple[list[str], list[str]]:
             rest.append(argument)
         position += 1
     return paths, rest
+
+
+def check_includes(paths: Sequence[str]) -> None:
+    """Refuse (exit 2) an `--include` naming nothing importable: the user asked for its
+    benchmarks, so going on without them would run something else than asked."""
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if path.is_dir() and not (path / "__init__.py").is_file():
+            raise UserError(
+                f"--include {raw}: a folder without __init__.py, where a module file "
+                "(.py) or a package folder is expected"
+            )
+        if not path.exists():
+            raise UserError(
+                f"--include {raw}: no such file or folder (a module file or a package "
+                "folder is expected)"
+            )
 
 
 def include_paths(value: str) -> list[str]:

@@ -18,6 +18,9 @@ from typing import Any
 from lexbench.paths import special_file
 
 FILE, FOLDER = "file", "folder"
+# Options typed as text that name a folder (a WordNet database may also be found from the
+# environment, so the value is kept as given): checked like a folder option.
+TEXT_FOLDERS = frozenset({"wordnet"})
 _FILE_WORDS = re.compile(r"\b(file|sheet)\b")
 _FOLDER_WORDS = re.compile(r"\b(folders?|director(y|ies))\b")
 # Options read as a file or a folder depending on the benchmark (E-KAR's --data is a
@@ -27,6 +30,8 @@ EITHER = frozenset({"data"})
 
 def path_kind(action: argparse.Action) -> str | None:
     """FILE or FOLDER when the option's help (or its metavar DIR) says which it takes."""
+    if action.dest in TEXT_FOLDERS and action.type in (None, str) and action.option_strings:
+        return FOLDER
     if action.type is not Path or action.dest in EITHER:
         return None
     text = (action.help or "").lower()
@@ -47,8 +52,8 @@ def mark_path_kinds(parser: argparse.ArgumentParser) -> None:
     for action in parser._actions:
         kind = path_kind(action)
         if kind is not None:
-            name = action.option_strings[-1] if action.option_strings else action.dest.upper()
-            kinds[action.dest] = (name, kind)
+            names = tuple(action.option_strings) or (action.dest.upper(),)
+            kinds[action.dest] = (names, kind)
     if kinds:
         parser.set_defaults(path_kinds=kinds)
 
@@ -56,9 +61,14 @@ def mark_path_kinds(parser: argparse.ArgumentParser) -> None:
 def check_path_options(args: argparse.Namespace) -> None:
     """Raise ValueError naming the option when a path is a folder where a file is taken,
     or a file (or lies under one) where a folder is."""
-    for dest, (name, kind) in (getattr(args, "path_kinds", None) or {}).items():
+    typed = [str(a).split("=", 1)[0] for a in getattr(args, "argv", None) or []]
+    for dest, (names, kind) in (getattr(args, "path_kinds", None) or {}).items():
+        # Named as the user typed it (`--wordnet` or its alias `--data`).
+        name = next((n for n in reversed(names) if n in typed), names[-1])
         value: Any = getattr(args, dest, None)
         for path in value if isinstance(value, list) else [value]:
+            if isinstance(path, str) and path:
+                path = Path(path)
             if isinstance(path, Path):
                 problem = _problem(path.expanduser(), kind)
                 if problem:

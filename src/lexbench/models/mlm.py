@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from lexbench.models.base import Model, OnResponse, answer_by_kind
@@ -82,10 +81,12 @@ class MaskedLM(Model):
     @classmethod
     def from_spec(cls, spec: str, options: MLMOptions = MLMOptions()) -> MaskedLM:
         """A local folder (saved with save_pretrained) or a Hub id (downloaded when online)."""
+        from lexbench.models.hf_files import check_model_folder, local_model_path
         from lexbench.models.weights_identity import folder_sha256
 
-        path = Path(spec).expanduser()
+        path = local_model_path(spec, "mlm")
         if path.is_dir():
+            check_model_folder(path, "mlm")
             return cls(
                 str(path),
                 name=path.name,

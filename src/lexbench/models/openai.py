@@ -70,6 +70,7 @@ from lexbench.models.openai_plan import (  # noqa: F401
 from lexbench.models.openai_retry import RateLimiter
 from lexbench.models.openai_send import Sender
 from lexbench.models.openai_targets import TargetTokens
+from lexbench.models.providers import missing_key
 from lexbench.models.secrets import (
     SecretMask,
     answer_secrets,
@@ -95,7 +96,12 @@ class OpenAIModel(Model):
     kinds = frozenset({"generate", "rank", "loglikelihood"})
 
     def __init__(self, name: str, options: OpenAIOptions = OpenAIOptions()):
-        self.name = name
+        # `served_name` is what the server is asked for (and what the fingerprint, hence the
+        # cache and the run folder's hash, holds); `name`, what reports show, keeps a hosted
+        # provider's prefix (`together:meta-llama/...`), so its runs are told apart from the
+        # same model served elsewhere.
+        self.served_name = name
+        self.name = name if options.provider == "openai" else f"{options.provider}:{name}"
         self.options = options
         # What is written and shown: the URL without credentials. They are kept apart, used
         # only to connect (HTTP Basic), and masked in every message.
@@ -138,7 +144,7 @@ class OpenAIModel(Model):
         # loose prefix rule are asked again rather than reused.
         return {
             "backend": "openai",
-            "model": self.name,
+            "model": self.served_name,
             "base_url": self.base_url,
             "api": self.options.api,
             "rank_targets": "first-token-v2",
@@ -224,11 +230,11 @@ class OpenAIModel(Model):
     def _plan(self, request: Request) -> list[Call]:
         api = self.options.api
         if request.kind == "generate":
-            return [plan_generate(self.name, request, api)]
+            return [plan_generate(self.served_name, request, api)]
         if request.kind == "rank":
-            return [plan_rank(self.name, request, api, self.base_url, self._targets.ranks)]
+            return [plan_rank(self.served_name, request, api, self.base_url, self._targets.ranks)]
         if request.kind == "loglikelihood":
-            return plan_loglikelihood(self.name, request, api, self.base_url)
+            return plan_loglikelihood(self.served_name, request, api, self.base_url)
         raise ValueError(f"request {request.id}: unknown kind {request.kind!r}")
 
     # ------------------------------------------------------------ sending
@@ -238,13 +244,14 @@ class OpenAIModel(Model):
         return Sender(
             SendOptions(
                 self.base_url,
-                self.name,
+                self.served_name,
                 options.api_key_env,
                 options.max_concurrency,
                 options.batch_size(),
                 options.timeout,
                 options.max_retries,
                 options.max_retry_wait,
+                options.url_origin,
             ),
             pool,
             self._limiter,
@@ -364,14 +371,14 @@ class OpenAIModel(Model):
             if not logprobs:
                 raise UnsupportedRequest(
                     f"{self.base_url}/completions returned no logprobs for model "
-                    f"{self.name!r}; loglikelihood requests need echo + logprobs"
+                    f"{self.served_name!r}; loglikelihood requests need echo + logprobs"
                 )
             if not logprobs.get("tokens"):
                 return "", 0.0  # the model ended at once: nothing to compare
             return str(logprobs["tokens"][0]), float(logprobs["token_logprobs"][0])
 
         body = {
-            "model": self.name,
+            "model": self.served_name,
             "prompt": context,
             "max_tokens": 1,
             "temperature": 0.0,
@@ -387,8 +394,8 @@ class OpenAIModel(Model):
             sender,
             Call(
                 COMPLETIONS,
-                echo_body(self.name, probe),
-                loglikelihood_parser(self.base_url, self.name, probe, len(context)),
+                echo_body(self.served_name, probe),
+                loglikelihood_parser(self.base_url, self.served_name, probe, len(context)),
             ),
         )
         if count == 1 and abs(total - expected) > ECHO_TOLERANCE:
@@ -422,4 +429,10 @@ def load(name: str, options: Mapping[str, Any]) -> OpenAIModel:
             f"option(s) {', '.join(unknown)} do not apply to the openai backend; "
             f"it takes: {', '.join(sorted(known))}"
         )
-    return OpenAIModel(name, OpenAIOptions(**dict(options)))
+    built = OpenAIOptions(**dict(options))
+    # A hosted provider's own service with no key would refuse every request (401): said
+    # now, naming the variable, instead of as a run of failures.
+    refusal = missing_key(built.base_url, built.api_key_env)
+    if refusal is not None:
+        raise ValueError(refusal)
+    return OpenAIModel(name, built)

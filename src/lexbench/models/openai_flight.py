@@ -75,6 +75,7 @@ class SendOptions:
     timeout: float
     max_retries: int
     max_retry_wait: float
+    base_url_from: str = "--base-url"  # where base_url came from, as hints name it
 
 
 class Flight:

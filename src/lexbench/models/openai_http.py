@@ -87,8 +87,36 @@ def error_detail(reply: Reply) -> str:
     return reply.text or reply.reason
 
 
-def permanent_hint(status: int, api_key_env: str, base_url: str, detail: str = "") -> str:
+def unreachable_hint(base_url: str, origin: str, reason: str) -> str:
+    """Why no request could be sent, naming where the URL came from (`origin`: "--base-url",
+    an override variable such as "$LEXBENCH_GROQ_BASE_URL", or the provider's default), so
+    the user looks at the right thing: the option, the variable, or the network."""
+    if origin == "--base-url":
+        return (
+            f"connection error: cannot connect to {base_url}: check --base-url "
+            f"(no server answers there: {reason})"
+        )
+    if origin.startswith("$"):
+        return (
+            f"connection error: cannot connect to {base_url}: check {origin}, which set it "
+            f"(no server answers there: {reason})"
+        )
+    return (
+        f"connection error: cannot connect to {base_url}, {origin} (no --base-url given): "
+        f"is this machine online? ({reason})"
+    )
+
+
+def permanent_hint(
+    status: int, api_key_env: str, base_url: str, detail: str = "", origin: str = "--base-url"
+) -> str:
     if status in (401, 403):
+        if not os.environ.get(api_key_env):
+            return (
+                f"The environment variable {api_key_env} is not set, and this server wants "
+                f"an API key: export {api_key_env}=YOUR_KEY (or name another variable with "
+                f"--api-key-env)."
+            )
         return (
             f"Check the API key in the environment variable {api_key_env} "
             f"(set --api-key-env to use another variable)."
@@ -101,7 +129,7 @@ def permanent_hint(status: int, api_key_env: str, base_url: str, detail: str = "
         )
     if status == 404:
         return (
-            f"Check --base-url (it usually ends in /v1) and the model name; "
+            f"Check the URL ({origin}; it usually ends in /v1) and the model name; "
             f"GET {base_url}/models lists the models the server has."
         )
     return "The server refused the request itself; retrying would not help."

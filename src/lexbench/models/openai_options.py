@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from lexbench.models.openai_retry import MAX_RETRY_AFTER_SECONDS
+from lexbench.models.providers import GIVEN_URL, PROVIDERS, default_url_origin
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -45,8 +46,28 @@ class OpenAIOptions:
     max_retries: int = 6  # attempts = max_retries + 1
     max_retry_wait: float = MAX_RETRY_AFTER_SECONDS  # longest Retry-After waited for
     prompts_per_request: int | None = None  # None: max_concurrency // 8, in 1..16
+    # Whose model this is (`together:` keeps its prefix in the readable name; `openai:` is
+    # the backend itself) and where `base_url` came from, as hints name it ("--base-url",
+    # "$LEXBENCH_GROQ_BASE_URL", the provider's default): set by `providers.provider_options`.
+    # Neither is sent, fingerprinted or written to config.json.
+    provider: str = "openai"
+    base_url_from: str = ""
+
+    @property
+    def url_origin(self) -> str:
+        """Where `base_url` came from, for hints: as set, else OpenAI's default or the
+        caller's URL."""
+        if self.base_url_from:
+            return self.base_url_from
+        if self.base_url.rstrip("/") == DEFAULT_BASE_URL:
+            return default_url_origin("openai")
+        return GIVEN_URL
 
     def __post_init__(self) -> None:
+        if self.provider not in PROVIDERS:
+            raise ValueError(
+                f"provider must be one of {', '.join(PROVIDERS)}, got {self.provider!r}"
+            )
         if not re.match(r"^https?://[^/\s]+", self.base_url):
             raise ValueError(
                 f"--base-url must be an http(s) URL such as "

@@ -48,6 +48,7 @@ from lexbench.models.openai_http import (
     TransportError,
     error_detail,
     permanent_hint,
+    unreachable_hint,
 )
 from lexbench.models.openai_plan import (
     BatchShapeError,
@@ -229,9 +230,8 @@ class Sender:
             raise Retry(f"timeout: no answer within {self.options.timeout:g} s") from None
         except CannotConnect as error:
             if not self.pool.answered:  # a wrong URL or no server: retrying only waits
-                self.pool.unreachable = (
-                    f"connection error: cannot connect to {self.options.base_url}: check "
-                    f"--base-url (no server answers there: {self._redact(str(error))})"
+                self.pool.unreachable = unreachable_hint(
+                    self.options.base_url, self.options.base_url_from, self._redact(str(error))
                 )
                 raise RequestFailed(self.pool.unreachable) from None
             raise Retry(f"connection error: {self._redact(str(error))}") from None
@@ -312,7 +312,13 @@ class Sender:
             raise PermanentModelError(
                 f"{self.options.base_url}/{endpoint} answered HTTP {status} for model "
                 f"{self.options.model!r}: {detail}. "
-                f"{permanent_hint(status, self.options.api_key_env, self.options.base_url, full)}"
+                + permanent_hint(
+                    status,
+                    self.options.api_key_env,
+                    self.options.base_url,
+                    full,
+                    self.options.base_url_from,
+                )
             )
         if is_retryable_status(status):
             raise Retry(

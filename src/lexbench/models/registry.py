@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from lexbench.models.base import Model
-from lexbench.models.providers import PROVIDERS, provider_options
+from lexbench.models.providers import PROVIDERS, missing_key, provider_options, url_and_origin
 
 ALIASES: dict[str, str] = {
     "smollm2-135m": "hf:smollm2-135m",
@@ -61,6 +61,20 @@ def split_spec(spec: str) -> tuple[str, str]:
             f"(or an alias: {', '.join(ALIASES)})"
         )
     return "hf", spec
+
+
+def missing_key_of_spec(
+    spec: str, base_url: str | None = None, api_key_env: str | None = None
+) -> str | None:
+    """The refusal of `providers.missing_key` for a model spec as typed (`together:NAME`,
+    `openai:NAME`) with the command line's --base-url and --api-key-env, before anything
+    loads; None for any other backend, or when the key is set."""
+    kind, _name = split_spec(spec)
+    prefix = ALIASES.get(spec, spec).partition(":")[0]
+    if kind != "openai" or prefix not in PROVIDERS:
+        return None
+    url, _origin = url_and_origin(prefix, base_url)
+    return missing_key(url, api_key_env or PROVIDERS[prefix].key_env)
 
 
 def load_model(spec: str, options: Mapping[str, Any] | None = None) -> Model:

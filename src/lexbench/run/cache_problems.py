@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lexbench.paths import refuse_special_file
+from lexbench.paths import refuse_special_file, storage_limit
 
 
 class CacheError(RuntimeError):
@@ -57,6 +57,13 @@ def describe_problem(path: Path, error: BaseException) -> str:
         problem = f"cannot grow: the disk is full ({text})"
         ways_out = (
             "free some space, or run with --cache ANOTHER_FILE on another disk, or --no-cache"
+        )
+    elif "disk i/o error" in lowered and storage_limit(path) is not None:
+        # Not damage: SQLite says "disk I/O error" for a write the system refused.
+        problem = f"cannot grow: {storage_limit(path)} ({text})"
+        ways_out = (
+            "free some space or raise the limit (ulimit -f unlimited), or run with --cache "
+            "ANOTHER_FILE on another disk, or --no-cache"
         )
     elif "unable to open" in lowered:
         problem = f"cannot be opened ({text})"

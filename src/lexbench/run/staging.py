@@ -28,6 +28,7 @@ from lexbench.run.store import (
     _atomic_write,
     _put_in_place,
     _remove_leftovers,
+    naming,
     package_versions,
     sample_text,
     write_json,
@@ -68,7 +69,8 @@ class StagedRun:
         """Append one item's samples.jsonl line."""
         if self._handle is None:
             raise RuntimeError("StagedRun: add_sample outside its `with` block or after finish")
-        self._handle.write(encode_text(sample_text(sample)))
+        with naming(self.folder.samples_path):
+            self._handle.write(encode_text(sample_text(sample)))
         self.samples += 1
 
     def finish(
@@ -83,9 +85,12 @@ class StagedRun:
         if self._handle is None or self._staging is None:
             raise RuntimeError("StagedRun: finish outside its `with` block or twice")
         handle, self._handle = self._handle, None
-        handle.flush()
-        os.fsync(handle.fileno())
-        handle.close()
+        with naming(self.folder.samples_path):
+            try:
+                handle.flush()
+                os.fsync(handle.fileno())
+            finally:
+                handle.close()
         staged = RunFolder(self._staging)
         write_json(staged.config_path, {**config, "versions": package_versions()})
         write_json(staged.results_path, results)

@@ -156,6 +156,18 @@ def claim_run_folder(
 # ------------------------------------------------------------------------------ files
 
 
+@contextlib.contextmanager
+def naming(path: Path) -> Iterator[None]:
+    """An OSError of a write without a file name (a full disk, a file-size limit: `write`
+    and `flush` name none) raised again naming `path`, so its one line says which file."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename is None and error.errno is not None:
+            raise OSError(error.errno, error.strerror, str(path)) from error
+        raise
+
+
 def _atomic_write(path: Path, text: str | Iterable[str]) -> None:
     """Write `text` (or its pieces, one after another) to a unique temporary file beside
     `path`, flush it to disk, rename it over `path`: a reader sees the old file or the new
@@ -163,7 +175,7 @@ def _atomic_write(path: Path, text: str | Iterable[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
-        with open(temporary, "wb") as handle:
+        with naming(path), open(temporary, "wb") as handle:
             for piece in [text] if isinstance(text, str) else text:
                 handle.write(encode_text(piece))
             handle.flush()

@@ -21,7 +21,7 @@ from typing import Any
 
 from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
 from lexbench.commands.arguments import add_limit_argument, positive_int
-from lexbench.commands.numbers import LAYER
+from lexbench.commands.numbers import LAYER, NEW_TOKENS
 from lexbench.commands.requests import RunCommand
 from lexbench.plan import Condition
 from lexbench.request import RunRequest
@@ -199,7 +199,7 @@ def register(cli: Any) -> None:
     )
     task.add_argument(
         "--max-new-tokens",
-        type=positive_int,
+        type=NEW_TOKENS,
         default=EXPLANATION_MAX_NEW_TOKENS,
         help="explain: the longest explanation generated, in new tokens (default "
         f"{EXPLANATION_MAX_NEW_TOKENS}, as in the Acc(Δ) pipeline)",

@@ -9,7 +9,7 @@ from typing import Any
 
 from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
 from lexbench.commands.arguments import positive_int
-from lexbench.commands.numbers import DROPOUT
+from lexbench.commands.numbers import DROPOUT, NEW_TOKENS
 from lexbench.commands.training import finished, output_folder, training_config
 
 
@@ -150,7 +150,7 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
     )
     ekar.add_argument(
         "--max-new-tokens",
-        type=positive_int,
+        type=NEW_TOKENS,
         default=EXPLANATION_MAX_NEW_TOKENS,
         help="ekar-explain: the longest explanation generated, in new tokens (default "
         f"{EXPLANATION_MAX_NEW_TOKENS}, as in run ekar --task explain)",

@@ -60,6 +60,11 @@ def split_file_names(split: str, revision: str = "main", mode: str = "hard") -> 
 
 def find_split_file(folder: str | Path, split: str, mode: str = "hard") -> Path:
     folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(
+            f"E-KAR --data {folder}: is a file, where a folder is expected (one holding "
+            "train.json, validation.json and test.json in the Hub's layout)"
+        )
     if not folder.is_dir():
         raise FileNotFoundError(f"E-KAR data folder {folder} does not exist")
     names = split_file_names(split, mode=mode)

@@ -9,7 +9,7 @@ from typing import Any
 
 from lexbench.benchmarks.lambda_.items import MAX_PER_RELATION
 from lexbench.commands.arguments import add_limit_argument, positive_int
-from lexbench.commands.numbers import PROBABILITY_MASS, SEED, TEMPERATURE, count
+from lexbench.commands.numbers import PROBABILITY_MASS, SAMPLES_PER_ITEM, SEED, TEMPERATURE, count
 from lexbench.lexicon.wordnet.index import PAPER_RELATIONS, RELATIONS
 from lexbench.terminal import terminal_text
 
@@ -339,7 +339,7 @@ def register(cli: Any) -> None:
     )
     sampling.add_argument(
         "--samples",
-        type=positive_int,
+        type=SAMPLES_PER_ITEM,
         default=1,
         help="independent samples per item, each its own cached request "
         "(default 1); the report gives each sample's accuracy, mean and SD",

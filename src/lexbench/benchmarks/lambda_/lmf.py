@@ -97,10 +97,16 @@ def load_token_counter(name: str) -> Callable[[str], int]:
         folder, _ = dequantised_cache(packaged_smollm2_gguf(), "float32")
         tokenizer = AutoTokenizer.from_pretrained(str(folder))
     else:
+        from lexbench.models.hf_files import has_tokenizer_files, no_tokenizer_files
+
+        folder = Path(name).expanduser()
+        if folder.is_dir() and not has_tokenizer_files(folder):
+            raise no_tokenizer_files(folder, f"--tokenizer {name}")
         try:
             tokenizer = AutoTokenizer.from_pretrained(name)
         except (OSError, ValueError) as error:
-            raise ValueError(f"--tokenizer {name!r}: cannot open it ({error})") from None
+            reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error)
+            raise ValueError(f"--tokenizer {name!r}: cannot open it ({reason})") from None
 
     @cache
     def count(text: str) -> int:

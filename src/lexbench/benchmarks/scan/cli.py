@@ -12,7 +12,7 @@ from lexbench.benchmarks.analogies.cli import (
     vector_options,
 )
 from lexbench.commands.arguments import add_limit_argument, positive_int
-from lexbench.commands.numbers import SEED
+from lexbench.commands.numbers import RESAMPLES, SEED
 from lexbench.commands.requests import RunCommand
 from lexbench.commands.training import finished, output_folder, training_config
 from lexbench.plan import Condition, Outcome
@@ -111,13 +111,13 @@ def register(cli: Any) -> None:
     )
     compare.add_argument(
         "--resamples",
-        type=positive_int,
+        type=RESAMPLES,
         default=100_000,
         help="paired permutation resamples (default 100000)",
     )
     compare.add_argument(
         "--unpaired-resamples",
-        type=positive_int,
+        type=RESAMPLES,
         default=1_000_000,
         help="resamples of the paper's unpaired permutation test (default 1000000, the paper's)",
     )
@@ -210,13 +210,13 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
     scan_group.add_argument("--bats-limit", type=positive_int, default=None)
     scan_group.add_argument(
         "--resamples",
-        type=positive_int,
+        type=RESAMPLES,
         default=100_000,
         help="resamples of lexbench's paired tests (default 100000)",
     )
     scan_group.add_argument(
         "--unpaired-resamples",
-        type=positive_int,
+        type=RESAMPLES,
         default=1_000_000,
         help="resamples of the paper's unpaired test (default 1000000)",
     )

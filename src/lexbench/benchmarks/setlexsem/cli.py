@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lexbench.commands.arguments import add_limit_argument, positive_int
-from lexbench.commands.numbers import NON_NEGATIVE, PROBABILITY_MASS, SEED, TEMPERATURE
+from lexbench.commands.arguments import add_limit_argument
+from lexbench.commands.numbers import NEW_TOKENS, NON_NEGATIVE, PROBABILITY_MASS, SEED, TEMPERATURE
 
 GRID_HELP = (
     "paper (the paper's design: 6,048 configurations x 50 prompts), lexbench (the "
@@ -41,13 +41,13 @@ def _add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--top-k", type=NON_NEGATIVE, default=None, help="0: off")
     group.add_argument(
         "--max-new-tokens",
-        type=positive_int,
+        type=NEW_TOKENS,
         default=None,
         help="budget for the answer-only methods (the base prompts; default 256)",
     )
     group.add_argument(
         "--reasoning-max-new-tokens",
-        type=positive_int,
+        type=NEW_TOKENS,
         default=None,
         help="budget for the methods that think first (CoT and self-reflection; default 1024)",
     )
