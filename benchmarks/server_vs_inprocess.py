@@ -34,8 +34,8 @@ from fake_openai_server import LlamaServer
 from lexbench import api
 from lexbench.benchmarks.lambda_.analysis import accuracy_table
 from lexbench.models.hf import HFCausalLM, HFOptions, packaged_smollm2_gguf
-from lexbench.models.openai import OpenAIModel
-from lexbench.models.openai_options import OpenAIOptions
+from lexbench.models.openai.backend import OpenAIModel
+from lexbench.models.openai.options import OpenAIOptions
 from lexbench.run.store import read_jsonl
 from lexbench.stats import mcnemar_exact
 from lexbench.types import Request

@@ -10,7 +10,7 @@ import pytest
 
 from lexbench.cli import build_parser, main
 from lexbench.commands.numbers import PORT, RANGED, SEED, TIMEOUT, FloatRange, IntRange
-from lexbench.models.openai_retry import parse_retry_after, wait_text
+from lexbench.models.openai.retry import parse_retry_after, wait_text
 
 # Argument types that are not numbers (they parse strings into something else).
 # Text options with their own checks (a host, a study link): not numbers.

@@ -22,7 +22,7 @@ import pytest
 
 from lexbench import api
 from lexbench.cli import main
-from lexbench.models.openai_targets import strict_prefix_ranks
+from lexbench.models.openai.targets import strict_prefix_ranks
 from lexbench.run.store import read_run
 from mock_model import ScriptedModel
 

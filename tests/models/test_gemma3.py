@@ -54,8 +54,8 @@ def test_the_llama_cpp_server_answers_what_the_model_answers_in_process(gemma):
             pytest.fail("LEXBENCH_REQUIRE_SERVER=1 but llama_cpp is not importable")
         pytest.skip("llama_cpp is not importable: pip install 'llama-cpp-python[server]'")
     from fake_openai_server import LlamaServer
-    from lexbench.models.openai import OpenAIModel
-    from lexbench.models.openai_options import OpenAIOptions
+    from lexbench.models.openai.backend import OpenAIModel
+    from lexbench.models.openai.options import OpenAIOptions
     from lexbench.models.packaged import packaged_gemma3_gguf
 
     in_process = gemma.rank(

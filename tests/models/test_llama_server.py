@@ -14,8 +14,8 @@ import os
 import pytest
 
 from fake_openai_server import LlamaServer
-from lexbench.models.openai import OpenAIModel
-from lexbench.models.openai_options import OpenAIOptions
+from lexbench.models.openai.backend import OpenAIModel
+from lexbench.models.openai.options import OpenAIOptions
 from lexbench.types import Decoding, Request
 
 REQUIRE_SERVER = os.environ.get("LEXBENCH_REQUIRE_SERVER") == "1"

@@ -11,10 +11,10 @@ import pytest
 
 from fake_openai_server import FakeOpenAIServer
 from lexbench.models.base import UnsupportedRequest
-from lexbench.models.openai import OpenAIModel, load
-from lexbench.models.openai_options import OpenAIOptions
-from lexbench.models.openai_plan import continuation_logprobs, cut_after_first_word, split_context
-from lexbench.models.openai_retry import (
+from lexbench.models.openai.backend import OpenAIModel, load
+from lexbench.models.openai.options import OpenAIOptions
+from lexbench.models.openai.plan import continuation_logprobs, cut_after_first_word, split_context
+from lexbench.models.openai.retry import (
     RateLimiter,
     backoff_delay,
     is_permanent_status,

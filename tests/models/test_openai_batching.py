@@ -16,8 +16,8 @@ from collections import Counter
 import pytest
 
 from fake_openai_server import FakeOpenAIServer, split_tokens
-from lexbench.models.openai import OpenAIModel
-from lexbench.models.openai_options import OpenAIOptions
+from lexbench.models.openai.backend import OpenAIModel
+from lexbench.models.openai.options import OpenAIOptions
 from lexbench.run.runner import execute
 from lexbench.types import Decoding, Request
 

@@ -12,8 +12,8 @@ import pytest
 
 from fake_openai_server import FakeOpenAIServer
 from lexbench.models.base import PermanentModelError
-from lexbench.models.openai import OpenAIModel
-from lexbench.models.openai_options import OpenAIOptions
+from lexbench.models.openai.backend import OpenAIModel
+from lexbench.models.openai.options import OpenAIOptions
 from lexbench.run.runner import execute
 from lexbench.types import Decoding, Request
 

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from lexbench.models.openai_http import ConnectionPool, TransportError, _proxy_applies
+from lexbench.models.openai.http import ConnectionPool, TransportError, _proxy_applies
 
 ANSWER = json.dumps({"choices": [{"text": " hi"}]}).encode()
 
@@ -177,9 +177,9 @@ def test_a_proxy_in_the_environment_sends_requests_through_httpx(monkeypatch):
 
 def test_the_httpx_path_answers_like_the_direct_one(monkeypatch):
     from fake_openai_server import FakeOpenAIServer
-    from lexbench.models import openai_http
-    from lexbench.models.openai import OpenAIModel
-    from lexbench.models.openai_options import OpenAIOptions
+    from lexbench.models.openai import http as openai_http
+    from lexbench.models.openai.backend import OpenAIModel
+    from lexbench.models.openai.options import OpenAIOptions
     from lexbench.types import Decoding, Request
 
     asked = [

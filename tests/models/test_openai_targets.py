@@ -5,13 +5,9 @@ rule a run used is in its config."""
 from __future__ import annotations
 
 from fake_openai_server import FakeOpenAIServer
-from lexbench.models.openai import OpenAIModel
-from lexbench.models.openai_options import OpenAIOptions
-from lexbench.models.openai_targets import (
-    covering_token,
-    exact_ranks,
-    strict_prefix_ranks,
-)
+from lexbench.models.openai.backend import OpenAIModel
+from lexbench.models.openai.options import OpenAIOptions
+from lexbench.models.openai.targets import covering_token, exact_ranks, strict_prefix_ranks
 from lexbench.run.runner import execute
 from lexbench.types import Request
 

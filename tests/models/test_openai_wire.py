@@ -11,9 +11,9 @@ import pytest
 from test_cache_pinned import REQUESTS
 
 from fake_openai_server import FakeOpenAIServer
-from lexbench.models import openai_http
-from lexbench.models.openai import OpenAIModel
-from lexbench.models.openai_options import OpenAIOptions
+from lexbench.models.openai import http as openai_http
+from lexbench.models.openai.backend import OpenAIModel
+from lexbench.models.openai.options import OpenAIOptions
 
 # sha256 of the sorted "path body" lines, computed by the backend before the change.
 PINNED_WIRE = "93cf15562170f4bc9e9b28dc9053ec77e66ccd902f575923a1a916ac6d454f93"
@@ -79,7 +79,7 @@ def test_answers_arrive_whole_through_the_cheaper_path(per_request):
 def test_the_collector_runs_rarer_in_flight_and_as_before_afterwards():
     import gc
 
-    from lexbench.models.openai_options import IN_FLIGHT_GC_THRESHOLD, fewer_collections
+    from lexbench.models.openai.options import IN_FLIGHT_GC_THRESHOLD, fewer_collections
     from lexbench.types import Request
 
     before = gc.get_threshold()

@@ -271,7 +271,8 @@ def test_a_subprocess_run_and_a_clear_keep_every_answer(tmp_path):
 
 RUN_MANY = """
 import sys
-from lexbench.models.openai import OpenAIModel, OpenAIOptions
+from lexbench.models.openai.backend import OpenAIModel
+from lexbench.models.openai.options import OpenAIOptions
 from lexbench.run.cache import ResponseCache
 from lexbench.run.runner import execute
 from lexbench.types import Request

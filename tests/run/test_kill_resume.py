@@ -61,8 +61,8 @@ def run_folder(out: Path) -> Path:
 @pytest.mark.parametrize("kill_after", [3, 35])
 def test_sigkill_then_resume_sends_nothing_cached(tmp_path, tiny_wordnet_env, kill_after):
     from lexbench import api
-    from lexbench.models.openai import OpenAIModel
-    from lexbench.models.openai_options import OpenAIOptions
+    from lexbench.models.openai.backend import OpenAIModel
+    from lexbench.models.openai.options import OpenAIOptions
 
     env = {**os.environ, "LEXBENCH_KILL_TEST_KEY": SECRET}
     cache, out = tmp_path / "responses.sqlite", tmp_path / "runs"

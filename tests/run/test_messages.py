@@ -93,8 +93,8 @@ def test_a_failing_figure_names_the_results_it_came_from(tmp_path, capsys, monke
 
 
 def test_one_attempt_is_said_in_the_singular(tmp_path):
-    from lexbench.models.openai import OpenAIModel
-    from lexbench.models.openai_options import OpenAIOptions
+    from lexbench.models.openai.backend import OpenAIModel
+    from lexbench.models.openai.options import OpenAIOptions
     from lexbench.run.runner import execute
     from lexbench.types import Request
 

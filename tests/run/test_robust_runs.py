@@ -171,7 +171,8 @@ TINY_RUN = """
 import sys
 from dataclasses import dataclass
 from lexbench.run.evaluate import evaluate
-from lexbench.models.openai import OpenAIModel, OpenAIOptions
+from lexbench.models.openai.backend import OpenAIModel
+from lexbench.models.openai.options import OpenAIOptions
 from lexbench.run.cache import ResponseCache
 from lexbench.types import Request, Score
 

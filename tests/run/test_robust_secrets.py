@@ -16,8 +16,8 @@ from test_robust_output import lambda_command, only_run_folder
 
 from fake_openai_server import FakeOpenAIServer
 from lexbench.cli import main
-from lexbench.models.openai import OpenAIModel
-from lexbench.models.openai_options import OpenAIOptions
+from lexbench.models.openai.backend import OpenAIModel
+from lexbench.models.openai.options import OpenAIOptions
 from lexbench.run.runner import execute
 from lexbench.types import Decoding, Request
 

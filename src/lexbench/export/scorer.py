@@ -13,7 +13,7 @@ that model finds it:
   " " + word (`lexbench.models.targets`), matched by its spelling in the vocabulary
   (inspect's top log-probabilities) or decoded (lm-eval's generated token);
 * otherwise the strict prefix rule of lexbench's OpenAI-compatible backend
-  (`lexbench.models.openai_targets`): a token that starts a word and equals the word, or is
+  (`lexbench.models.openai.targets`): a token that starts a word and equals the word, or is
   a prefix of it of at least min(3, len(word)) characters.
 
     >>> response = rank_response(Request("q", "rank", targets=("nucleus", "core")), [" nuc", " core"])
@@ -83,7 +83,7 @@ def rank_response(
     """A rank request's answer from the ranked token strings another tool returned, its
     targets found by `targets` (lexbench's transformers rule), else by the strict prefix
     rule."""
-    from lexbench.models.openai_targets import strict_prefix_ranks
+    from lexbench.models.openai.targets import strict_prefix_ranks
 
     ranked = tuple(
         RankedToken(-1, token, float(logprobs[i]) if i < len(logprobs) else 0.0)

@@ -8,7 +8,7 @@ with `Response.target_ranks`, one 1-based rank (or None) per target, computed it
 * token strings only (OpenAI-compatible servers' `top_logprobs`): the server's own first
   token of " " + word, learned once per word by a completions echo request, equal to a
   returned token; where nothing echoes (chat-only endpoints, hosted APIs) a stricter prefix
-  rule (`lexbench.models.openai_targets`);
+  rule (`lexbench.models.openai.targets`);
 * whole vocabulary words (static vectors): the word itself, folded as the model folds.
 
     >>> ranks_of_ids([5, 9, 7], [7, 5, 2])

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from lexbench.models.base import PermanentModelError, UnsupportedRequest
-from lexbench.models.openai_flight import (
+from lexbench.models.openai.flight import (
     ANNOUNCE_WAIT_SECONDS,
     BATCH_REFUSALS,
     MALFORMED,
@@ -42,7 +42,7 @@ from lexbench.models.openai_flight import (
     SendOptions,
     ServerState,
 )
-from lexbench.models.openai_http import (
+from lexbench.models.openai.http import (
     CannotConnect,
     ConnectionPool,
     TransportError,
@@ -50,12 +50,8 @@ from lexbench.models.openai_http import (
     permanent_hint,
     unreachable_hint,
 )
-from lexbench.models.openai_plan import (
-    BatchShapeError,
-    Call,
-    learn_from_refusal,
-)
-from lexbench.models.openai_retry import (
+from lexbench.models.openai.plan import BatchShapeError, Call, learn_from_refusal
+from lexbench.models.openai.retry import (
     RateLimiter,
     is_permanent_status,
     is_retryable_status,

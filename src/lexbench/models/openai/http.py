@@ -40,7 +40,7 @@ class TransportError(Exception):
 class CannotConnect(TransportError):
     """No connection could be opened: the host name was not found, the connection was
     refused, the network or host is unreachable. Before the server has answered anything,
-    this fails every request at once, unretried (`openai_send`): retrying a wrong URL only
+    this fails every request at once, unretried (`openai.send`): retrying a wrong URL only
     waits."""
 
 

@@ -2,23 +2,24 @@
 
     lexbench run lambda --model openai:NAME --base-url http://127.0.0.1:8000/v1
 
-The backend is five modules: this one (options, the model, `load`), `openai_plan` (request
-bodies and how answers are read, per kind; hosted-API adaptations), `openai_send`
-(concurrency, batching, retries), `openai_http` (connections, retry policy, rate limit,
-secrets) and `openai_targets` (how rank targets are found among returned token strings).
+The backend is a package (`lexbench.models.openai`): this module (the model, `load`),
+`openai.options` (its options), `openai.plan` (request bodies and how answers are read, per
+kind; hosted-API adaptations), `openai.send` (concurrency, batching, retries), `openai.http`
+(connections, retry policy, rate limit, secrets) and `openai.targets` (how rank targets are
+found among returned token strings).
 
 * `generate`, `rank`, `loglikelihood` map onto `/completions` and `/chat/completions` as
-  `openai_plan` says. Loglikelihood needs echo + logprobs: a server that returns no prompt
+  `openai.plan` says. Loglikelihood needs echo + logprobs: a server that returns no prompt
   log-probabilities raises `UnsupportedRequest`, and so does one whose echoed values are
   wrong — before its first loglikelihood request the backend asks for one greedy token t
   after a context and then for the echo of context + t, and the two log-probabilities of t
   must agree (llama-cpp-python 0.3 echoes each one position late).
 * Rank targets are matched exactly, by the server's own first token of each word, where
-  the server echoes (see `openai_targets`); else by a strict prefix rule. `describe()`
+  the server echoes (see `openai.targets`); else by a strict prefix rule. `describe()`
   says which, so a run's config.json records it.
 * At most `max_concurrency` prompts are in flight; completions prompts with equal settings
   go up to `prompts_per_request` to a request (default: max_concurrency // 8, between 1
-  and 16) where the server takes a list, which it is asked once; see `openai_send`.
+  and 16) where the server takes a list, which it is asked once; see `openai.send`.
   429, 5xx, timeouts, dropped connections and malformed answers are retried with backoff
   and jitter, honouring Retry-After up to `max_retry_wait` seconds (a longer ban fails those
   requests at once, with the reason); 400/401/403/404/405/422 raise `PermanentModelError`.
@@ -45,20 +46,18 @@ from dataclasses import fields
 from typing import Any
 
 from lexbench.models.base import Model, RetryCounts, UnsupportedRequest
-from lexbench.models.openai_flight import RequestFailed, SendOptions, ServerState
-from lexbench.models.openai_http import ConnectionPool
-from lexbench.models.openai_options import (
+from lexbench.models.openai.flight import RequestFailed, SendOptions, ServerState
+from lexbench.models.openai.http import ConnectionPool
+from lexbench.models.openai.options import (
     OpenAIOptions,
     RequestFailedForAll,
     fewer_collections,
     run_sync,
 )
-from lexbench.models.openai_plan import (  # noqa: F401
+from lexbench.models.openai.plan import (
     COMPLETIONS,
     Call,
     combine,
-    continuation_logprobs,
-    cut_after_first_word,
     echo_body,
     endpoint_of,
     loglikelihood_parser,
@@ -67,9 +66,9 @@ from lexbench.models.openai_plan import (  # noqa: F401
     plan_rank,
     split_context,
 )
-from lexbench.models.openai_retry import RateLimiter
-from lexbench.models.openai_send import Sender
-from lexbench.models.openai_targets import TargetTokens
+from lexbench.models.openai.retry import RateLimiter
+from lexbench.models.openai.send import Sender
+from lexbench.models.openai.targets import TargetTokens
 from lexbench.models.providers import missing_key
 from lexbench.models.secrets import (
     SecretMask,

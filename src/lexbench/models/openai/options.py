@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TypeVar
 
-from lexbench.models.openai_retry import MAX_RETRY_AFTER_SECONDS
+from lexbench.models.openai.retry import MAX_RETRY_AFTER_SECONDS
 from lexbench.models.providers import GIVEN_URL, PROVIDERS, default_url_origin
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lexbench.models.openai_plan import COMPLETIONS, Call, echo_body, echo_unsupported
+from lexbench.models.openai.plan import COMPLETIONS, Call, echo_body, echo_unsupported
 
 EXACT = "exact"
 STRICT_PREFIX = "strict-prefix"
@@ -180,6 +180,6 @@ class TargetTokens:
 
 def _transient(value: Any) -> bool:
     """A failure another run may not have (retries used up), unlike a refusal."""
-    from lexbench.models.openai_flight import RequestFailed
+    from lexbench.models.openai.flight import RequestFailed
 
     return isinstance(value, RequestFailed)

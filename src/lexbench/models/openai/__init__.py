@@ -1,0 +1,10 @@
+"""The OpenAI-compatible backend (`openai:MODEL`, and every hosted provider's prefix):
+vLLM, SGLang, llama.cpp, Ollama, TGI and hosted APIs over one wire format.
+
+* `backend`: the model (`load`, the registry's entry point) and what it answers;
+* `options`: its options, checked when given (server, API, key, limits);
+* `plan`: what is sent for each request kind and how the reply is read;
+* `send`, `flight`, `retry`, `http`: sending with bounded concurrency, the groups in flight,
+  when to retry and how long to wait, and the transport;
+* `targets`: which of a server's ranked token strings is a target word's first token.
+"""
