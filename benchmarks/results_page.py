@@ -3,7 +3,7 @@ on every benchmark with data here, LAMBDA under both prompt styles, each cell wi
 interval, the paired tests between the models, what the models answered where they score
 (near) 0, and the papers' published rows beside them with their comparability.
 
-    python benchmarks/results_page.py                 # run, summarise, record, page (~30 min)
+    python benchmarks/results_page.py                 # run, summarise, record, page
     python benchmarks/results_page.py --estimate      # the commands and their cost only
     python benchmarks/results_page.py --from-runs     # summarise OUT's run folders again
     python benchmarks/results_page.py --page-only     # the page and figure from the record
@@ -12,15 +12,19 @@ Three steps, each restartable:
 
 1. **Run** (`lexbench` commands in a subprocess, through the planner as a user types them):
    `run all` over the three models on a slice (`--limit N`: the first N items of each
-   stratum; LAMBDA left to step 2), then `run lambda` on the two language models, whole
-   (3,000 items), once with the paper's prompt and once with the completion prompt of the
-   README's `make demo`. Every answer goes to a response cache of this page's own
-   (OUT/responses.sqlite) as it arrives, so a rerun after a crash sends only what is
-   missing. The wall time of each command, the load and the date go to OUT/timing.json.
-2. **Summarise** the run folders (`results_summary.py`) into the record
-   benchmarks/records/results_page.json (`recording.py`): every number the page shows.
-3. **Render** the page and its figure from the record alone (`results_render.py`);
-   tests/docs/test_docs_figures.py checks that docs/results.md is the record rendered.
+   stratum), SetLexSem on a smaller one (`--setlexsem-limit`), then `run lambda` on the two
+   language models (`--lambda-limit` items per relation, 0 for all 3,000), once with the
+   paper's prompt and once with the completion prompt of the README's `make demo`. Every
+   answer goes to a response cache of this page's own (OUT/responses.sqlite) as it arrives,
+   so a rerun after a crash sends only what is missing (and the record says the cache was
+   warm: delete the file for a cold measurement). The wall time of each command, the load
+   and the date go to OUT/timing.json.
+2. **Summarise** the run folders (`results_summary.py`, `results_published.py`) into the
+   record benchmarks/records/results_page.json (`recording.py`): every number the page shows.
+3. **Render** the page and its figure from the record alone (`results_render.py`,
+   `results_figure.py`); tests/docs/test_docs_figures.py checks that docs/results.md is the
+   record rendered, tests/docs/test_results_page.py that the script makes the page's tables
+   from run folders.
 """
 
 from __future__ import annotations
@@ -32,18 +36,20 @@ import shlex
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from recording import RECORDS, ROOT, Recorder, commit, cpu_model, load_average  # noqa: E402
+from recording import RECORDS, ROOT, Recorder, commit, cpu_model, load_average
 
 NAME = "results_page"
 MODELS = ("smollm2-135m", "gemma3-270m", "glove")
 LANGUAGE_MODELS = MODELS[:2]
-#: `run all` without LAMBDA, which runs whole in both prompt styles below. BATS and E-KAR
-#: are asked for so that the page gives lexbench's own reason when their data is absent.
-SUITE = ("scan", "google", "bats", "setlexsem", "ekar", "hypernyms")
+#: `run all`'s benchmarks but LAMBDA (run in both prompt styles below) and SetLexSem (run on
+#: a smaller slice: its prompts cost 10-50 times a ranking item's). BATS and E-KAR are asked
+#: for so that the page gives lexbench's own reason when their data is absent.
+SUITE = ("scan", "google", "bats", "ekar", "hypernyms")
 PAGE = ROOT / "docs" / "results.md"
 FIGURE = ROOT / "docs" / "img" / "results-leaderboard.png"
 RECORD = RECORDS / f"{NAME}.json"
@@ -54,19 +60,35 @@ SOURCES = (
     "examples/lexbench-hypernyms/src",
     "benchmarks/results_page.py",
     "benchmarks/results_summary.py",
+    "benchmarks/results_published.py",
 )
 
 
-def commands(out: Path, limit: int | None, cache: Path) -> list[list[str]]:
+@dataclass(frozen=True)
+class Slice:
+    """Items per stratum (`--limit`): `run all`'s benchmarks, SetLexSem, LAMBDA (0: whole)."""
+
+    suite: int = 20
+    setlexsem: int = 5
+    lambda_: int = 100
+
+    def to_dict(self) -> dict[str, int]:
+        return {"suite": self.suite, "setlexsem": self.setlexsem, "lambda": self.lambda_}
+
+
+def commands(out: Path, size: Slice, cache: Path) -> list[list[str]]:
     """The lexbench command lines the page is made of, as a user would type them."""
     common = ["--out", str(out), "--cache", str(cache), "--allow-failures", "--no-progress"]
-    suite = ["run", "all", "--model", ",".join(MODELS), "--only", *SUITE]
-    suite += ["--limit", str(limit)] if limit else []
+    models = ",".join(MODELS)
+    suite = ["run", "all", "--model", models, "--only", *SUITE, "--limit", str(size.suite)]
+    setlexsem = ["run", "all", "--model", models, "--only", "setlexsem"]
+    setlexsem += ["--limit", str(size.setlexsem)]
     lambdas = [
         ["run", "lambda", "--model", ",".join(LANGUAGE_MODELS), "--prompt-style", style]
+        + (["--limit", str(size.lambda_)] if size.lambda_ else [])
         for style in ("paper", "completion")
     ]
-    return [[*command, *common] for command in (suite, *lambdas)]
+    return [[*command, *common] for command in (suite, setlexsem, *lambdas)]
 
 
 def shown(command: list[str]) -> str:
@@ -75,24 +97,22 @@ def shown(command: list[str]) -> str:
     return text.replace(str(ROOT) + "/", "")
 
 
-def estimate(limit: int | None) -> str:
-    """The cost, measured on 2 idle cores (load 0.3) with a cold cache: `run all --limit 1`
-    over the three models took 93 s, two thirds of it SetLexSem (32 prompts, 0.7 s each on
-    SmolLM2 and 1.0 s on Gemma); LAMBDA 3,000 items about 70 s a model and prompt style."""
-    per_limit = 32 * (0.72 + 1.03) + 15  # SetLexSem, then SCAN, Google and the rest
-    seconds = (limit or 50) * per_limit + 4 * 80 + 60
-    return f"about {seconds / 60:.0f} min on 2 idle cores with a cold response cache"
+def estimate(size: Slice) -> str:
+    """The cost in CPU time, measured on 2 idle cores (load 0.3) with a cold cache: `run all
+    --limit 1` over the three models took 93 s (2 min 17 s of CPU), two thirds of it SetLexSem
+    (32 prompts: about 1.4 CPU-s each on SmolLM2, 2 on Gemma); LAMBDA about 20 ms of CPU per
+    item and model. Wall time is this on 2 idle cores, several times more on busy ones."""
+    cpu = size.setlexsem * 32 * 3.4 + size.suite * 15 + 4 * 3 * (size.lambda_ or 1000) * 0.02
+    return f"about {cpu / 60:.0f} CPU-min, {cpu / 120:.0f} min on 2 idle cores, cold cache"
 
 
-def run(out: Path, limit: int | None) -> dict:
+def run(out: Path, size: Slice) -> dict:
     """Step 1: the commands, one after another; OUT/timing.json says what each took."""
     cache = out / "responses.sqlite"
     timing: dict = {
-        "limit": limit,
+        "slice": size.to_dict(),
         "started": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
-        "cache": "warm (the page's response cache held answers before)"
-        if cache.exists()
-        else "cold (a fresh response cache)",
+        "cache": "warm (it held answers before)" if cache.exists() else "cold (a fresh file)",
         "load_before": load_average(),
         "cpu": cpu_model(),
         "cores": os.cpu_count(),
@@ -101,7 +121,7 @@ def run(out: Path, limit: int | None) -> dict:
         "steps": [],
     }
     started = time.perf_counter()
-    for command in commands(out, limit, cache):
+    for command in commands(out, size, cache):
         print(f"running: {shown(command)}", flush=True)
         begun = time.perf_counter()
         done = subprocess.run(
@@ -130,9 +150,11 @@ def run(out: Path, limit: int | None) -> dict:
 
 def summarise(out: Path, timing: dict) -> dict:
     """Step 2: the run folders under `out` and the run's timing -> the record."""
-    from results_summary import summarise_runs
+    from results_summary import skipped, summarise_runs
 
-    results = summarise_runs(out, models=MODELS, order=("lambda", *SUITE))
+    order = ("lambda", "scan", "google", "bats", "setlexsem", "ekar", "hypernyms")
+    results = summarise_runs(out, models=MODELS, order=order)
+    results["skipped"] = skipped(line for step in timing["steps"] for line in step["skipped"])
     results["run"] = {
         "commands": [step["command"] for step in timing["steps"]],
         **{key: value for key, value in timing.items() if key != "commit"},
@@ -150,7 +172,8 @@ def summarise(out: Path, timing: dict) -> dict:
 
 def render(record: dict, page: Path = PAGE, figure: Path = FIGURE) -> None:
     """Step 3: the page and its figure from the record."""
-    from results_render import draw_figure, render_page
+    from results_figure import draw_figure
+    from results_render import render_page
 
     page.write_text(render_page(record), encoding="utf-8")
     draw_figure(record, figure)
@@ -159,9 +182,9 @@ def render(record: dict, page: Path = PAGE, figure: Path = FIGURE) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--limit", type=int, default=20, help="items per stratum in `run all` (default 20)"
-    )
+    parser.add_argument("--limit", type=int, default=20, help="items per stratum (default 20)")
+    parser.add_argument("--setlexsem-limit", type=int, default=5, help="SetLexSem's (5)")
+    parser.add_argument("--lambda-limit", type=int, default=100, help="LAMBDA's (100; 0: all)")
     parser.add_argument("--out", type=Path, default=ROOT / "runs" / "results-page")
     step = parser.add_mutually_exclusive_group()
     step.add_argument("--estimate", action="store_true", help="print the plan and its cost")
@@ -172,8 +195,9 @@ def main() -> int:
         render(json.loads(RECORD.read_text(encoding="utf-8")))
         return 0
     out = args.out.resolve()
-    print(f"plan ({estimate(args.limit)}):", flush=True)
-    for command in commands(out, args.limit, out / "responses.sqlite"):
+    size = Slice(args.limit, args.setlexsem_limit, args.lambda_limit)
+    print(f"plan ({estimate(size)}):", flush=True)
+    for command in commands(out, size, out / "responses.sqlite"):
         print(f"  {shown(command)}", flush=True)
     if args.estimate:
         return 0
@@ -184,7 +208,7 @@ def main() -> int:
             raise SystemExit(f"{timing_file}: no timing; run the page first (no --from-runs)")
         timing = json.loads(timing_file.read_text(encoding="utf-8"))
     else:
-        timing = run(out, args.limit)
+        timing = run(out, size)
     render(summarise(out, timing))
     return 0
 
