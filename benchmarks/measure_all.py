@@ -57,6 +57,13 @@ MEASUREMENTS = (
         "about 12 min: the test suite on every core (`--serial` adds about 20 min more)",
     ),
     Measurement(
+        "results_page",
+        ((),),
+        "about 30 min on 2 idle cores (a fresh response cache): `run all` over SmolLM2, Gemma "
+        "and GloVe with --limit 20, then LAMBDA's 3,000 items on both models in both prompt "
+        "styles; writes docs/results.md and its figure from the record",
+    ),
+    Measurement(
         "lm_eval_side_by_side",
         (("--prompt-style", "paper"), ("--prompt-style", "completion")),
         "about 10 min on 2 CPU cores (3,000 LAMBDA prompts through lm_eval and lexbench, "
