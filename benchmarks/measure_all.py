@@ -59,9 +59,10 @@ MEASUREMENTS = (
     Measurement(
         "results_page",
         ((),),
-        "about 30 min on 2 idle cores (a fresh response cache): `run all` over SmolLM2, Gemma "
-        "and GloVe with --limit 20, then LAMBDA's 3,000 items on both models in both prompt "
-        "styles; writes docs/results.md and its figure from the record",
+        "about 40 min on 2 busy cores (load 5, a fresh response cache): LAMBDA's first 30 "
+        "items per relation on SmolLM2 and Gemma in both prompt styles, then `run all` over "
+        "SmolLM2, Gemma and GloVe with --limit 20 (SetLexSem --limit 2); writes "
+        "docs/results.md and its figure from the record",
     ),
     Measurement(
         "lm_eval_side_by_side",
