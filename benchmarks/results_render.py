@@ -69,6 +69,7 @@ CLASSES = {
     "empty_but_nonempty": "the empty set where the answer is not empty",
     "nonempty_but_empty": "members where the answer is the empty set",
     "wrong": "another word",
+    "echo": "the query repeated",
 }
 #: SetLexSem's parser's reasons (the authors' `parse_lm_response`).
 REASONS = {
