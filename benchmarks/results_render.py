@@ -27,7 +27,11 @@ ABOUT = {
     "lambda": "Two-shot lexical analogies from WordNet (synonym, antonym, derivation): "
     "`A : B`, `C : D`, `E : ?`; right when the first word of the answer is an accepted "
     "answer. The paper's prompt ends in an answer-only instruction and allows 2 new "
-    "tokens; the completion prompt puts the instruction first and ends at `E :`.",
+    "tokens; the completion prompt puts the instruction first and ends at `E :`. A small "
+    "model that opens its reply with prose (`The word ...`) spends both tokens before it "
+    "names a word: a format failure, which is why its paper-prompt score can be 0.0 while "
+    "the completion prompt, which leaves the model nothing to do but continue the line, "
+    "gets words (the tables below say which).",
     "scan": "Scientific and creative analogies in the template 'If A is like B, then C is "
     "like D'; the score is the reciprocal rank of the answer's first token among the 10 "
     "top-ranked tokens (MRR@10), zero-shot.",

@@ -9,6 +9,7 @@ and the tables not comparable, each difference named.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +29,12 @@ def _printed(value: str, scale: str) -> str:
 
 def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def _tags_as_code(text: str) -> str:
+    """A tag in the papers' or the runs' words (`</answer>`) as code: bare, the browser
+    takes it for HTML and the reader sees `[""]`."""
+    return re.sub(r"(?<!`)(<[^<>\s`]+>)(?!`)", r"`\1`", text)
 
 
 def published_lines(published: dict[str, Any], cells: Sequence[dict[str, Any]]) -> list[str]:
@@ -55,7 +62,7 @@ def published_lines(published: dict[str, Any], cells: Sequence[dict[str, Any]]) 
         lines += ["Not comparable, so not set beside these runs:", ""]
         for entry in apart:
             models = ", ".join(f"`{m}`" for m in entry["models"])
-            reasons = " ".join(_sentence(d) for d in entry["differences"])
+            reasons = _tags_as_code(" ".join(_sentence(d) for d in entry["differences"]))
             lines.append(
                 f"* {entry['table']} ({', '.join(entry['columns'])}; {entry['caption']}), "
                 f"for {models}: {reasons}"
@@ -87,7 +94,11 @@ def _beside(beside: dict[str, Any], cells: Sequence[dict[str, Any]]) -> list[str
         line += [_p(row["p"].get(m)) for m in tested]
         rows.append(line)
     unit = "in percent" if scale == "percent" else "as a fraction"
-    notes = [f"`{m}`: {'; '.join(run['notes'])}" for m, run in runs.items() if run["notes"]]
+    notes = [
+        f"`{m}`: {_tags_as_code('; '.join(run['notes']))}"
+        for m, run in runs.items()
+        if run["notes"]
+    ]
     lines = [
         f"{beside['table']} ({beside['caption']}), column {beside['column']}: "
         f"{beside['metric']} {unit}.",
@@ -95,7 +106,7 @@ def _beside(beside: dict[str, Any], cells: Sequence[dict[str, Any]]) -> list[str
         *table(header, rows, range(2, len(header))),
         "",
         f"Comparable: each run's configuration matches the protocol of these rows: "
-        f"{beside['protocol']}",
+        f"{_tags_as_code(beside['protocol'])}",
     ]
     if notes:
         lines[-1] += " Read with: " + "; ".join(notes) + "."
