@@ -59,8 +59,8 @@ MEASUREMENTS = (
     Measurement(
         "results_page",
         ((),),
-        "about 40 min on 2 busy cores (load 5, a fresh response cache): LAMBDA's first 30 "
-        "items per relation on SmolLM2 and Gemma in both prompt styles, then `run all` over "
+        "about 40 min on 2 cores shared at load 7 (a fresh response cache): LAMBDA's first "
+        "100 items per relation on SmolLM2 and Gemma in both prompt styles, then `run all` over "
         "SmolLM2, Gemma and GloVe with --limit 20 (SetLexSem --limit 2); writes "
         "docs/results.md and its figure from the record",
     ),

@@ -71,7 +71,7 @@ class Slice:
 
     suite: int = 20
     setlexsem: int = 2
-    lambda_: int = 30
+    lambda_: int = 100
 
     def to_dict(self) -> dict[str, int]:
         return {"suite": self.suite, "setlexsem": self.setlexsem, "lambda": self.lambda_}
@@ -187,7 +187,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=20, help="items per stratum (default 20)")
     parser.add_argument("--setlexsem-limit", type=int, default=2, help="SetLexSem's (2)")
-    parser.add_argument("--lambda-limit", type=int, default=30, help="LAMBDA's (30; 0: all)")
+    parser.add_argument("--lambda-limit", type=int, default=100, help="LAMBDA's (100; 0: all)")
     parser.add_argument("--out", type=Path, default=ROOT / "runs" / "results-page")
     step = parser.add_mutually_exclusive_group()
     step.add_argument("--estimate", action="store_true", help="print the plan and its cost")
