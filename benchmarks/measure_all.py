@@ -57,6 +57,14 @@ MEASUREMENTS = (
         "about 12 min: the test suite on every core (`--serial` adds about 20 min more)",
     ),
     Measurement(
+        "results_page",
+        ((),),
+        "about 40 min on 2 cores shared at load 7 (a fresh response cache): LAMBDA's first "
+        "100 items per relation on SmolLM2 and Gemma in both prompt styles, then `run all` over "
+        "SmolLM2, Gemma and GloVe with --limit 20 (SetLexSem --limit 2); writes "
+        "docs/results.md and its figure from the record",
+    ),
+    Measurement(
         "lm_eval_side_by_side",
         (("--prompt-style", "paper"), ("--prompt-style", "completion")),
         "about 10 min on 2 CPU cores (3,000 LAMBDA prompts through lm_eval and lexbench, "

@@ -96,10 +96,17 @@ class Recorder:
         self.load_before = load_average()
 
     def write(
-        self, results: dict[str, Any], *, path: Path | None = None, status: str = MEASURED
+        self,
+        results: dict[str, Any],
+        *,
+        path: Path | None = None,
+        status: str = MEASURED,
+        load_after: float | None = None,
     ) -> Path:
         """Write the record; `status` CARRIED where some of `results` were kept from a
-        record typed in from the docs (a script that re-measures part of its record)."""
+        record typed in from the docs (a script that re-measures part of its record);
+        `load_after` where the measurement ended before the record is written (a record
+        summarised again from the measurement's output)."""
         record = {
             "script": f"benchmarks/{self.script}.py",
             "command": self.command,
@@ -107,7 +114,10 @@ class Recorder:
             "date": self.started.strftime("%Y-%m-%d %H:%M UTC"),
             "cpu": cpu_model(),
             "cores": os.cpu_count(),
-            "load": {"before": self.load_before, "after": load_average()},
+            "load": {
+                "before": self.load_before,
+                "after": load_average() if load_after is None else load_after,
+            },
             "caches": self.caches,
             "commit": commit(),
             "sources": self.sources,

@@ -1,20 +1,31 @@
-"""The Results page (docs/results.md): both packaged models (SmolLM2-135M-Instruct,
-Gemma 3 270M base) and GloVe 6B 50d on every benchmark of `lexbench run all`, each under
-its paper's protocol, on a named slice (`--limit N`: the first N items of each stratum)
-or whole (`--full`); the leaderboard with 95% intervals, the paired tests between the
-models, and one figure.
+"""The Results page (docs/results.md): SmolLM2-135M-Instruct, Gemma 3 270M and GloVe 6B 50d
+on every benchmark with data here, LAMBDA under both prompt styles, each cell with its 95%
+interval, the paired tests between the models, what the models answered where they score
+(near) 0, and the papers' published rows beside them with their comparability.
 
-    .venv/bin/python benchmarks/results_page.py [--limit 20 | --full] [--out runs-results]
-    .venv/bin/python benchmarks/results_page.py --estimate     # the plan and its cost only
+    python benchmarks/results_page.py                 # run, summarise, record, page
+    python benchmarks/results_page.py --estimate      # the commands and their cost only
+    python benchmarks/results_page.py --from-runs     # summarise OUT's run folders again
+    python benchmarks/results_page.py --page-only     # the page and figure from the record
 
-Restartable: every answer goes through lexbench's response cache (the user cache, or
-`--cache FILE`) as it arrives, so after a crash or Ctrl-C the same command sends only what
-is missing, and a finished run costs a few seconds to redo. The page is written from the
-run folders under `--out`, so `--page-only` rebuilds it without running anything.
+Three steps, each restartable:
 
-The run is one command, `lexbench run all --model smollm2-135m,gemma3-270m,glove`, in a
-fresh process (the models are loaded once each); benchmarks a model cannot answer (GloVe
-generates no text) are listed as skipped, with the reason.
+1. **Run** (`lexbench` commands in a subprocess, through the planner as a user types them):
+   `run lambda` on the two language models (`--lambda-limit` items per relation, 0 for
+   all 3,000), once with the paper's prompt and once with the completion prompt of the
+   README's `make demo`; then `run all` over the three models on a slice (`--limit N`: the
+   first N items of each stratum), SetLexSem last on a smaller one (`--setlexsem-limit`),
+   sized so the whole takes about 40 minutes on 2 cores shared at load 5. Every
+   answer goes to a response cache of this page's own (OUT/responses.sqlite) as it arrives,
+   so a rerun after a crash sends only what is missing (and the record says the cache was
+   warm: delete the file for a cold measurement). The wall time of each command, the load
+   and the date go to OUT/timing.json.
+2. **Summarise** the run folders (`results_summary.py`, `results_published.py`) into the
+   record benchmarks/records/results_page.json (`recording.py`): every number the page shows.
+3. **Render** the page and its figure from the record alone (`results_render.py`,
+   `results_figure.py`); tests/docs/test_docs_figures.py checks that docs/results.md is the
+   record rendered, tests/docs/test_results_page.py that the script makes the page's tables
+   from run folders.
 """
 
 from __future__ import annotations
@@ -22,203 +33,186 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import re
+import shlex
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from recording import RECORDS, ROOT, Recorder, commit, cpu_model, load_average
+
+NAME = "results_page"
 MODELS = ("smollm2-135m", "gemma3-270m", "glove")
+LANGUAGE_MODELS = MODELS[:2]
+#: `run all`'s benchmarks but LAMBDA (run in both prompt styles below) and SetLexSem (run on
+#: a smaller slice: its prompts cost 10-50 times a ranking item's). BATS and E-KAR are asked
+#: for so that the page gives lexbench's own reason when their data is absent.
+SUITE = ("scan", "google", "bats", "ekar", "hypernyms")
 PAGE = ROOT / "docs" / "results.md"
 FIGURE = ROOT / "docs" / "img" / "results-leaderboard.png"
+RECORD = RECORDS / f"{NAME}.json"
+#: What the record's numbers depend on: lexbench, the example plugin, this script and its
+#: summary (the renderer only lays them out).
+SOURCES = (
+    "src/lexbench",
+    "examples/lexbench-hypernyms/src",
+    "benchmarks/results_page.py",
+    "benchmarks/results_summary.py",
+    "benchmarks/results_published.py",
+)
 
 
-def estimate(out: Path, limit: int | None) -> str:
-    """The expected cost, scaled from this script's last finished run (OUT/timing.json) in
-    proportion to the slice; --full is priced as --limit 1000, above every stratum's size."""
-    timing = out / "timing.json"
-    if not timing.is_file():
-        return (
-            "not measured yet for the whole suite: run --limit 1 first (minutes; its wall "
-            "time goes to OUT/timing.json and later estimates scale from it). Measured so "
-            "far: LAMBDA, 6 items, 25-30 s per model on 2 shared cores at load ~4"
-        )
-    last = json.loads(timing.read_text(encoding="utf-8"))
-    scale = (limit or 1000) / (last["limit"] or 1000)
-    return (
-        f"about {last['seconds'] * scale / 60:.0f} min with a cold response cache (the last "
-        f"run, --limit {last['limit']}, took {last['seconds'] / 60:.1f} min; a warm cache "
-        f"makes a rerun minutes)"
-    )
+@dataclass(frozen=True)
+class Slice:
+    """Items per stratum (`--limit`): `run all`'s benchmarks, SetLexSem, LAMBDA (0: whole)."""
+
+    suite: int = 20
+    setlexsem: int = 2
+    lambda_: int = 100
+
+    def to_dict(self) -> dict[str, int]:
+        return {"suite": self.suite, "setlexsem": self.setlexsem, "lambda": self.lambda_}
 
 
-def run_suite(out: Path, limit: int | None, cache: Path | None) -> tuple[float, str]:
-    """`lexbench run all` over the three models; returns (wall seconds, its stdout)."""
-    command = [sys.executable, "-m", "lexbench.cli", "run", "all", "--model", ",".join(MODELS)]
-    command += ["--out", str(out), "--report", str(out / "report"), "--allow-failures"]
-    command += ["--no-progress"] + (["--limit", str(limit)] if limit else [])
-    command += ["--cache", str(cache)] if cache else []
-    print("running:", " ".join(command[2:]), flush=True)
+def commands(out: Path, size: Slice, cache: Path) -> list[list[str]]:
+    """The lexbench command lines the page is made of, as a user would type them."""
+    common = ["--out", str(out), "--cache", str(cache), "--allow-failures", "--no-progress"]
+    models = ",".join(MODELS)
+    suite = ["run", "all", "--model", models, "--only", *SUITE, "--limit", str(size.suite)]
+    setlexsem = ["run", "all", "--model", models, "--only", "setlexsem"]
+    setlexsem += ["--limit", str(size.setlexsem)]
+    lambdas = [
+        ["run", "lambda", "--model", ",".join(LANGUAGE_MODELS), "--prompt-style", style]
+        + (["--limit", str(size.lambda_)] if size.lambda_ else [])
+        for style in ("paper", "completion")
+    ]
+    # LAMBDA first: the page's headline question; then the ranking sets, SetLexSem last (its
+    # prompts are the dearest), so a run stopped early has the most-read rows.
+    return [[*command, *common] for command in (*lambdas, suite, setlexsem)]
+
+
+def shown(command: list[str]) -> str:
+    """A command as the page prints it: `lexbench ...`, paths relative to the checkout."""
+    text = shlex.join(["lexbench", *command])
+    return text.replace(str(ROOT) + "/", "")
+
+
+def estimate(size: Slice) -> str:
+    """The cost in CPU time, measured on 2 idle cores (load 0.3) with a cold cache: `run all
+    --limit 1` over the three models took 93 s (2 min 17 s of CPU), two thirds of it SetLexSem
+    (32 prompts: about 1.4 CPU-s each on SmolLM2, 2 on Gemma); LAMBDA about 20 ms of CPU per
+    item and model. Wall time is this on 2 idle cores, several times more on busy ones."""
+    cpu = size.setlexsem * 32 * 3.4 + size.suite * 15 + 4 * 3 * (size.lambda_ or 1000) * 0.02
+    return f"about {cpu / 60:.0f} CPU-min, {cpu / 120:.0f} min on 2 idle cores, cold cache"
+
+
+def run(out: Path, size: Slice) -> dict:
+    """Step 1: the commands, one after another; OUT/timing.json says what each took."""
+    cache = out / "responses.sqlite"
+    timing: dict = {
+        "slice": size.to_dict(),
+        "started": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
+        "cache": "warm (it held answers before)" if cache.exists() else "cold (a fresh file)",
+        "load_before": load_average(),
+        "cpu": cpu_model(),
+        "cores": os.cpu_count(),
+        "commit": commit(),
+        "argv": sys.argv[1:],
+        "steps": [],
+    }
     started = time.perf_counter()
-    done = subprocess.run(command, text=True, stdout=subprocess.PIPE)
-    seconds = time.perf_counter() - started
-    (out / "run-all.stdout.txt").write_text(done.stdout, encoding="utf-8")
-    if done.returncode != 0:
-        raise SystemExit(f"lexbench run all exited {done.returncode}; see {out}/run-all.stdout.txt")
-    return seconds, done.stdout
-
-
-def figure(rows: dict[str, list], path: Path) -> None:
-    """Each benchmark's headline metric per model, with its 95% interval."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    def model_of(row: Any) -> str:  # the model alone: the run's settings are the page's
-        return str(row.model).split(" (", 1)[0]
-
-    names = sorted(rows)
-    models = sorted({model_of(row) for table in rows.values() for row in table})
-    colour = {model: f"C{i}" for i, model in enumerate(models)}  # one colour per model
-    fig, axes = plt.subplots(len(names), 1, figsize=(6, 1.1 + 0.9 * len(names)), squeeze=False)
-    for axis, name in zip(axes[:, 0], names):
-        table = sorted(rows[name], key=model_of)
-        for y, row in enumerate(table):
-            axis.errorbar(
-                row.estimate,
-                y,
-                xerr=[[max(0.0, row.estimate - row.low)], [max(0.0, row.high - row.estimate)]],
-                fmt="o",
-                capsize=3,
-                color=colour[model_of(row)],
+    for command in commands(out, size, cache):
+        print(f"running: {shown(command)}", flush=True)
+        begun = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "lexbench", *command],
+            text=True,
+            stdout=subprocess.PIPE,
+            cwd=ROOT,
+        )
+        seconds = time.perf_counter() - begun
+        step = {"command": shown(command), "wall_s": round(seconds, 1), "exit": done.returncode}
+        step["load_after"] = load_average()
+        step["skipped"] = [line for line in done.stdout.splitlines() if line.startswith("skipped ")]
+        timing["steps"].append(step)
+        print(f"  exit {done.returncode} after {seconds / 60:.1f} min", flush=True)
+        if done.returncode != 0:
+            (out / "failed-step.stdout.txt").write_text(done.stdout, encoding="utf-8")
+            raise SystemExit(
+                f"{shown(command)} exited {done.returncode}; its output: "
+                f"{out / 'failed-step.stdout.txt'} (rerun: answers so far are cached)"
             )
-        axis.set_yticks(range(len(table)), [model_of(r) for r in table])
-        axis.set_xlim(-0.02, 1.02)
-        axis.set_ylim(-0.6, len(table) - 0.4)
-        axis.set_title(f"{name}: {table[0].metric if table else ''}", fontsize=9, loc="left")
-        axis.tick_params(labelsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    timing["wall_s"] = round(time.perf_counter() - started, 1)
+    timing["load_after"] = load_average()
+    (out / "timing.json").write_text(json.dumps(timing, indent=1) + "\n", encoding="utf-8")
+    return timing
 
 
-def skip_reasons(lines: list[str]) -> list[str]:
-    """`skipped BENCH (MODEL): REASON` lines as one line per benchmark and reason, the
-    models named together; a failed download is said in a few words (the full message,
-    with the URL, is in the run's output)."""
-    grouped: dict[tuple[str, str], list[str]] = {}
-    for line in lines:
-        head, _, reason = line.removeprefix("skipped ").partition(": ")
-        benchmark, _, model = head.partition(" (")
-        if reason.startswith("could not download"):
-            reason = "its data is downloaded on first use, and this machine is offline"
-        grouped.setdefault((benchmark, reason), []).append(model.rstrip(")"))
-    return [
-        f"{benchmark} ({', '.join(models)}): {reason}"
-        for (benchmark, reason), models in grouped.items()
-    ]
+def summarise(out: Path, timing: dict) -> dict:
+    """Step 2: the run folders under `out` and the run's timing -> the record."""
+    from results_summary import skipped, summarise_runs
+
+    order = ("lambda", "scan", "google", "bats", "setlexsem", "ekar", "hypernyms")
+    results = summarise_runs(out, models=MODELS, order=order)
+    results["skipped"] = skipped(line for step in timing["steps"] for line in step["skipped"])
+    results["run"] = {
+        "commands": [step["command"] for step in timing["steps"]],
+        **{key: value for key, value in timing.items() if key != "commit"},
+        "commit_run": timing.get("commit"),
+    }
+    # The record says when and under what load the commands ran, not when it was summarised.
+    recorder = Recorder(NAME, caches=timing["cache"], sources=SOURCES, argv=timing["argv"])
+    recorder.started = datetime.strptime(timing["started"], "%Y-%m-%d %H:%M UTC").replace(
+        tzinfo=UTC
+    )
+    recorder.load_before = timing["load_before"]
+    recorder.write(results, load_after=timing["load_after"])
+    return json.loads(RECORD.read_text(encoding="utf-8"))
 
 
-def write_page(out: Path, limit: int | None, timing: dict, stdout: str, page: Path = PAGE) -> None:
-    """The page from the run folders under `out`; `timing` is the run's OUT/timing.json
-    (wall seconds, the load at its end, when it ended), so --page-only says the same."""
-    from lexbench.report.leaderboard import leaderboards, to_markdown
-    from lexbench.report.runs import discover, load_runs
+def render(record: dict, page: Path = PAGE, figure: Path = FIGURE) -> None:
+    """Step 3: the page and its figure from the record."""
+    from results_figure import draw_figure
+    from results_render import render_page
 
-    folders = [f for f in discover([out]) if "report" not in f.relative_to(out).parts]
-    runs = load_runs(folders)
-    tables = leaderboards(runs)
-    board = to_markdown(tables).replace(str(out.resolve()) + "/", "").replace(str(out) + "/", "")
-    figure_path = page.parent / "img" / FIGURE.name
-    figure(tables, figure_path)
-    skipped = [line for line in stdout.splitlines() if line.startswith("skipped ")]
-    comparisons = sorted(out.glob("*/compare/*.md"))
-    seconds = timing.get("seconds")
-    made = [
-        "# Results",
-        "",
-        "The first cross-model comparison lexbench shows: the two packaged models and GloVe on",
-        "every benchmark of `lexbench run all`, each under its paper's protocol"
-        + (f", on a slice: the first {limit} items of each stratum." if limit else ", whole."),
-        "",
-        "How this page was made: `.venv/bin/python benchmarks/results_page.py"
-        + (f" --limit {limit}`" if limit else " --full`")
-        + f" on {platform.machine()}, {os.cpu_count()} CPU cores, load average "
-        f"{timing.get('load_end', float('nan')):.2f} at the end, "
-        + (f"{seconds / 60:.0f} min of wall time" if seconds else "wall time not measured")
-        + f", {timing.get('ended', 'date not recorded')}. Models: "
-        "`smollm2-135m` (SmolLM2-135M-Instruct, Q4_1, chat model), `gemma3-270m` (Gemma 3 270M",
-        "base, Q4_K_M, no chat template: LAMBDA's instruction prompt gets prose back, scored as",
-        "format failures as the paper scores them), `glove` (GloVe 6B 50d, analogy queries).",
-        "",
-        "## Leaderboard (95% intervals)",
-        "",
-        re.sub(r"(?m)^## ", "### ", re.sub(r"^# Leaderboard\n+", "", board)),
-        "",
-        f"![Headline metric per model with its 95% interval](img/{FIGURE.name})",
-        "",
-    ]
-    made += [
-        "Both language models score 0 on LAMBDA and SetLexSem here: under those papers'",
-        "instruction prompts they answer with prose or with no readable set, which the papers",
-        "score as wrong (each run's report counts these as format failures). LAMBDA's",
-        "completion prompt (`--prompt-style completion`, the demo's) is what SmolLM2 answers.",
-        "",
-    ]
-    if skipped:
-        made += ["Not run (the reasons `lexbench run all` gave, shortened):", ""]
-        made += [f"* {reason}" for reason in skip_reasons(skipped)] + [""]
-    made += ["## Paired tests between the models", ""]
-    for path in comparisons:
-        text = path.read_text(encoding="utf-8")
-        made += [f"### {path.parent.parent.name}", "", re.sub(r"(?m)^#", "###", text), ""]
-    page.write_text("\n".join(made).rstrip() + "\n", encoding="utf-8")
-    print(f"wrote {page} and {figure_path}")
+    page.write_text(render_page(record), encoding="utf-8")
+    draw_figure(record, figure)
+    print(f"wrote {page.relative_to(ROOT)} and {figure.relative_to(ROOT)}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    size = parser.add_mutually_exclusive_group()
-    size.add_argument("--limit", type=int, default=20, help="items per stratum (default 20)")
-    size.add_argument("--full", action="store_true", help="every item (hours on a CPU)")
-    parser.add_argument("--out", type=Path, default=ROOT / "runs-results")
-    parser.add_argument("--cache", type=Path, default=None, help="response cache file")
-    parser.add_argument("--estimate", action="store_true", help="print the cost and stop")
-    parser.add_argument("--page-only", action="store_true", help="rebuild the page only")
-    parser.add_argument("--page", type=Path, default=PAGE, help="where the page goes")
+    parser.add_argument("--limit", type=int, default=20, help="items per stratum (default 20)")
+    parser.add_argument("--setlexsem-limit", type=int, default=2, help="SetLexSem's (2)")
+    parser.add_argument("--lambda-limit", type=int, default=100, help="LAMBDA's (100; 0: all)")
+    parser.add_argument("--out", type=Path, default=ROOT / "runs" / "results-page")
+    step = parser.add_mutually_exclusive_group()
+    step.add_argument("--estimate", action="store_true", help="print the plan and its cost")
+    step.add_argument("--from-runs", action="store_true", help="summarise OUT again, no run")
+    step.add_argument("--page-only", action="store_true", help="render the record only")
     args = parser.parse_args()
-    limit = None if args.full else args.limit
-    print(
-        f"plan: {', '.join(MODELS)} x every `run all` benchmark, "
-        f"{'whole' if limit is None else f'--limit {limit}'}; expected cost: "
-        f"{estimate(args.out, limit)}",
-        flush=True,
-    )
+    if args.page_only:
+        render(json.loads(RECORD.read_text(encoding="utf-8")))
+        return 0
+    out = args.out.resolve()
+    size = Slice(args.limit, args.setlexsem_limit, args.lambda_limit)
+    print(f"plan ({estimate(size)}):", flush=True)
+    for command in commands(out, size, out / "responses.sqlite"):
+        print(f"  {shown(command)}", flush=True)
     if args.estimate:
         return 0
-    args.out.mkdir(parents=True, exist_ok=True)
-    stdout_file = args.out / "run-all.stdout.txt"
-    timing_file = args.out / "timing.json"
-    if args.page_only:
-        stdout = stdout_file.read_text(encoding="utf-8") if stdout_file.is_file() else ""
-        timing = json.loads(timing_file.read_text()) if timing_file.is_file() else {}
-        write_page(args.out, limit, timing, stdout, args.page)
-        return 0
-    seconds, stdout = run_suite(args.out, limit, args.cache)
-    timing = {
-        "seconds": seconds,
-        "limit": limit,
-        "load_end": os.getloadavg()[0],
-        "ended": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
-    }
-    timing_file.write_text(json.dumps(timing), encoding="utf-8")
-    write_page(args.out, limit, timing, stdout, args.page)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.from_runs:
+        timing_file = out / "timing.json"
+        if not timing_file.is_file():
+            raise SystemExit(f"{timing_file}: no timing; run the page first (no --from-runs)")
+        timing = json.loads(timing_file.read_text(encoding="utf-8"))
+    else:
+        timing = run(out, size)
+    render(summarise(out, timing))
     return 0
 
 

@@ -14,6 +14,7 @@ with LEXBENCH_REQUIRE_FRESH_FIGURES=1, which a release check sets after measure_
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -77,9 +78,38 @@ class Figure:
         return f"{self.page}: {where.strip()[:50]}"
 
 
+@dataclass(frozen=True)
+class RenderedPage:
+    """A page made whole from its record by a script's renderer (`module:function`, a
+    module under benchmarks/): every figure on it is the record's."""
+
+    page: str
+    record: str
+    render: str
+
+
 def figures() -> list[Figure]:
     listed = tomllib.loads((BENCHMARKS / "figures.toml").read_text(encoding="utf-8"))
     return [Figure(**entry) for entry in listed["figure"]]
+
+
+def rendered_pages() -> list[RenderedPage]:
+    listed = tomllib.loads((BENCHMARKS / "figures.toml").read_text(encoding="utf-8"))
+    return [RenderedPage(**entry) for entry in listed.get("page", [])]
+
+
+def rendered(page: RenderedPage) -> str:
+    """The page as its renderer makes it from its record."""
+    module, _, function = page.render.partition(":")
+    return str(getattr(importlib.import_module(module), function)(record(page.record)))
+
+
+def first_difference(found: str, expected: str) -> str:
+    """Where two pages part, as one line each."""
+    for number, (a, b) in enumerate(zip(found.splitlines(), expected.splitlines()), start=1):
+        if a != b:
+            return f"line {number}: the page says {a[:160]!r}, its record {b[:160]!r}"
+    return f"the page has {len(found.splitlines())} lines, its record {len(expected.splitlines())}"
 
 
 def record(name: str) -> dict[str, Any]:
@@ -136,6 +166,36 @@ def test_a_quoted_figure_is_the_recorded_one(figure: Figure) -> None:
         f"{expected!r} ({record(figure.record)['status']}): re-measure with `python "
         f"benchmarks/measure_all.py --only {figure.record}` or mend the page"
     )
+
+
+def disagreement(page: RenderedPage, text: str) -> str:
+    """Where `text` (the page as it stands) is not its record rendered; "" where it is."""
+    expected = rendered(page)
+    if text == expected:
+        return ""
+    return (
+        f"{page.page} is not {page.record}.json rendered by {page.render}: "
+        f"{first_difference(text, expected)} (python benchmarks/results_page.py --page-only)"
+    )
+
+
+@pytest.mark.parametrize("page", rendered_pages(), ids=lambda page: page.page)
+def test_a_page_made_from_its_record_is_that_record_rendered(page: RenderedPage) -> None:
+    """docs/results.md: every number, interval, example answer and published row on it is
+    its record's, laid out by its script."""
+    found = disagreement(page, (REPO / page.page).read_text(encoding="utf-8"))
+    assert not found, found
+
+
+def test_a_changed_figure_on_a_rendered_page_is_caught() -> None:
+    """The check above on the page with one number of a table edited."""
+    page = rendered_pages()[0]
+    text = rendered(page)
+    assert not disagreement(page, text)
+    match = re.search(r"\| \d+\.\d \|", text)
+    assert match is not None, "no table cell with a decimal number on the page"
+    drifted = text.replace(match.group(), match.group().replace(".", "1.", 1), 1)
+    assert "line" in disagreement(page, drifted)
 
 
 def test_a_changed_figure_is_caught() -> None:
@@ -213,6 +273,9 @@ def test_records_say_how_they_were_made() -> None:
 
 
 def test_every_listed_figure_names_a_record_that_exists() -> None:
+    for page in rendered_pages():
+        assert (RECORDS / f"{page.record}.json").is_file(), f"{page.page}: no record"
+        assert (BENCHMARKS / f"{page.render.partition(':')[0]}.py").is_file(), page.render
     for figure in figures():
         assert (RECORDS / f"{figure.record}.json").is_file(), f"{figure.name}: no record"
         assert (REPO / figure.page).is_file(), f"{figure.name}: no such page"
