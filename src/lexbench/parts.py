@@ -11,6 +11,7 @@ not even one of type annotations.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,12 +53,15 @@ NOT_AVAILABLE = "n/a"
 
 
 def is_number(value: Any) -> bool:
-    """A finite number (not None, NaN or ±inf, not a bool): one that can be shown."""
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-    )
+    """A finite number (not None, NaN or ±inf, not a bool): one that can be shown. NumPy's
+    scalars count (they register as `numbers.Real`): summaries computed with NumPy are
+    formatted before they pass through JSON.
+
+    >>> import numpy as np
+    >>> is_number(3), is_number(np.float32(0.5)), is_number(np.int64(2)), is_number(True)
+    (True, True, True, False)
+    """
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def shown(value: Any, spec: str = ".3f", scale: float = 1.0) -> str:

@@ -71,7 +71,8 @@ def test_a_run_whose_every_request_failed_is_left_out_with_its_flag(three_runs, 
         fail_ids=[item.id for item in lambda_items(10)],
     )
     out = tmp_path / "report"
-    assert main(["report", str(three_runs[0]), str(three_runs[1]), str(failed), "-o", str(out)]) == 0
+    chosen = [str(three_runs[0]), str(three_runs[1]), str(failed)]
+    assert main(["report", *chosen, "-o", str(out)]) == 0
     markdown = (out / "report.md").read_text()
     assert (
         "Run model-down is left out of the paired comparisons: every request failed (30 of 30)"

@@ -205,16 +205,15 @@ def build_report(
                 f"{type(error).__name__}: {error}"
             ) from error
         all_figures += [f.path for f in figures]
-        comparison_md, notes = "", []
-        if len(group) > 1:
-            comparison_md, notes = _comparisons(group, resamples, seed)
+        comparison_md, notes = _comparisons(group, resamples, seed) if len(group) > 1 else ("", [])
         run_sections = [(run.label, reporter.run_markdown(run)) for run in group]
         papers_md = published_markdown(group) if published else ""
 
         markdown_parts += [f"## {heading}", ""]
         if summary.strip():  # no heading over nothing
             markdown_parts += ["### Summary", "", summary, ""]
-        markdown_parts += notes + ([""] if notes else [])
+        for note in notes:  # a paragraph each (one line each would run together)
+            markdown_parts += [note, ""]
         if comparison_md:
             markdown_parts += [comparison_md, ""]
         if papers_md:

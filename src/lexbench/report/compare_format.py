@@ -13,6 +13,7 @@ from lexbench.parts import NOT_AVAILABLE, fmt, interval_text, is_number, pct
 from lexbench.report.compare import Comparison
 from lexbench.stats import Interval
 
+
 def format_pct(x: float) -> str:
     """A proportion in percent, one decimal (docs/comparing-and-reporting.md: units)."""
     return pct(x)

@@ -85,7 +85,8 @@ def reading_sets(record: Mapping[str, Any]) -> str:
         head = (
             f"The published set scored {_pct(test['published'])}, the {k} fresh sets "
             f"{_pct(test['fresh_mean'])} on average: a gap of "
-            f"{_pct(test['gap'], '+.1f', ' points')}. It ranks {test['rank']} of {test['of']} (exact permutation p = "
+            f"{_pct(test['gap'], '+.1f', ' points')}. It ranks {test['rank']} of "
+            f"{test['of']} (exact permutation p = "
             f"{p_text(test['p_value'])}; with {k} fresh sets p can go no lower than "
             f"{p_text(test['smallest_possible_p'])}); item by item, one-sided Fisher exact "
             f"p = {p_text(items['p_value'])}."

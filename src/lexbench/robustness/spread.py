@@ -179,7 +179,9 @@ def spread_table(record: Mapping[str, Any]) -> str:
     for m in record["members"]:
         label = m["label"] + (" (published)" if m["published"] else "")
         interval = m.get("bootstrap")
-        tail = f" {parts.interval_text(interval['low'], interval['high'], pct)} |" if interval else ""
+        tail = (
+            f" {parts.interval_text(interval['low'], interval['high'], pct)} |" if interval else ""
+        )
         if "score" in m:
             score_interval = m.get("score_bootstrap")
             around = (

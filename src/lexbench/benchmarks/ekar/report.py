@@ -34,7 +34,8 @@ def _cell(block: Mapping[str, Any] | None) -> str:
     if not block or not block.get("n"):
         return NOT_AVAILABLE
     wilson = block["wilson"]
-    return f"{with_interval(block['accuracy'], wilson['low'], wilson['high'], pct)} (n={block['n']})"
+    shown = with_interval(block["accuracy"], wilson["low"], wilson["high"], pct)
+    return f"{shown} (n={block['n']})"
 
 
 def _escape(text: str) -> str:

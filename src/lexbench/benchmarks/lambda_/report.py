@@ -27,7 +27,7 @@ _TABLE_KEYS = ("overall", "per_relation", "error_taxonomy", "accuracy_by_query_l
 
 
 def _cell(block: Mapping[str, Any] | None) -> str:
-    """"5.3 [3.3, 8.5]": accuracy in % with the Wald 95% interval; "n/a" with no item."""
+    """ "5.3 [3.3, 8.5]": accuracy in % with the Wald 95% interval; "n/a" with no item."""
     if not block:
         return NOT_AVAILABLE
     wald = block["wald"]
