@@ -44,3 +44,23 @@ def test_without_allow_failures_the_plan_still_exits_4_after_writing_every_run(w
     captured = capsys.readouterr()
     assert "all 6 requests failed" in captured.err
     assert "left out of the paired comparisons" in captured.out
+
+
+
+
+def test_plan_lines_write_a_builder_option_as_the_user_wrote_it(work, capsys):
+    """`--option KEY=VALUE` (any plugin benchmark's builder options) is named in the plan's
+    lines as written, not as the parsed pair (`--option '('"'"'count'"'"', 6)'`)."""
+    from lexbench import plugins
+
+    if "hypernyms" not in {spec.name for spec in plugins.benchmarks()}:
+        pytest.skip("the example plugin is not installed (pip install -e examples/...)")
+    argv = ["run", "hypernyms", "--model", "scripted:a,scripted:b", "--limit", "2"]
+    argv += ["--option", "count=4", "--option", "seed=3"]
+    assert main([*argv, "--no-progress", "--no-cache"]) == 0
+    err = capsys.readouterr().err
+    first = next(line for line in err.splitlines() if "[1/2]" in line)
+    assert first == (
+        "lexbench: [1/2] hypernyms · scripted:a · --limit 2 --option count=4 --option seed=3 "
+        "· wording: paper"
+    ), first

@@ -1,38 +1,38 @@
 """What a person reads says `n/a`, never `nan` or `inf` (docs/comparing-and-reporting.md;
 issue 43).
 
-Every benchmark (and the example plugin, where it is installed) runs on a tiny slice with a
-scripted model in three conditions: an ordinary run (about half the items right), a run
-with no item right, and a run whose every request failed; LAMBDA as a `--sets 2` spread
-with its contamination probe, SCAN as a spread across every wording. Then `report`,
-`leaderboard` (Markdown and CSV) and `compare` (every format) read them, and every text
-is scanned: what `run` prints (the run's report, the spread table, the probe), each run's
-report.md, report.md and report.html of `lexbench report`, the leaderboards, the
-comparisons, and every text drawn on a figure (read off each matplotlib figure as it is
-saved: titles, axis and tick labels, legends, annotations).
+Every benchmark (and the example plugin, where it is installed) runs on a tiny slice, as a
+user runs it, on the scripted backend (tests/scripted_backend.py) with three models in one
+plan: `scripted:ok` (answers from a hash of the prompt), `scripted:wrong` (no item right)
+and `scripted:down` (every request fails; `--allow-failures`). LAMBDA runs as a `--sets 2`
+spread and then its contamination probe, SCAN as a spread across every wording. Then
+`report`, `leaderboard` (Markdown and CSV) and `compare` (every format) read the runs, and
+every text is scanned: what each command printed (stdout and stderr), every Markdown,
+HTML, CSV, LaTeX and text file under the runs and the report, every JSON file (strict:
+no NaN or Infinity token), and every text drawn on a figure (read off each matplotlib
+figure as it is saved: titles, axis and tick labels, legends, annotations).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lexbench import api, plugins
+from lexbench import plugins
 from lexbench.cli import main
-from lexbench.types import Request
-from mock_model import ScriptedModel
 
-FIXTURES = Path(__file__).parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 #: "nan", "NaN", "inf", "-inf", "Infinity" as a word (not "infinite", not "Nanjing").
 NOT_A_NUMBER = re.compile(r"(?<![\w.])-?(nan|inf|infinity)(?!\w)", re.IGNORECASE)
+#: Files a person opens; JSON files are data, read strictly instead.
+READ_FILES = (".md", ".html", ".csv", ".txt", ".tex")
+MODELS = "scripted:ok,scripted:wrong,scripted:down"
 
 SAT_TEXT = """190 FROM REAL SATs
 ostrich bird n:n
@@ -56,107 +56,17 @@ dog cat n:n
 b
 """
 
-
-@dataclass(frozen=True)
-class Case:
-    """A benchmark on a tiny slice: its builder options, the answer key of its items (item
-    id -> the right reply, or the right choice's index), and the spread it runs as."""
-
-    name: str
-    options: dict[str, Any]
-    answer_key: Callable[[Any], dict[str, Any]] | None = None
-    spread: str | None = None  # "sets" or "prompts"
-
-
-def _gold_word(bench: Any) -> dict[str, Any]:
-    return {item.id: " " + item.gold for item in bench.items()}
-
-
-def _setlexsem_key(bench: Any) -> dict[str, Any]:
-    return {
-        item.id: "<answer>{" + ", ".join(map(str, sorted(item.answer, key=str))) + "}</answer>"
-        for item in bench.items()
-    }
-
-
-CASES = [
-    Case("lambda", {"limit": 2}, _gold_word, spread="sets"),
-    Case("scan", {"limit": 1}, spread="prompts"),
-    Case("google", {"limit_per_relation": 1}),
-    Case("bats", {"limit_per_relation": 2, "data": str(FIXTURES / "bats_mini")}),
-    Case("sat", {}, lambda bench: {item.id: item.answer for item in bench.items()}),
-    Case("setlexsem", {"grid": "small", "limit": 1}, _setlexsem_key),
-    Case(
-        "ekar",
-        {"limit": 2, "data": str(FIXTURES / "ekar" / "english")},
-        lambda bench: {item.id: item.labels.index(item.answer) for item in bench.items()},
-    ),
-    Case("hypernyms", {"limit": 6, "count": 6}, _gold_word),  # the example plugin
-]
-CONDITIONS = ("ordinary", "none-right", "all-failed")
-
-
-def _right(condition: str, request: Request) -> bool:
-    """The ordinary run answers about half the items right, chosen by id."""
-    return condition == "ordinary" and hashlib.sha256(request.id.encode()).digest()[0] % 2 == 0
-
-
-def scripted(condition: str, key: dict[str, Any]) -> ScriptedModel:
-    """A model that answers by `key` in `condition` (generate, rank and loglikelihood)."""
-
-    def reply(request: Request) -> str:
-        return str(key.get(request.id, " zzzz")) if _right(condition, request) else " zzzz"
-
-    def ranked(request: Request) -> list[tuple[int, str, float]]:
-        words = [f" filler{k}" for k in range(10)]
-        if _right(condition, request) and request.targets:
-            words[0] = " " + request.targets[0]
-        return [(100 + k, word, -float(k + 1)) for k, word in enumerate(words)]
-
-    def loglikelihoods(request: Request) -> list[float]:
-        gold = int(key.get(request.id, 0))
-        chosen = gold if _right(condition, request) else (gold + 1) % len(request.continuations)
-        return [-1.0 if k == chosen else -5.0 - k for k in range(len(request.continuations))]
-
-    return ScriptedModel(
-        reply,
-        name=f"scripted-{condition}",
-        ranked=ranked,
-        loglikelihoods=loglikelihoods,
-        fail_on=(lambda request: True) if condition == "all-failed" else None,
-    )
-
-
-def run_case(case: Case, condition: str, key: dict[str, Any], options: dict[str, Any], out: Path):
-    """Run one case in one condition as `lexbench run` would; returns the (published) run
-    folder and what `run` prints: the report, and for a spread its table and probe."""
-    from lexbench.robustness.completion import failure_note
-    from lexbench.robustness.contamination import contamination_from_spread
-    from lexbench.robustness.files import robustness_folder, write_record
-    from lexbench.robustness.report import probe_markdown
-    from lexbench.robustness.runs import run_steps, set_steps, variant_steps
-    from lexbench.robustness.spread import spread_table
-
-    model = scripted(condition, key)
-
-    def run_one() -> Any:
-        return api.run(case.name, model, out=out, use_cache=False, progress=False, **options)
-
-    if case.spread is None:
-        run = run_one()
-        return run.folder.path, [run.report]
-    spec = plugins.benchmark(case.name)
-    steps = set_steps(spec, 2) if case.spread == "sets" else variant_steps(spec, "all")
-    evaluations, record, _ = run_steps(spec, case.spread, steps, run_one)
-    published = next(e for e, s in zip(evaluations, steps) if s.published).folder.path
-    printed = [e.report for e in evaluations] + [spread_table(record)]
-    if case.spread == "sets":  # `lexbench contamination`: the probe from the spread
-        probe = contamination_from_spread(record)
-        failed = sum(e.stats.failed for e in evaluations)
-        probe["reading"] += failure_note(failed, sum(e.stats.requests for e in evaluations))
-        write_record(robustness_folder(published) / f"contamination-{published.name}.json", probe)
-        printed.append(probe_markdown(probe))
-    return published, printed
+#: benchmark -> its options on the command line (a tiny slice; the spread it runs as).
+CASES = {
+    "lambda": ["--limit", "2", "--sets", "2"],
+    "scan": ["--limit", "1", "--prompt-variant", "all"],
+    "google": ["--limit", "1"],
+    "bats": ["--limit", "2", "--data", str(FIXTURES / "bats_mini")],
+    "sat": ["--data", "sat.txt"],
+    "setlexsem": ["--grid", "small", "--limit", "1"],
+    "ekar": ["--limit", "2", "--data", str(FIXTURES / "ekar" / "english")],
+    "hypernyms": ["--limit", "6", "--option", "count=6"],  # the example plugin
+}
 
 
 @pytest.fixture
@@ -180,8 +90,23 @@ def figure_texts(monkeypatch) -> list[str]:
 
 def files_read(folder: Path) -> Iterator[tuple[str, str]]:
     for path in sorted(folder.rglob("*")):
-        if path.is_file() and path.suffix in (".md", ".html", ".csv", ".txt", ".tex", ".json"):
+        if path.is_file() and path.suffix in READ_FILES:
             yield str(path), path.read_text(encoding="utf-8")
+
+
+def strict_json_problems(folder: Path) -> list[str]:
+    """JSON files holding a NaN or Infinity token (which strict readers refuse)."""
+    problems = []
+    for path in sorted(folder.rglob("*.json")):
+        try:
+            json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse)
+        except ValueError as error:
+            problems.append(f"{path}: {error}")
+    return problems
+
+
+def _refuse(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def not_numbers(texts: list[tuple[str, str]]) -> list[str]:
@@ -192,46 +117,74 @@ def not_numbers(texts: list[tuple[str, str]]) -> list[str]:
     return out
 
 
-def test_no_nan_or_inf_in_anything_a_person_reads(tmp_path, capsys, figure_texts):
-    plugins.reset()
+def run_folders(root: Path, benchmark: str, model: str) -> list[Path]:
+    return sorted(p.parent for p in root.glob(f"runs/{benchmark}/{model}/*/config.json"))
+
+
+def test_no_nan_or_inf_in_anything_a_person_reads(
+    tmp_path, monkeypatch, capsys, scripted_backend, figure_texts
+):
+    monkeypatch.chdir(tmp_path)
     registered = {spec.name for spec in plugins.benchmarks()}
     (tmp_path / "sat.txt").write_text(SAT_TEXT)
     texts: list[tuple[str, str]] = []
-    folders: dict[str, list[Path]] = {}
-    for case in CASES:
-        if case.name not in registered:  # the example plugin, not installed here
-            continue
-        options = {**case.options, **({"data": tmp_path / "sat.txt"} if case.name == "sat" else {})}
-        items = plugins.benchmark(case.name).build(scripted("ordinary", {}), **options)
-        key = case.answer_key(items) if case.answer_key else {}
-        for condition in CONDITIONS:
-            folder, printed = run_case(case, condition, key, options, tmp_path / "runs")
-            texts += [(f"{case.name}, {condition}: printed by run", text) for text in printed]
-            texts.append((str(folder / "report.md"), (folder / "report.md").read_text()))
-            folders.setdefault(case.name, []).append(folder)
-    capsys.readouterr()
 
-    every = [str(folder) for group in folders.values() for folder in group]
-    assert main(["report", *every, "-o", str(tmp_path / "report")]) == 0
-    assert main(["leaderboard", *every]) == 0
-    assert main(["leaderboard", *every, "--format", "csv", "-o", str(tmp_path / "board.csv")]) == 0
-    for ordinary, none_right, failed in folders.values():
+    def command(*argv: str, status: int = 0) -> str:
+        assert main(list(argv)) == status, argv
+        printed = capsys.readouterr()
+        texts.extend([(f"{' '.join(argv)}: stdout", printed.out), ("stderr", printed.err)])
+        return printed.out
+
+    ran = [name for name in CASES if name in registered]
+    for name in ran:
+        out = command(
+            "run",
+            name,
+            "--model",
+            MODELS,
+            *CASES[name],
+            "--no-progress",
+            "--no-cache",
+            "--allow-failures",
+        )
+        assert out.count("## Leaderboard") == 1  # one leaderboard per plan
+        assert "Run down" in out and "left out of the paired comparisons" in out
+    command(
+        "contamination",
+        "lambda",
+        "--model",
+        "scripted:ok",
+        "--limit",
+        "2",
+        "--sets",
+        "2",
+        "--no-progress",
+        "--no-cache",
+    )
+
+    every = [
+        str(f)
+        for name in ran
+        for m in ("ok", "wrong", "down")
+        for f in run_folders(tmp_path, name, m)
+    ]
+    command("report", *every, "-o", "report")
+    command("leaderboard", *every)
+    command("leaderboard", *every, "--format", "csv", "-o", "board.csv")
+    for name in ran:
+        ok, wrong, down = (run_folders(tmp_path, name, m)[0] for m in ("ok", "wrong", "down"))
         for fmt in ("text", "markdown", "csv", "json", "latex"):
-            pair = [str(ordinary), str(none_right), "--paper-resamples", "200"]
-            assert main(["compare", *pair, "--format", fmt]) == 0
-        assert main(["compare", str(ordinary), str(failed)]) == 2  # refused, in one line
-    printed = capsys.readouterr()
-    texts += [("stdout", printed.out), ("stderr", printed.err)]
-    texts += list(files_read(tmp_path / "report"))
-    texts.append(("board.csv", (tmp_path / "board.csv").read_text()))
-    texts += [("figure", text) for text in figure_texts]
+            command("compare", str(ok), str(wrong), "--format", fmt, "--paper-resamples", "200")
+        command("compare", str(ok), str(down), status=2)  # refused, in one line
 
-    found = not_numbers(texts)
+    texts += list(files_read(tmp_path))
+    texts += [("figure", text) for text in figure_texts]
+    found = not_numbers(texts) + strict_json_problems(tmp_path)
     assert not found, "\n".join(found[:40]) + f"\n({len(found)} in all)"
     # What was scanned holds what it should: every benchmark, the empty cells, the figures.
     page = (tmp_path / "report" / "report.md").read_text()
-    assert all(f"runs/{name}/" in page for name in folders) and "## Robustness" in page
-    assert "| scripted-all-failed (limit=2) | 0 | n/a | n/a |" in printed.out
+    assert all(f"runs/{name}/" in page for name in ran) and "## Robustness" in page
+    assert "| down (limit=2) | 0 | n/a | n/a |" in page
     assert "n/a (undefined: the same accuracy at all" in page
     assert len(figure_texts) > 100 and any("Spearman" in t for t in figure_texts)
 
