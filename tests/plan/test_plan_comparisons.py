@@ -46,8 +46,6 @@ def test_without_allow_failures_the_plan_still_exits_4_after_writing_every_run(w
     assert "left out of the paired comparisons" in captured.out
 
 
-
-
 def test_plan_lines_write_a_builder_option_as_the_user_wrote_it(work, capsys):
     """`--option KEY=VALUE` (any plugin benchmark's builder options) is named in the plan's
     lines as written, not as the parsed pair (`--option '('"'"'count'"'"', 6)'`)."""
