@@ -57,8 +57,12 @@ def test_report_compares_the_two_runs_that_share_items_and_names_the_third(
     tests = table.split("### Published results", 1)[0].split("### Figures", 1)[0]
     assert "model-c" not in tests  # in no paired test
     assert "left out of the paired comparisons" in page and "<h3>Paired comparisons</h3>" in page
-    # compare, given the same three, refuses in one line naming the pair that shares nothing.
+    # compare agrees: given the two that share items, the same test and numbers.
     capsys.readouterr()
+    assert main(["compare", str(three_runs[0]), str(three_runs[1]), "--format", "markdown"]) == 0
+    compared = capsys.readouterr().out
+    assert row in compared.splitlines()
+    # compare, given the same three, refuses in one line naming the pair that shares nothing.
     assert main(["compare", *map(str, three_runs)]) == 2
     assert "share 30 item ids but not one question" in capsys.readouterr().err
 
