@@ -23,7 +23,7 @@ def test_a_model_whose_every_request_failed_is_named_and_the_others_compared(wor
     argv += ["--limit", "2", "--no-progress", "--no-cache", "--allow-failures"]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert out.count("## Leaderboard") == 1
+    assert out.count("Leaderboard") == 1 and "\n## Leaderboard\n\n### lambda\n" in out
     assert (
         "note: lambda: Run down (limit=2) is left out of the paired comparisons: every "
         "request failed (6 of 6), so nothing of the model's can be compared." in out

@@ -113,9 +113,8 @@ def show_across_models(outcome: Outcome, out: Path, *, leaderboard: bool = True)
     if len(outcome.plan.models) < 2 or not outcome.ran:
         return
     if leaderboard:
-        print("\n## Leaderboard\n")
         folders = [done.evaluation.folder.path for done in outcome.ran]
-        print(terminal_text(leaderboard_text(folders)))
+        print("\n" + terminal_text(_one_level_down(leaderboard_text(folders))))
     written, notes = compare_models(comparison_groups(outcome), out)
     for note in notes:
         print(f"note: {terminal_text(note)}")
@@ -123,6 +122,12 @@ def show_across_models(outcome: Outcome, out: Path, *, leaderboard: bool = True)
         if leaderboard:
             print(terminal_text(text))
         print(f"comparison: {terminal_text(str(path))}")
+
+
+def _one_level_down(markdown: str) -> str:
+    """The leaderboard under the runs' reports: its title ("# Leaderboard") and each
+    benchmark's heading one level down, so it reads as one section, said once."""
+    return "\n".join("#" + line if line.startswith("#") else line for line in markdown.split("\n"))
 
 
 def _comparison_text(result: Any) -> str:
