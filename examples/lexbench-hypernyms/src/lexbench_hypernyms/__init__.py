@@ -191,7 +191,7 @@ def build(
     wordnet: str | None = None,
 ) -> HypernymBenchmark:
     """The benchmark for one run; `model` is asked nothing (only generate is needed)."""
-    from lexbench.lexicon.wordnet.index import load_index
+    from lexbench.lexicon.wordnet import load_index
 
     if count < 1:
         raise ValueError(f"count must be at least 1, got {count}")
