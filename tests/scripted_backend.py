@@ -1,12 +1,16 @@
 """A scripted model backend for command-line tests only (never a product feature): the
 `scripted:NAME` spec, registered by the `scripted_backend` fixture, answers every request
 kind from a hash of the request, so a command's run folders are the same on every machine
-and every run. `scripted:NAME-chat` also declares a chat template.
+and every run. `scripted:NAME-chat` also declares a chat template. Two names stand for the
+runs a report must still read right: `scripted:wrong...` answers no item right (a word no
+benchmark asks for, ranked words that are never a target, no finite log-likelihood), and
+`scripted:down...` fails every request.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 from typing import Any
 
 from lexbench.terminal import strip_url_credentials
@@ -38,9 +42,32 @@ def loglikelihoods(request: Request) -> list[float]:
     return [-float(_pick(request.prompt + c, 50)) / 7 for c in request.continuations]
 
 
+def wrong_reply(request: Request) -> str:
+    return " zzzz"
+
+
+def wrong_ranked(request: Request) -> list[tuple[int, str, float]]:
+    return [(i, f" zzzz{i}", -float(i + 1)) for i in range(len(RANKED))]
+
+
+def wrong_loglikelihoods(request: Request) -> list[float]:
+    return [-math.inf for _ in request.continuations]  # no choice can be picked
+
+
+def every_request(request: Request) -> bool:
+    return True
+
+
 class ScriptedBackend(ScriptedModel):
     def __init__(self, name: str, options: dict[str, Any] | None = None):
-        super().__init__(reply, name=name, ranked=ranked, loglikelihoods=loglikelihoods)
+        wrong = name.startswith("wrong")
+        super().__init__(
+            wrong_reply if wrong else reply,
+            name=name,
+            ranked=wrong_ranked if wrong else ranked,
+            loglikelihoods=wrong_loglikelihoods if wrong else loglikelihoods,
+            fail_on=every_request if name.startswith("down") else None,
+        )
         # Recorded as a real backend records its settings (credentials in a URL removed);
         # they change no answer, so the fingerprint (and the run folder) stays the same.
         self.options = {

@@ -11,7 +11,8 @@ not even one of type annotations.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import numbers
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -46,18 +47,68 @@ class LoadedRun:
         return sorted(folder.glob("*.png")) if folder.is_dir() else []
 
 
-def fmt(value: float) -> str:
+#: What a reader is shown where there is no number (no item scored, no pair to test, a
+#: statistic undefined on the data): never "nan" or "inf" (docs/comparing-and-reporting.md).
+NOT_AVAILABLE = "n/a"
+
+
+def is_number(value: Any) -> bool:
+    """A finite number (not None, NaN or ±inf, not a bool): one that can be shown. NumPy's
+    scalars count (they register as `numbers.Real`): summaries computed with NumPy are
+    formatted before they pass through JSON.
+
+    >>> import numpy as np
+    >>> is_number(3), is_number(np.float32(0.5)), is_number(np.int64(2)), is_number(True)
+    (True, True, True, False)
+    """
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def shown(value: Any, spec: str = ".3f", scale: float = 1.0) -> str:
+    """`value` × `scale` in format `spec`, or "n/a" where there is none (None, NaN, ±inf).
+
+    >>> shown(0.25), shown(float("nan")), shown(None), shown(float("-inf"))
+    ('0.250', 'n/a', 'n/a', 'n/a')
+    >>> shown(0.0532, ".1f", 100), shown(-0.02, "+.3f")
+    ('5.3', '-0.020')
+    """
+    return format(scale * value, spec) if is_number(value) else NOT_AVAILABLE
+
+
+def fmt(value: Any) -> str:
     """A fraction with three decimals; "n/a" where there is none (no item scored)."""
-    return (
-        "n/a"
-        if value is None or (isinstance(value, float) and math.isnan(value))
-        else f"{value:.3f}"
-    )
+    return shown(value, ".3f")
 
 
-def pct(value: float) -> str:
-    """A proportion in percent with one decimal; "n/a" where there is none."""
-    return fmt(value) if value is None or value != value else f"{100 * value:.1f}"
+def pct(value: Any, digits: int = 1) -> str:
+    """A proportion in percent with one decimal (or `digits`); "n/a" where there is none."""
+    return shown(value, f".{digits}f", 100)
+
+
+def interval_text(low: Any, high: Any, show: Callable[[Any], str] = fmt) -> str:
+    """`[low, high]` as `show` writes each bound; "n/a" alone where neither bound is a
+    number (an interval over no items), never "[n/a, n/a]"."""
+    if not is_number(low) and not is_number(high):
+        return NOT_AVAILABLE
+    return f"[{show(low)}, {show(high)}]"
+
+
+def with_interval(estimate: Any, low: Any, high: Any, show: Callable[[Any], str] = fmt) -> str:
+    """`0.083 [0.041, 0.125]`; "n/a" where there is no estimate, `0.500 [n/a]` where the
+    estimate has no interval (one cluster, one item).
+
+    >>> with_interval(0.5, float("nan"), float("nan")), with_interval(None, 0.1, 0.2)
+    ('0.500 [n/a]', 'n/a')
+    """
+    if not is_number(estimate):
+        return NOT_AVAILABLE
+    bounds = interval_text(low, high, show)
+    return f"{show(estimate)} " + (f"[{bounds}]" if bounds == NOT_AVAILABLE else bounds)
+
+
+def p_text(value: Any, spec: str = ".3g") -> str:
+    """A p-value: "n/a" where the test could not be run."""
+    return shown(value, spec)
 
 
 @dataclass(frozen=True)
@@ -77,13 +128,13 @@ class Row:
     def cells(self) -> dict[str, str]:
         """The row as shown, in the units every report uses (docs/comparing-and-reporting.md):
         an accuracy in percent with one decimal, a graded metric (MRR@10) as a fraction."""
-        shown = pct if self.metric == "accuracy" else fmt
+        show = pct if self.metric == "accuracy" else fmt
         name = "accuracy %" if self.metric == "accuracy" else self.metric
         return {
             "model": self.model,
             "scored": str(self.scored),
-            name: shown(self.estimate),
-            "95% interval": f"[{shown(self.low)}, {shown(self.high)}]",
+            name: show(self.estimate),
+            "95% interval": interval_text(self.low, self.high, show),
             **self.extra,
             "run": self.run,
         }

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from lexbench.parts import with_interval
+
 Z95 = 1.959963984540054
 
 
@@ -37,7 +39,8 @@ class Interval:
         return asdict(self)
 
     def __str__(self) -> str:
-        return f"{self.estimate:.3f} [{self.low:.3f}, {self.high:.3f}]"
+        """`0.083 [0.041, 0.125]`; "n/a" where there is no estimate (no item)."""
+        return with_interval(self.estimate, self.low, self.high)
 
 
 def _check_counts(successes: int, n: int) -> None:

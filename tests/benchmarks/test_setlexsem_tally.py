@@ -9,6 +9,9 @@ narrative phrasing) and Scores made by the real `SetLexSemBenchmark.score` on ch
 requests, one configuration whose every request failed). The results go through the
 serializer of results.json with keys in the order they were built, so key order, list order
 and every float digit are pinned.
+report.md was re-written once since (issue 43): a number that does not exist (an SD over
+one configuration, a decile with no prompt) says `n/a` where it said `–`; results.json is
+unchanged.
 
 Regenerate (only when a change to the tables is intended, and say so in the commit):
     PYTHONPATH=src python tests/benchmarks/test_setlexsem_tally.py

@@ -133,7 +133,13 @@ def test_runs_without_shared_items_get_a_note_not_a_test(tmp_path):
     x = write_graded_run(tmp_path / "p", "lm-a", [1.0, 0.5], ids=["a1", "a2"])
     y = write_graded_run(tmp_path / "q", "lm-b", [1.0, 0.5], ids=["b1", "b2"])
     files = build_report([x, y], tmp_path / "out")
-    assert "do not all share scored items" in files.markdown.read_text()
+    markdown = files.markdown.read_text()
+    for label in ("lm-a", "lm-b"):
+        assert (
+            f"Run {label} is left out of the paired comparisons: it shares no scored item "
+            "with any other run." in markdown
+        )
+    assert "### Paired comparisons" not in markdown
 
 
 def test_cli_writes_the_report(run_folders, tmp_path, capsys):

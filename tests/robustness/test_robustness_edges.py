@@ -52,7 +52,7 @@ def _member(label, published, correct, relations, values=()):
     )
 
 
-def test_a_cell_missing_from_the_published_set_prints_a_dash():
+def test_a_cell_missing_from_the_published_set_says_n_a():
     members = [
         _member("seed 42", True, [1, 1], ["a", "a"]),
         _member("seed 1", False, [1, 0], ["a", "b"]),
@@ -62,7 +62,7 @@ def test_a_cell_missing_from_the_published_set_prints_a_dash():
     cell = record["summary"]["relation=b"]
     assert cell["rank"] is None and cell["p_value"] != cell["p_value"]
     row = next(line for line in spread_table(record).splitlines() if "relation=b" in line)
-    assert "| – | – |" in row and "of" not in row
+    assert row.endswith("| n/a | n/a | n/a |") and "of" not in row
 
 
 def test_a_published_set_with_nothing_scored_is_read_not_raised():
@@ -78,7 +78,7 @@ def test_a_published_set_with_nothing_scored_is_read_not_raised():
     assert "nothing was measured" in record["reading"]
 
 
-def test_a_member_without_a_score_prints_a_dash():
+def test_a_member_without_a_score_says_n_a():
     members = [
         _member("seed 42", True, [1, 0], ["a", "a"], [1.0, 0.5]),
         _member("seed 1", False, [1, 0], ["a", "a"], [1.0, 0.25]),
@@ -86,4 +86,4 @@ def test_a_member_without_a_score_prints_a_dash():
     record = summarise("sets", members)
     record["members"][1]["score"] = None  # NaN read back from JSON
     row = next(line for line in spread_table(record).splitlines() if line.startswith("| seed 1"))
-    assert row.endswith("| – |")
+    assert row.endswith("| n/a |")

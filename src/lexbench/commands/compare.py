@@ -6,7 +6,6 @@ runs made from different datasets are compared with a warning on stderr."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -84,7 +83,7 @@ def _compare(args: argparse.Namespace) -> int:
             from lexbench.report.published_board import compare_records
 
             record["published"] = compare_records(runs)
-        text = json.dumps(record, indent=2, sort_keys=True) + "\n"
+        text = compare_format.json_text(record)  # strict JSON: null where no number
     else:
         text = {
             "text": compare_format.to_text,

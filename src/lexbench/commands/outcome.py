@@ -8,7 +8,6 @@ when requests failed (3 when some did, 4 when all did; docs/guarantees.md).
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from collections import Counter
@@ -108,17 +107,27 @@ def show_runs(outcome: Outcome) -> None:
 def show_across_models(outcome: Outcome, out: Path, *, leaderboard: bool = True) -> None:
     """One leaderboard over every run of the plan (unless the command printed its own),
     then the paired comparisons between its models (nothing when it ran one model; `run
-    all`, which compares every benchmark, names the files only)."""
+    all`, which compares every benchmark, names the files only). A run left out of them
+    (every request failed, or it shares no scored item) is named with the reason, as
+    `lexbench report` names it; the others are still compared."""
     if len(outcome.plan.models) < 2 or not outcome.ran:
         return
     if leaderboard:
-        print("\n## Leaderboard\n")
         folders = [done.evaluation.folder.path for done in outcome.ran]
-        print(terminal_text(leaderboard_text(folders)))
-    for path, text in compare_models(comparison_groups(outcome), out, outcome.plan.models):
+        print("\n" + terminal_text(_one_level_down(leaderboard_text(folders))))
+    written, notes = compare_models(comparison_groups(outcome), out)
+    for note in notes:
+        print(f"note: {terminal_text(note)}")
+    for path, text in written:
         if leaderboard:
             print(terminal_text(text))
         print(f"comparison: {terminal_text(str(path))}")
+
+
+def _one_level_down(markdown: str) -> str:
+    """The leaderboard under the runs' reports: its title ("# Leaderboard") and each
+    benchmark's heading one level down, so it reads as one section, said once."""
+    return "\n".join("#" + line if line.startswith("#") else line for line in markdown.split("\n"))
 
 
 def _comparison_text(result: Any) -> str:
@@ -129,14 +138,14 @@ def _comparison_text(result: Any) -> str:
     return compare_format.to_markdown(result, leaderboard=False)
 
 
-def comparison_groups(outcome: Outcome) -> dict[tuple[str, str], list[Path]]:
-    """(benchmark, step label) -> the models' run folders of that step, in plan order:
-    the runs a paired comparison sets side by side."""
-    groups: dict[tuple[str, str], list[Path]] = {}
+def comparison_groups(outcome: Outcome) -> dict[tuple[str, str], list[tuple[str, Path]]]:
+    """(benchmark, step label) -> (model, run folder) of each model's run of that step, in
+    plan order: the runs a paired comparison sets side by side."""
+    groups: dict[tuple[str, str], list[tuple[str, Path]]] = {}
     for done in outcome.ran:
         benchmark = str(done.evaluation.results.get("benchmark", done.cell.request.benchmark))
         key = (benchmark, done.cell.step)
-        groups.setdefault(key, []).append(done.evaluation.folder.path)
+        groups.setdefault(key, []).append((done.cell.model, done.evaluation.folder.path))
     return groups
 
 
@@ -149,29 +158,35 @@ def leaderboard_text(folders: Sequence[Path]) -> str:
 
 
 def compare_models(
-    groups: Mapping[tuple[str, str], Sequence[Path]], out: Path, models: Sequence[str]
-) -> list[tuple[Path, str]]:
+    groups: Mapping[tuple[str, str], Sequence[tuple[str, Path]]], out: Path
+) -> tuple[list[tuple[Path, str]], list[str]]:
     """Paired comparisons between the models' runs of each group ((benchmark, step label)
-    -> the models' run folders, in model order); a group with fewer than two runs has
-    nothing to compare. Returns (Markdown file, its text) per comparison written."""
+    -> (model, run folder) in model order), among the runs that share scored items
+    (`report.groups.sharing_groups`, as `lexbench report` compares them); a group with
+    fewer than two such runs has nothing to compare. Returns (Markdown file, its text)
+    per comparison written, and a note for each run left out, with the reason."""
     from lexbench.report import compare, compare_format
+    from lexbench.report.groups import sharing_groups
     from lexbench.report.runs import load_runs
     from lexbench.run.store import slug
 
     written: list[tuple[Path, str]] = []
-    name = "--".join(slug(m) for m in models)
-    for (benchmark, label), folders in groups.items():
-        if len(folders) < 2:
+    notes: list[str] = []
+    for (benchmark, label), members in groups.items():
+        if len(members) < 2:
             continue
-        runs = load_runs(folders)
-        result = compare.compare_runs(runs)  # with the tests the benchmark's paper used
-        suffix = "" if label == "paper" else f"-{slug(label)}"
-        path = out / slug(benchmark) / "compare" / f"{name}{suffix}.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(compare_format.to_markdown(result), encoding="utf-8")
-        text = _comparison_text(result)
-        path.with_suffix(".json").write_text(
-            json.dumps(result.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8"
-        )
-        written.append((path, text))
-    return written
+        runs = load_runs([folder for _, folder in members])
+        model_of = {folder.resolve(): model for model, folder in members}
+        grouping = sharing_groups(runs)
+        where = "" if label == "paper" else f" ({label})"
+        notes += [f"{benchmark}{where}: {left.sentence()}" for left in grouping.left_out]
+        for group in grouping.groups:
+            result = compare.compare_runs(group)  # with the tests the benchmark's paper used
+            name = "--".join(slug(model_of[run.path.resolve()]) for run in group)
+            suffix = "" if label == "paper" else f"-{slug(label)}"
+            path = out / slug(benchmark) / "compare" / f"{name}{suffix}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(compare_format.to_markdown(result), encoding="utf-8")
+            path.with_suffix(".json").write_text(compare_format.to_json(result), encoding="utf-8")
+            written.append((path, _comparison_text(result)))
+    return written, notes

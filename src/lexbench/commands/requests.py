@@ -11,6 +11,7 @@ conditions, model options that depend on the model, and what it adds to the plan
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
@@ -93,6 +94,15 @@ _NOT_SETTINGS = {
 }
 
 
+def _as_written(value: Any) -> str:
+    """One value of an option as the user wrote it: a parsed `KEY=VALUE` pair back as
+    `KEY=VALUE` (not Python's tuple), anything else as its text."""
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
+        key, item = value
+        return f"{key}={item if isinstance(item, str) else json.dumps(item)}"
+    return str(value)
+
+
 def given_settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
     """The options given away from their defaults, as the user wrote them
     (`--prompt-style completion --limit 10`): how a plan's lines name its runs."""
@@ -109,8 +119,10 @@ def given_settings(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
         if action.nargs == 0:  # a flag: --no-similarity, --chat-template, --no-chat-template
             if value == action.const:
                 given.append(flag)
+        elif isinstance(action, argparse._AppendAction):  # --option a=1 --option b=2
+            given += [f"{flag} {shlex.quote(_as_written(v))}" for v in value]
         elif isinstance(value, (list, tuple)):
-            given.append(" ".join([flag, *(shlex.quote(str(v)) for v in value)]))
+            given.append(" ".join([flag, *(shlex.quote(_as_written(v)) for v in value)]))
         else:
             shown = str(value) if len(str(value)) <= 40 else str(value)[:37] + "..."
             given.append(f"{flag} {shlex.quote(shown)}")

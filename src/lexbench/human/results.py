@@ -32,6 +32,7 @@ from typing import Any
 from lexbench.human.agreement import kappa
 from lexbench.human.store import Answer, Study
 from lexbench.human.tasks import task_for
+from lexbench.parts import NOT_AVAILABLE, is_number, pct, shown
 
 CROWD = "crowd"
 
@@ -265,15 +266,13 @@ def study_results(
 
 
 def _pct(value: Any) -> str:
-    return (
-        "–"
-        if value is None or (isinstance(value, float) and math.isnan(value))
-        else f"{100 * value:.1f}%"
-    )
+    """ "41.7%"; "n/a" where nothing was answered (docs/comparing-and-reporting.md)."""
+    return f"{pct(value)}%" if is_number(value) else NOT_AVAILABLE
 
 
 def _num(value: Any, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
+    """A statistic (a kappa); "n/a" where it is undefined (one label only, no pair)."""
+    return shown(value, f".{digits}f")
 
 
 def report_markdown(summary: Mapping[str, Any]) -> str:
@@ -302,7 +301,7 @@ def report_markdown(summary: Mapping[str, Any]) -> str:
             row = block["crowd"]
             lines.append(
                 f"| crowd (majority) | {row['items']} | {_pct(row['accuracy'])} "
-                f"({row['correct']}/{row['scored']}) | – | `{row['run']}` |"
+                f"({row['correct']}/{row['scored']}) | n/a | `{row['run']}` |"
             )
         lines += ["", f"Mean of the annotators' accuracies: {_pct(block['mean_accuracy'])}."]
         if "agreement" in block:

@@ -5,8 +5,10 @@
     DIR/figures/      every figure as a PNG file
 
 Runs are grouped by results.json's `benchmark` field, in the order given; each group is
-rendered by its reporter (`registry.reporter_for`). When a group has two or more runs that
-share items, the paired comparison (`lexbench compare`) is included too.
+rendered by its reporter (`registry.reporter_for`). The paired comparison (`lexbench
+compare`) of each largest set of a group's runs that share scored items is included too;
+a run left out of them (every request failed, or it shares no scored item) is named with
+the reason (`groups.sharing_groups`).
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from pathlib import Path
 
 from lexbench import __version__
 from lexbench.report import markdown as md
 from lexbench.report.compare import compare_runs
 from lexbench.report.compare_format import to_markdown
+from lexbench.report.groups import describe, sharing_groups
 from lexbench.report.leaderboard import leaderboards
 from lexbench.report.leaderboard import to_markdown as leaderboard_markdown
 from lexbench.report.page import BenchmarkBlock, FigureBlock, data_uri, render_page
@@ -61,9 +63,23 @@ def group_by_benchmark(runs: Sequence[LoadedRun]) -> dict[str, list[LoadedRun]]:
     return groups
 
 
-def _share_items(runs: Sequence[LoadedRun]) -> bool:
-    scored = [{str(r["id"]) for r in run.samples if r["correct"] is not None} for run in runs]
-    return all(a & b for a, b in combinations(scored, 2))
+def _comparisons(runs: Sequence[LoadedRun], resamples: int, seed: int) -> tuple[str, list[str]]:
+    """The paired comparisons of one benchmark's runs as Markdown, and the notes above them:
+    each largest set of runs that share scored items is compared (`groups.sharing_groups`);
+    a run left out is named with the reason."""
+    grouping = sharing_groups(runs)
+    notes = [out.sentence() for out in grouping.left_out]
+    parts = []
+    for group in grouping.groups:
+        if len(grouping.groups) > 1 or grouping.left_out:
+            parts += [f"Paired comparisons of {describe(group)} (they share scored items):", ""]
+        try:
+            parts.append(
+                to_markdown(compare_runs(group, resamples=resamples, seed=seed), heading_level=3)
+            )
+        except ValueError as error:  # cannot be compared after all: said on the page
+            notes.append(f"No paired comparison of {describe(group)}: {error}")
+    return "\n".join(parts).strip(), notes
 
 
 def _image_resolver(run: LoadedRun) -> md.ImageResolver:
@@ -189,27 +205,15 @@ def build_report(
                 f"{type(error).__name__}: {error}"
             ) from error
         all_figures += [f.path for f in figures]
-        comparison_md, notes = "", []
-        if len(group) > 1:
-            if _share_items(group):
-                try:
-                    comparison_md = to_markdown(
-                        compare_runs(group, resamples=resamples, seed=seed), heading_level=3
-                    )
-                except ValueError as error:  # e.g. no item scorable in both: said on the page
-                    notes.append(f"No paired comparison: {error}")
-            else:
-                notes.append(
-                    "These runs do not all share scored items, so no paired "
-                    "comparison is shown (run `lexbench compare` on runs of the same items)."
-                )
+        comparison_md, notes = _comparisons(group, resamples, seed) if len(group) > 1 else ("", [])
         run_sections = [(run.label, reporter.run_markdown(run)) for run in group]
         papers_md = published_markdown(group) if published else ""
 
         markdown_parts += [f"## {heading}", ""]
         if summary.strip():  # no heading over nothing
             markdown_parts += ["### Summary", "", summary, ""]
-        markdown_parts += notes + ([""] if notes else [])
+        for note in notes:  # a paragraph each (one line each would run together)
+            markdown_parts += [note, ""]
         if comparison_md:
             markdown_parts += [comparison_md, ""]
         if papers_md:

@@ -5,37 +5,65 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from lexbench.parts import NOT_AVAILABLE, fmt, interval_text, is_number, pct
 from lexbench.report.compare import Comparison
 from lexbench.stats import Interval
-
-#: What is printed where there is no number (no item scored, no pair to test), never "nan".
-NOT_AVAILABLE = "n/a"
 
 
 def format_pct(x: float) -> str:
     """A proportion in percent, one decimal (docs/comparing-and-reporting.md: units)."""
-    return NOT_AVAILABLE if x != x else f"{100 * x:.1f}"
+    return pct(x)
 
 
 def format_num(x: float) -> str:
     """A mean score (MRR, graded credit) as a fraction, three decimals."""
-    return NOT_AVAILABLE if x != x else f"{x:.3f}"
+    return fmt(x)
 
 
 def _p(x: float) -> str:
-    return NOT_AVAILABLE if x != x else ("<0.0001" if x < 1e-4 else f"{x:.4f}")
+    return NOT_AVAILABLE if not is_number(x) else ("<0.0001" if x < 1e-4 else f"{x:.4f}")
 
 
 def format_ci(interval: Interval, fmt: Any, proportion: bool = False) -> str:
     """`[low, high]`; a proportion's bounds (an accuracy, a mean of values in [0, 1]) are
-    clipped to [0, 1], where the estimand lives. A difference's are not."""
+    clipped to [0, 1], where the estimand lives. A difference's are not. "n/a" where the
+    interval has no bounds (no item to resample)."""
     low, high = interval.low, interval.high
-    if proportion and low == low and high == high:
+    if proportion and is_number(low) and is_number(high):
         low, high = max(0.0, low), min(1.0, high)
-    return f"[{fmt(low)}, {fmt(high)}]"
+    return interval_text(low, high, fmt)
+
+
+def data_value(value: Any) -> Any:
+    """A value for a machine-read file: numbers as they are, "n/a" for a float that is not
+    one (NaN, ±inf), so no file a person opens shows "nan" (CSV readers such as pandas
+    read "n/a" back as missing)."""
+    return NOT_AVAILABLE if isinstance(value, float) and not is_number(value) else value
+
+
+def json_value(value: Any) -> Any:
+    """`value` with every NaN and ±inf as null: strict JSON (`json.loads` elsewhere, `jq`)."""
+    if isinstance(value, float) and not is_number(value):
+        return None
+    if isinstance(value, Mapping):
+        return {k: json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    return value
+
+
+def json_text(record: Mapping[str, Any]) -> str:
+    """`record` as strict JSON, keys sorted: null where there is no number."""
+    return json.dumps(json_value(record), indent=2, sort_keys=True) + "\n"
+
+
+def to_json(comparison: Comparison) -> str:
+    """The comparison as strict JSON: null where there is no number."""
+    return json_text(comparison.to_dict())
 
 
 def leaderboard_rows(comparison: Comparison) -> list[dict[str, str]]:
@@ -224,7 +252,7 @@ def _csv(rows: Sequence[Mapping[str, Any]]) -> str:
     if rows:
         writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({k: data_value(v) for k, v in row.items()} for row in rows)
     return buffer.getvalue()
 
 

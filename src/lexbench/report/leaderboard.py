@@ -18,7 +18,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from lexbench.parts import LoadedRun, Row, fmt, pct  # noqa: F401 - fmt, pct re-exported
+from lexbench.parts import (  # noqa: F401 - fmt, pct re-exported
+    NOT_AVAILABLE,
+    LoadedRun,
+    Row,
+    fmt,
+    is_number,
+    pct,
+)
 from lexbench.report.runs import failure_flag, load_runs
 from lexbench.stats import wilson_interval
 
@@ -101,8 +108,10 @@ def to_markdown(
 
 
 def to_csv(tables: Mapping[str, Sequence[Row]]) -> str:
+    """Full-precision numbers; "n/a" where a run has none (nothing scored). Lines end in
+    "\\n" (as compare's CSV), so the terminal shows no carriage return."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
+    writer = csv.writer(buffer, lineterminator="\n")
     extras = sorted({k for rows in tables.values() for r in rows for k in r.extra})
     writer.writerow(
         ["benchmark", "model", "scored", "metric", "estimate", "low", "high", *extras, "run"]
@@ -115,14 +124,17 @@ def to_csv(tables: Mapping[str, Sequence[Row]]) -> str:
                     r.model,
                     r.cells()["scored"],  # a published row without N: "—"
                     r.metric,
-                    r.estimate,
-                    r.low,
-                    r.high,
+                    *(number_cell(v) for v in (r.estimate, r.low, r.high)),
                     *(r.extra.get(k, "") for k in extras),
                     r.run,
                 ]
             )
     return buffer.getvalue()
+
+
+def number_cell(value: Any) -> Any:
+    """A CSV cell: the number, or "n/a" where there is none (NaN, ±inf, None)."""
+    return value if is_number(value) else NOT_AVAILABLE
 
 
 def build_leaderboard(paths: Iterable[str | Path]) -> dict[str, list[Row]]:

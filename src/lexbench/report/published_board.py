@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from lexbench.parts import LoadedRun, Row
+from lexbench.parts import LoadedRun, Row, p_text, pct, with_interval
 from lexbench.report.published import Beside, published_for_run
 from lexbench.report.published_format import MARK, sentence, shown
 from lexbench.stats import wilson_interval
@@ -182,11 +182,10 @@ def compare_latex(runs: Sequence[LoadedRun]) -> str:
             cells = [
                 run.label,
                 f"{b.row.model} ({b.row.table}, {b.row.column})",
-                f"{100 * t.run.estimate:.1f}",
+                pct(t.run.estimate),
                 shown(b.row),
-                f"{100 * t.difference.estimate:.1f} [{100 * t.difference.low:.1f}, "
-                f"{100 * t.difference.high:.1f}]",
-                f"{t.p_value:.4f}",
+                with_interval(t.difference.estimate, t.difference.low, t.difference.high, pct),
+                p_text(t.p_value, ".4f"),
             ]
             lines.append(" & ".join(latex_escape(c) for c in cells) + r" \\")
     if not lines:

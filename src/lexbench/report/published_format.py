@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from lexbench.parts import LoadedRun, fmt, pct
+from lexbench.parts import NOT_AVAILABLE, LoadedRun, fmt, is_number, pct
+from lexbench.parts import shown as number_text
 from lexbench.published import PublishedRow
 from lexbench.report.published import Beside, published_for_run
 
@@ -23,7 +24,9 @@ NONE = "—"
 
 
 def _p(value: float) -> str:
-    return "n/a" if value != value else ("<0.0001" if value < 1e-4 else f"{value:.4f}")
+    if not is_number(value):  # no test could be run: never "nan"
+        return NOT_AVAILABLE
+    return "<0.0001" if value < 1e-4 else f"{value:.4f}"
 
 
 def shown(row: PublishedRow) -> str:
@@ -217,7 +220,7 @@ def _tests(rows: Sequence[PublishedRow], grid: Grid, runs: Sequence[LoadedRun]) 
                     f"{shown(b.row)} [{pct(t.published.low)}, {pct(t.published.high)}]",
                     f"{b.row.n:,}" if b.row.n else NONE,
                     f"{pct(t.difference.estimate)} [{pct(t.difference.low)}, {pct(t.difference.high)}]",
-                    f"{t.z:.2f}",
+                    number_text(t.z, ".2f"),
                     _p(t.p_value),
                 ]
             )

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lexbench.parts import PublicFile
+from lexbench.parts import NOT_AVAILABLE, PublicFile, p_text, pct
 from lexbench.types import Decoding, Request
 
 NEAR = 0.9
@@ -195,6 +195,12 @@ def failure_note(failed: int, requests: int | None) -> str:
     return f" {failed}{of} requests failed and are left out of these counts."
 
 
+def _percent(rate: float | None) -> str:
+    """ "12.5%"; "n/a" where no probe of the kind was answered (a rate of nothing is not 0%)."""
+    text = pct(rate)
+    return text if text == NOT_AVAILABLE else f"{text}%"
+
+
 def reading_completion(record: dict[str, Any]) -> str:
     real, control = record["real"], record["control"]
     failed = record.get("failed_requests") or 0
@@ -204,8 +210,8 @@ def reading_completion(record: dict[str, Any]) -> str:
             f"nothing about whether the model memorised the file. Run it again once the "
             f"model answers."
         )
-    rate = f"{100 * (real['rate'] or 0):.1f}% ({real['completed']} of {real['probes']})"
-    base = f"{100 * (control['rate'] or 0):.1f}% ({control['completed']} of {control['probes']})"
+    rate = f"{_percent(real['rate'])} ({real['completed']} of {real['probes']})"
+    base = f"{_percent(control['rate'])} ({control['completed']} of {control['probes']})"
     verdict = (
         "The model completes the file's rows more often than rows it could not have read "
         "(p < 0.05): it has most likely seen this file, or text quoting it, in training. Its "
@@ -219,5 +225,5 @@ def reading_completion(record: dict[str, Any]) -> str:
     return (
         f"Completed {rate} of the file's rows as written, against {base} of the controls "
         f"(the same rows in an order the file never had); one-sided Fisher exact p = "
-        f"{record['p_value']:.3g}. {verdict}" + failure_note(failed, record.get("requests"))
+        f"{p_text(record['p_value'])}. {verdict}" + failure_note(failed, record.get("requests"))
     )

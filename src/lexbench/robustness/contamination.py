@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from lexbench.parts import is_number, p_text, shown
 from lexbench.robustness.stats import fisher_exact_greater, published_position
 
 
@@ -60,8 +61,10 @@ def _right(member: Mapping[str, Any]) -> int:
     return round(accuracy * member["scored"])
 
 
-def _pct(value: float | None, fmt: str = ".1f") -> str:
-    return "–" if value is None or value != value else format(100 * value, fmt)
+def _pct(value: float | None, fmt: str = ".1f", unit: str = "%") -> str:
+    """ "52.3%"; "n/a" (no unit) where nothing was scored."""
+    text = shown(value, fmt, 100)
+    return text + unit if is_number(value) else text
 
 
 def reading_sets(record: Mapping[str, Any]) -> str:
@@ -69,19 +72,24 @@ def reading_sets(record: Mapping[str, Any]) -> str:
     items = record["item_test"]
     k = record["sets"]
     if test["rank"] is None:
+        fresh = (
+            f"the {k} fresh sets scored {_pct(test['fresh_mean'])} on average"
+            if is_number(test["fresh_mean"])
+            else f"nor have the {k} fresh sets"
+        )
         head = (
-            f"The published set has no scored items (the {k} fresh sets scored "
-            f"{_pct(test['fresh_mean'])}% on average): nothing was measured, so there is no "
-            f"gap, rank or p-value."
+            f"The published set has no scored items ({fresh}): nothing was measured, so "
+            f"there is no gap, rank or p-value."
         )
     else:
         head = (
-            f"The published set scored {_pct(test['published'])}%, the {k} fresh sets "
-            f"{_pct(test['fresh_mean'])}% on average: a gap of {_pct(test['gap'], '+.1f')} "
-            f"points. It ranks {test['rank']} of {test['of']} (exact permutation p = "
-            f"{test['p_value']:.3g}; with {k} fresh sets p can go no lower than "
-            f"{test['smallest_possible_p']:.3g}); item by item, one-sided Fisher exact p = "
-            f"{items['p_value']:.3g}."
+            f"The published set scored {_pct(test['published'])}, the {k} fresh sets "
+            f"{_pct(test['fresh_mean'])} on average: a gap of "
+            f"{_pct(test['gap'], '+.1f', ' points')}. It ranks {test['rank']} of "
+            f"{test['of']} (exact permutation p = "
+            f"{p_text(test['p_value'])}; with {k} fresh sets p can go no lower than "
+            f"{p_text(test['smallest_possible_p'])}); item by item, one-sided Fisher exact "
+            f"p = {p_text(items['p_value'])}."
         )
     if record["flagged"]:
         meaning = (

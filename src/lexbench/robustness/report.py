@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lexbench.parts import fmt, is_number
 from lexbench.robustness.completion import reading_completion
 from lexbench.robustness.files import records_near, spreads_of
 from lexbench.robustness.spread import OVERALL, pct, spread_table
@@ -86,9 +87,10 @@ def spread_columns(run_folder: str | Path) -> dict[str, str]:
         summary = record["summary"]
         if "score" in summary:
             sd = summary["score"]["sd"]
-            text = "–" if sd is None or sd != sd else f"{sd:.3f}"
+            text = fmt(sd)
         else:
-            text = f"{pct(summary[OVERALL]['sd'])} pp"
+            sd = summary[OVERALL]["sd"]
+            text = f"{pct(sd)} pp" if is_number(sd) else pct(sd)
         out[SD_COLUMNS[kind]] = f"{text} ({summary[OVERALL]['n']})"
     return out
 
@@ -108,7 +110,7 @@ def spread_notes(pairs: Sequence[Any], runs: Sequence[Any]) -> list[str]:
                 continue
             for kind, record in spreads_of(run.path).items():
                 sd = record["summary"][OVERALL]["sd"]
-                if sd is not None and sd == sd and difference < sd:
+                if is_number(sd) and difference < sd:
                     what = "fresh item sets" if kind == "sets" else "prompt wordings"
                     notes.append(
                         f"the accuracy difference between {pair.a!r} and {pair.b!r} "

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lexbench import parts
+from lexbench.parts import NOT_AVAILABLE
 from lexbench.robustness.stats import published_position, sample_sd, t_interval
 from lexbench.stats import bootstrap_interval
 
@@ -148,16 +150,17 @@ def summarise(kind: str, members: Sequence[Member], bootstrap: bool = False) -> 
 
 
 def pct(value: float) -> str:
-    return "–" if value is None or value != value else f"{100 * value:.1f}"
+    """Percent, one decimal; "n/a" where there is none (nothing scored, one set: no SD)."""
+    return parts.pct(value)
 
 
 def place(summary: Mapping[str, Any]) -> str:
-    """'rank of K + 1', or '–' where the published value is missing (rank None)."""
-    return "–" if summary.get("rank") is None else f"{summary['rank']} of {summary['of']}"
+    """'rank of K + 1', or 'n/a' where the published value is missing (rank None)."""
+    return NOT_AVAILABLE if summary.get("rank") is None else f"{summary['rank']} of {summary['of']}"
 
 
 def score_text(value: float | None) -> str:
-    return "–" if value is None or value != value else f"{value:.3f}"
+    return parts.fmt(value)
 
 
 def spread_table(record: Mapping[str, Any]) -> str:
@@ -176,11 +179,13 @@ def spread_table(record: Mapping[str, Any]) -> str:
     for m in record["members"]:
         label = m["label"] + (" (published)" if m["published"] else "")
         interval = m.get("bootstrap")
-        tail = f" [{pct(interval['low'])}, {pct(interval['high'])}] |" if interval else ""
+        tail = (
+            f" {parts.interval_text(interval['low'], interval['high'], pct)} |" if interval else ""
+        )
         if "score" in m:
             score_interval = m.get("score_bootstrap")
             around = (
-                f" [{score_interval['low']:.3f}, {score_interval['high']:.3f}]"
+                " " + parts.interval_text(score_interval["low"], score_interval["high"])
                 if score_interval
                 else ""
             )
@@ -193,10 +198,10 @@ def spread_table(record: Mapping[str, Any]) -> str:
         "|---|---:|---:|---|---:|---:|---:|",
     ]
     for cell, s in record["summary"].items():
-        z = "–" if s["z"] != s["z"] or s["z"] is None else f"{s['z']:+.2f}"
+        z = parts.shown(s["z"], "+.2f")
         lines.append(
             f"| {SCORE_LABEL if cell == 'score' else cell} | {pct(s['mean'])} | {pct(s['sd'])} "
-            f"| [{pct(s['low'])}, {pct(s['high'])}] "
+            f"| {parts.interval_text(s['low'], s['high'], pct)} "
             f"| {pct(s['published'])} | {place(s)} | {z} |"
         )
     return "\n".join(lines)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lexbench.benchmarks.base import BenchmarkSpec, SuiteEntry
+from lexbench.parts import interval_text, pct
 from lexbench.stats import wilson_interval
 from lexbench.types import Decoding, Request, Response, Score
 
@@ -172,8 +173,9 @@ class HypernymBenchmark:
             "",
             "| items | scored | accuracy % | Wilson 95% |",
             "|---:|---:|---:|---|",
-            f"| {results['items']} | {results['scored']} | {100 * overall['estimate']:.1f} "
-            f"| [{100 * overall['low']:.1f}, {100 * overall['high']:.1f}] |",
+            # lexbench's own number formats: "n/a" where nothing was scored, never "nan"
+            f"| {results['items']} | {results['scored']} | {pct(overall['estimate'])} "
+            f"| {interval_text(overall['low'], overall['high'], pct)} |",
             "",
             "Error classes: " + ", ".join(f"{k} {v}" for k, v in results["error_classes"].items()),
         ]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lexbench.report.leaderboard import Row, fmt
+from lexbench.parts import NOT_AVAILABLE, Row, fmt, is_number
 from lexbench.report.registry import Figure, GenericReporter
 from lexbench.report.runs import LoadedRun
 
@@ -32,16 +32,11 @@ TITLES = {
 
 
 def _cell(block: Mapping[str, Any] | None) -> str:
-    if (
-        not block
-        or not block.get("n")
-        or block.get("estimate") is None
-        or (isinstance(block["estimate"], float) and math.isnan(block["estimate"]))
-    ):
-        return "–"
-    se = block.get("se")
-    se_text = "–" if se is None or (isinstance(se, float) and math.isnan(se)) else f"{se:.3f}"
-    return f"{block['estimate']:.3f} ± {se_text}"
+    """ "0.083 ± 0.012": the estimate ± its clustered SE; "n/a" where nothing was scored,
+    "± n/a" where the SE is undefined (one cluster)."""
+    if not block or not block.get("n") or not is_number(block.get("estimate")):
+        return NOT_AVAILABLE
+    return f"{fmt(block['estimate'])} ± {fmt(block.get('se'))}"
 
 
 def _condition(run: LoadedRun) -> str:
@@ -72,8 +67,8 @@ class AnalogyReporter(GenericReporter):
                             f"| {run.label}",
                             _condition(run),
                             group,
-                            str(block.get("n", "–")),
-                            str(block.get("scored", "–")),
+                            str(block.get("n", NOT_AVAILABLE)),
+                            str(block.get("scored", NOT_AVAILABLE)),
                             *(_cell(block.get(m)) for m in metrics),
                         ]
                     )

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lexbench.parts import NOT_AVAILABLE, fmt, is_number, p_text, shown
 from lexbench.stats import clustered_mean_interval, paired_permutation_test, permutation_test
 from lexbench.types import Score
 
@@ -96,9 +97,10 @@ def summarize(
 
 
 def _cell(block: Mapping[str, Any]) -> str:
-    if block.get("n", 0) == 0 or math.isnan(block["estimate"]):
-        return "–"
-    return f"{block['estimate']:.3f} ± {block['se']:.3f}"
+    """ "0.083 ± 0.012"; "n/a" where nothing was scored, "± n/a" where the SE is undefined."""
+    if block.get("n", 0) == 0 or not is_number(block["estimate"]):
+        return NOT_AVAILABLE
+    return f"{fmt(block['estimate'])} ± {fmt(block['se'])}"
 
 
 def metrics_table(results: Mapping[str, Any]) -> str:
@@ -141,7 +143,7 @@ def report_markdown(results: Mapping[str, Any], title: str | None = None) -> str
             "|---|---|---:|---:|",
         ]
         for mapping, row in sorted(mappings.items(), key=lambda kv: (-kv[1]["mrr"], kv[0])):
-            parts.append(f"| {mapping} | {row['type']} | {row['n']} | {row['mrr']:.3f} |")
+            parts.append(f"| {mapping} | {row['type']} | {row['n']} | {fmt(row['mrr'])} |")
     return "\n".join(parts) + "\n"
 
 
@@ -306,9 +308,9 @@ def comparison_markdown(
     for name, by_group in tests.items():
         for group, t in by_group.items():
             lines.append(
-                f"| {name} | {group} | {t['n']} | {t['mrr_a']:.3f} | {t['mrr_b']:.3f} | "
-                f"{t['difference']:+.3f} | {t.get('p_unpaired', math.nan):.2g} | "
-                f"{t['p_items']:.2g} | {t['p_mappings']:.2g} |"
+                f"| {name} | {group} | {t['n']} | {fmt(t['mrr_a'])} | {fmt(t['mrr_b'])} | "
+                f"{shown(t['difference'], '+.3f')} | {p_text(t.get('p_unpaired'), '.2g')} | "
+                f"{p_text(t['p_items'], '.2g')} | {p_text(t['p_mappings'], '.2g')} |"
             )
     first = next(iter(next(iter(tests.values())).values())) if tests else {}
     lines += [

@@ -39,6 +39,7 @@ from lexbench.benchmarks.ekar.explain_prompts import (
 from lexbench.benchmarks.ekar.prompts import MODES
 from lexbench.contract import first_per_stratum
 from lexbench.metrics.rouge import rouge_n
+from lexbench.parts import with_interval
 from lexbench.stats import bootstrap_interval
 from lexbench.types import Decoding, Request, Response, Score
 
@@ -288,8 +289,9 @@ def explanation_report_markdown(results: Mapping[str, Any]) -> str:
     for group, metrics in results["explanations"].items():
         for metric, interval in metrics.items():
             lines.append(
-                f"| {group} | {metric} | {interval['estimate']:.3f} "
-                f"[{interval['low']:.3f}, {interval['high']:.3f}] | {interval['n']} |"
+                f"| {group} | {metric} | "
+                f"{with_interval(interval['estimate'], interval['low'], interval['high'])} | "
+                f"{interval['n']} |"
             )
     for metric, reason in results.get("skipped_metrics", {}).items():
         lines += ["", f"{metric}: not computed -- {reason}."]
@@ -302,8 +304,8 @@ def explanation_report_markdown(results: Mapping[str, Any]) -> str:
     ]
     for row in results["rouge2_f1_by_meta_relation"]:
         lines.append(
-            f"| {row['meta_relation']} {row['name']} | {row['estimate']:.3f} "
-            f"[{row['low']:.3f}, {row['high']:.3f}] | {row['n']} |"
+            f"| {row['meta_relation']} {row['name']} | "
+            f"{with_interval(row['estimate'], row['low'], row['high'])} | {row['n']} |"
         )
     lines += ["", f"Error classes: {results['error_classes']}"]
     return "\n".join(lines) + "\n"

@@ -26,6 +26,7 @@ from lexbench.benchmarks.ekar.finetune_explain import (
     load_generator,
     targets_of,
 )
+from lexbench.parts import is_number, pct, with_interval
 
 
 def eg_metrics(
@@ -89,8 +90,8 @@ def table_markdown(metrics: Mapping[str, Any], accuracy: Mapping[str, Any], *, t
     for group, by_metric in metrics.items():
         for metric, row in by_metric.items():
             lines.append(
-                f"| {group} | {metric} | {row['estimate']:.3f} "
-                f"[{row['low']:.3f}, {row['high']:.3f}] | {row['n']} |"
+                f"| {group} | {metric} | {with_interval(row['estimate'], row['low'], row['high'])} "
+                f"| {row['n']} |"
             )
     lines += [
         "",
@@ -105,10 +106,9 @@ def table_markdown(metrics: Mapping[str, Any], accuracy: Mapping[str, Any], *, t
     gold = accuracy["gold"]["accuracy"]
     for condition in ("none", "generated", "gold"):
         row = accuracy[condition]
-        lines.append(
-            f"| {condition} | {100 * row['accuracy']:.1f} | "
-            f"{100 * (gold - row['accuracy']):.1f} | {row['n']} |"
-        )
+        both = is_number(gold) and is_number(row["accuracy"])  # "n/a" over no test item
+        delta = gold - row["accuracy"] if both else None
+        lines.append(f"| {condition} | {pct(row['accuracy'])} | {pct(delta)} | {row['n']} |")
     return "\n".join(lines) + "\n"
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.ekar.qa_classifier import EXPERIMENT, predictions
+from lexbench.parts import NOT_AVAILABLE, with_interval
 from lexbench.stats import wilson_interval
 
 
@@ -42,9 +43,9 @@ def accuracy_by_meta_relation(items: Sequence[Any], correct: Sequence[bool]) -> 
 def table_markdown(title: str, table: Mapping[str, Any]) -> str:
     def cell(row: Mapping[str, Any]) -> str:
         if not row["n"]:
-            return "–"
+            return NOT_AVAILABLE  # no item of this meta-relation in the test split
         w = row["wilson"]
-        return f"{row['accuracy']:.3f} [{w['low']:.3f}, {w['high']:.3f}]"
+        return with_interval(row["accuracy"], w["low"], w["high"])
 
     lines = [
         f"# {title}",

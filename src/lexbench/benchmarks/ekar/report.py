@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.benchmarks.ekar.data import META_RELATIONS
+from lexbench.parts import NOT_AVAILABLE, pct, with_interval
 from lexbench.report import figures as plots
 from lexbench.report.registry import Figure, GenericReporter
 from lexbench.report.runs import LoadedRun
@@ -28,16 +29,13 @@ _QA_KEYS = ("overall", "by_meta_relation", "by_relation", "by_terms", "items", "
 _EXPLAIN_KEYS = ("explanations", "rouge2_f1_by_meta_relation", "items", "error_classes")
 
 
-def _pct(value: float | None) -> str:
-    return "–" if value is None or value != value else f"{100 * value:.1f}"
-
-
 def _cell(block: Mapping[str, Any] | None) -> str:
-    """ "41.7 [33.1, 50.8] (n=120)" from an accuracy block; "–" when it has no items."""
+    """ "41.7 [33.1, 50.8] (n=120)" from an accuracy block; "n/a" when it has no items."""
     if not block or not block.get("n"):
-        return "–"
+        return NOT_AVAILABLE
     wilson = block["wilson"]
-    return f"{_pct(block['accuracy'])} [{_pct(wilson['low'])}, {_pct(wilson['high'])}] (n={block['n']})"
+    shown = with_interval(block["accuracy"], wilson["low"], wilson["high"], pct)
+    return f"{shown} (n={block['n']})"
 
 
 def _escape(text: str) -> str:
@@ -142,8 +140,8 @@ class EkarReporter(GenericReporter):
 
 def _interval_cell(block: Mapping[str, Any] | None) -> str:
     if not block or not block.get("n"):
-        return "–"
-    return f"{block['estimate']:.3f} [{block['low']:.3f}, {block['high']:.3f}]"
+        return NOT_AVAILABLE
+    return with_interval(block["estimate"], block["low"], block["high"])
 
 
 @dataclass(frozen=True)

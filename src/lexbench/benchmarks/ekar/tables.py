@@ -9,6 +9,7 @@ from typing import Any
 
 from lexbench.benchmarks.ekar.data import META_RELATIONS, RELATION_NAMES, UNKNOWN_RELATION, EkarItem
 from lexbench.benchmarks.ekar.prompts import NORMALISATIONS
+from lexbench.parts import NOT_AVAILABLE, fmt, interval_text
 from lexbench.stats import wald_interval, wilson_interval
 from lexbench.types import Score
 
@@ -86,11 +87,18 @@ def summarize_qa(
     return results
 
 
-def _cell(row: Mapping[str, Any], method: str = "wilson") -> str:
+def _bounds(row: Mapping[str, Any], method: str = "wilson") -> str:
+    """ "[0.331, 0.508]": a row's 95% interval by `method`; "n/a" when it has no items."""
     if not row.get("n"):
-        return "–"
-    interval = row[method]
-    return f"{row['accuracy']:.3f} [{interval['low']:.3f}, {interval['high']:.3f}]"
+        return NOT_AVAILABLE
+    return interval_text(row[method]["low"], row[method]["high"])
+
+
+def _cell(row: Mapping[str, Any], method: str = "wilson") -> str:
+    """ "0.417 [0.331, 0.508]"; "n/a" when the row has no items."""
+    if not row.get("n"):
+        return NOT_AVAILABLE
+    return f"{fmt(row['accuracy'])} {_bounds(row, method)}"
 
 
 def report_markdown(results: Mapping[str, Any]) -> str:
@@ -113,8 +121,8 @@ def report_markdown(results: Mapping[str, Any]) -> str:
         "",
         "| accuracy | Wald 95% | Wilson 95% | n |",
         "|---|---|---|---|",
-        f"| {overall['accuracy']:.3f} | {_cell(overall, 'wald').split(' ', 1)[1]} | "
-        f"{_cell(overall).split(' ', 1)[1]} | {overall['n']} |",
+        f"| {fmt(overall['accuracy'])} | {_bounds(overall, 'wald')} | "
+        f"{_bounds(overall)} | {overall['n']} |",
         "",
     ]
     if "by_normalisation" in results:
@@ -125,7 +133,7 @@ def report_markdown(results: Mapping[str, Any]) -> str:
             "|---|---|---|",
         ]
         for norm, row in results["by_normalisation"].items():
-            lines.append(f"| {norm} | {_cell(row)} | {_cell(row, 'wald').split(' ', 1)[1]} |")
+            lines.append(f"| {norm} | {_cell(row)} | {_bounds(row, 'wald')} |")
         lines.append("")
     if "unparsed" in results:
         parsed = results["accuracy_when_parsed"]
@@ -151,7 +159,7 @@ def report_markdown(results: Mapping[str, Any]) -> str:
         "|---|---|---|---|",
     ]
     for row in results["by_meta_relation"]:
-        wald = _cell(row, "wald").split(" ", 1)[-1]
+        wald = _bounds(row, "wald")
         lines.append(
             f"| {row['meta_relation']} {row['name']} | {row['n']} | {_cell(row)} | {wald} |"
         )
@@ -163,7 +171,7 @@ def report_markdown(results: Mapping[str, Any]) -> str:
         "|---|---|---|---|---|",
     ]
     for row in results["by_relation"]:
-        wald = _cell(row, "wald").split(" ", 1)[-1]
+        wald = _bounds(row, "wald")
         lines.append(f"| {row['relation']} | {row['name']} | {row['n']} | {_cell(row)} | {wald} |")
     lines += [
         "",

@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from lexbench.parts import NOT_AVAILABLE, interval_text, is_number, p_text, pct
 from lexbench.stats import describe, spearman, wald_interval, wilson_interval
 from lexbench.types import Score
 
@@ -163,12 +164,23 @@ def summarize(items: Sequence[Any], scores: Sequence[Score]) -> dict[str, Any]:
 
 
 def _pct(value: float) -> str:
-    return "nan" if value != value else f"{100 * value:.1f}"
+    return pct(value)  # "n/a" where nothing was scored
 
 
 def _interval(block: Mapping[str, Any], key: str) -> str:
     ci = block[key]
-    return f"[{_pct(ci['low'])}, {_pct(ci['high'])}]"
+    return interval_text(ci["low"], ci["high"], pct)
+
+
+def rho_text(rho: Mapping[str, Any]) -> str:
+    """Spearman's rho with its p and the lengths it is over; "n/a" and why where it is
+    undefined (fewer than 3 lengths, or the same accuracy at every length)."""
+    n = rho.get("n", 0)
+    if is_number(rho.get("rho")):
+        return f"{rho['rho']:.3f} (p={p_text(rho.get('p_value'))}, {n} lengths)"
+    if n < 3:
+        return f"{NOT_AVAILABLE} (undefined: {n} lengths, it needs 3)"
+    return f"{NOT_AVAILABLE} (undefined: the same accuracy at all {n} lengths)"
 
 
 def accuracy_table(results: Mapping[str, Any]) -> str:
@@ -223,10 +235,8 @@ def length_section(block: Mapping[str, Any]) -> str:
     )
     return (
         f"Accuracy by query length: {cells}\n\n"
-        f"Spearman rho (length vs accuracy), all lengths: {rho_all['rho']:.3f} "
-        f"(p={rho_all['p_value']:.3g}, {rho_all['n']} lengths); lengths with at least "
-        f"{block['spearman_min_items']} items: {rho_kept['rho']:.3f} "
-        f"(p={rho_kept['p_value']:.3g}, {rho_kept['n']} lengths)"
+        f"Spearman rho (length vs accuracy), all lengths: {rho_text(rho_all)}; lengths with "
+        f"at least {block['spearman_min_items']} items: {rho_text(rho_kept)}"
     )
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from lexbench.parts import fmt, interval_text
 from lexbench.text import words
 
 GRADED_KINDS = ("path", "glove")
@@ -201,7 +202,7 @@ def graded_section(block: Mapping[str, Any]) -> str:
     for name, row in rows:
         label = f"**{name}**" if name == "overall" else name
         lines.append(
-            f"| {label} | {row['n']} | {row['mean']:.3f} | "
-            f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}] |"
+            f"| {label} | {row['n']} | {fmt(row['mean'])} | "
+            f"{interval_text(row['ci_low'], row['ci_high'])} |"
         )
     return "\n".join(lines)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lexbench.benchmarks.lambda_.analysis import rho_text
+from lexbench.parts import NOT_AVAILABLE, pct, with_interval
 from lexbench.report import figures as plots
 from lexbench.report.registry import Figure, GenericReporter, figure_name
 from lexbench.report.runs import LoadedRun
@@ -24,15 +26,12 @@ from lexbench.report.runs import LoadedRun
 _TABLE_KEYS = ("overall", "per_relation", "error_taxonomy", "accuracy_by_query_length", "dataset")
 
 
-def _pct(value: float) -> str:
-    return "nan" if value != value else f"{100 * value:.1f}"
-
-
 def _cell(block: Mapping[str, Any] | None) -> str:
+    """ "5.3 [3.3, 8.5]": accuracy in % with the Wald 95% interval; "n/a" with no item."""
     if not block:
-        return "–"
+        return NOT_AVAILABLE
     wald = block["wald"]
-    return f"{_pct(block['accuracy'])} [{_pct(wald['low'])}, {_pct(wald['high'])}]"
+    return with_interval(block["accuracy"], wald["low"], wald["high"], pct)
 
 
 def relations_of(runs: Sequence[LoadedRun]) -> list[str]:
@@ -46,12 +45,6 @@ def relations_of(runs: Sequence[LoadedRun]) -> list[str]:
     present = {r for run in runs for r in run.results.get("per_relation", {})}
     ordered = [r for r in dict.fromkeys(configured) if r in present]
     return ordered + sorted(present - set(ordered))
-
-
-def _rho_text(rho: Mapping[str, Any]) -> str:
-    if rho.get("rho") is None or rho["rho"] != rho["rho"]:
-        return f"undefined ({rho.get('n', 0)} lengths)"
-    return f"{rho['rho']:.3f} (p={rho['p_value']:.3g}, {rho['n']} lengths)"
 
 
 def _by_number(table: Mapping[str, Any]) -> dict[str, Any]:
@@ -178,11 +171,11 @@ class LambdaReporter(GenericReporter):
         sizes = [int(block["table"][n]["n"]) for n in lengths]
         rho_all = block["spearman_all_lengths"]
         rho_kept = block.get("spearman_lengths_with_min_items", {})
-        note = f"Spearman ρ, all lengths: {_rho_text(rho_all)}"
+        note = f"Spearman ρ, all lengths: {rho_text(rho_all)}"
         if rho_kept:
             note += (
                 f"\nlengths with ≥{block.get('spearman_min_items', '?')} items: "
-                f"{_rho_text(rho_kept)}"
+                f"{rho_text(rho_kept)}"
             )
         # Headroom above the highest point keeps the two-line annotation off the data.
         # (over the points drawn: a length with no scored item has a NaN accuracy)

@@ -149,7 +149,7 @@ class Agreement:
 
 def _share(interval: Interval, hits: int) -> str:
     if interval.n == 0:
-        return "–"
+        return "n/a"  # nothing labelled (docs/comparing-and-reporting.md)
     return (
         f"{hits}/{interval.n} = {interval.estimate:.0%} [{interval.low:.0%}, {interval.high:.0%}]"
     )

@@ -24,6 +24,7 @@ from lexbench.benchmarks.scan.bats_split import locate_bats_data, paper_split, r
 from lexbench.benchmarks.scan.benchmark import load_scan
 from lexbench.benchmarks.scan.finetune import TOP_K, template_parts
 from lexbench.finetune.lineage import lineage_markdown, read_lineage
+from lexbench.parts import fmt, p_text, shown
 from lexbench.stats import paired_permutation_test, permutation_test
 from lexbench.types import Request
 
@@ -151,8 +152,9 @@ def table_markdown(
         cells = []
         for column in columns:
             value = tests[column][key]
-            bold = key == "after" and tests[column]["p_unpaired"] < 0.05
-            cells.append(f"**{value:.3f}**" if bold else f"{value:.3f}")
+            p_unpaired = tests[column]["p_unpaired"]
+            bold = key == "after" and p_unpaired is not None and p_unpaired < 0.05
+            cells.append(f"**{fmt(value)}**" if bold else fmt(value))
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines += [
         "",
@@ -166,11 +168,10 @@ def table_markdown(
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for column, t in tests.items():
-        p_mappings = "–" if t["p_mappings"] is None else f"{t['p_mappings']:.2g}"
-        lines.append(
-            f"| {column} | {t['n']} | {t['before']:.3f} | {t['after']:.3f} | "
-            f"{t['difference']:+.3f} | {t['p_unpaired']:.2g} | {t['p_items']:.2g} | "
-            f"{p_mappings} |"
+        lines.append(  # "n/a" where a test could not run (no mapping to flip, one item)
+            f"| {column} | {t['n']} | {fmt(t['before'])} | {fmt(t['after'])} | "
+            f"{shown(t['difference'], '+.3f')} | {p_text(t['p_unpaired'], '.2g')} | "
+            f"{p_text(t['p_items'], '.2g')} | {p_text(t['p_mappings'], '.2g')} |"
         )
     first = next(iter(tests.values()))
     resamples = first["resamples"]

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lexbench.benchmarks.setlexsem.prompts import METHOD_LABELS, NARRATIVE_LABELS
+from lexbench.parts import NOT_AVAILABLE, is_number, shown, with_interval
 
 PAPER_ORDER = (
     "table3",
@@ -52,16 +53,29 @@ _LEVELS = {
 }
 
 
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and value != value)
-
-
 def pct(value: Any, digits: int = 2) -> str:
-    return "–" if _missing(value) else f"{100 * value:.{digits}f}"
+    """A proportion in percent; "n/a" where there is none (no prompt scored)."""
+    return shown(value, f".{digits}f", 100)
+
+
+def percent(value: Any, digits: int = 1) -> str:
+    """ "41.7%" in a sentence; "n/a" (no sign) where there is none."""
+    text = pct(value, digits)
+    return text if text == NOT_AVAILABLE else f"{text}%"
+
+
+def percent_interval(value: Any, low: Any, high: Any) -> str:
+    """ "41.7% [33.1, 50.8]" in a sentence; "n/a" where nothing was scored."""
+    return pooled(value, low, high).replace(" ", "% ", 1) if is_number(value) else NOT_AVAILABLE
+
+
+def pooled(value: Any, low: Any, high: Any) -> str:
+    """ "41.7 [33.1, 50.8]": a pooled accuracy in % with its Wilson interval; "n/a"."""
+    return with_interval(value, low, high, lambda v: pct(v, 1))
 
 
 def num(value: Any, digits: int = 2) -> str:
-    return "–" if _missing(value) else f"{value:.{digits}f}"
+    return shown(value, f".{digits}f")
 
 
 def level(value: Any, key: str) -> str:
@@ -91,7 +105,7 @@ def spread_table(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> str:
             + " | ".join(level(r[k], k) for k in keys)
             + f" | {pct(r['mean'])} | {pct(r['sd'])} | {r['prompts']} | "
             f"{r['configurations']} | {pct(r['min'], 1)} | {pct(r['max'], 1)} | "
-            f"{pct(r['pooled'], 1)} [{pct(w['low'], 1)}, {pct(w['high'], 1)}] |"
+            f"{pooled(r['pooled'], w['low'], w['high'])} |"
         )
     return "\n".join(lines)
 
@@ -173,11 +187,11 @@ def report_markdown(results: Mapping[str, Any], title: str = "SetLexSem") -> str
     parts = [
         f"# {title} — {results.get('model', '')}",
         "",
-        f"Exact-set accuracy {pct(o['accuracy'], 1)}% [{pct(w['low'], 1)}, {pct(w['high'], 1)}] "
+        f"Exact-set accuracy {percent_interval(o['accuracy'], w['low'], w['high'])} "
         f"over {o['prompts']} prompts in {o.get('configurations', '?')} configurations; "
         f"SD of per-configuration accuracy {pct(o.get('sd'))} (the paper's robustness "
-        f"measure); mean precision {pct(o['precision'], 1)}%, recall {pct(o['recall'], 1)}%, "
-        f"Jaccard {pct(o['jaccard'], 1)}%.",
+        f"measure); mean precision {percent(o['precision'])}, recall {percent(o['recall'])}, "
+        f"Jaccard {percent(o['jaccard'])}.",
         "",
     ]
     if results.get("failed_requests"):
@@ -190,8 +204,8 @@ def report_markdown(results: Mapping[str, Any], title: str = "SetLexSem") -> str
             f"lenient one (`--parser lexbench`) judge {readings['disagree']} of "
             f"{readings['items']} answers differently (right only for the paper reading: "
             f"{readings['paper_only_correct']}; right only for lexbench's: "
-            f"{readings['lexbench_only_correct']}); accuracy {pct(readings['paper_accuracy'], 1)}% "
-            f"and {pct(readings['lexbench_accuracy'], 1)}%. The tables use the {chosen} reading.",
+            f"{readings['lexbench_only_correct']}); accuracy {percent(readings['paper_accuracy'])} "
+            f"and {percent(readings['lexbench_accuracy'])}. The tables use the {chosen} reading.",
             "",
         ]
     lenient = results.get("lenient")
@@ -199,8 +213,9 @@ def report_markdown(results: Mapping[str, Any], title: str = "SetLexSem") -> str
         lw = lenient["wilson"]
         parts += [
             f"Lenient reading (lexbench, secondary: the first {{...}} in the output when "
-            f"the answer tag is missing): {pct(lenient['accuracy'], 1)}% "
-            f"[{pct(lw['low'], 1)}, {pct(lw['high'], 1)}]; never used in a table.",
+            f"the answer tag is missing): "
+            f"{percent_interval(lenient['accuracy'], lw['low'], lw['high'])}; never used in a "
+            f"table.",
             "",
         ]
     paper = results.get("paper_tables") or {}

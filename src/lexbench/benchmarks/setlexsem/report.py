@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lexbench.report.leaderboard import Row, accuracy_row, fmt
+from lexbench.parts import NOT_AVAILABLE, Row, fmt, pct
+from lexbench.report.leaderboard import accuracy_row
 from lexbench.report.registry import Figure, GenericReporter
 from lexbench.report.runs import LoadedRun
 
@@ -29,7 +30,7 @@ def _configs(run: LoadedRun) -> list[Mapping[str, Any]]:
 
 
 def _pct(value: Any) -> str:
-    return "–" if value is None or value != value else f"{100 * value:.2f}"
+    return pct(value, 2)  # "n/a" where no configuration was scored
 
 
 def _label(run: LoadedRun) -> str:
@@ -89,7 +90,7 @@ class SetLexSemReporter(GenericReporter):
                 r["operation"]: r for r in factor_table(pooled_main(_configs(run)), ["operation"])
             }
             cells = [
-                f"{_pct(rows[o]['mean'])} ({_pct(rows[o]['sd'])})" if o in rows else "–"
+                f"{_pct(rows[o]['mean'])} ({_pct(rows[o]['sd'])})" if o in rows else NOT_AVAILABLE
                 for o in operations
             ]
             lines.append(f"| {_label(run)} | " + " | ".join(cells) + " |")
