@@ -174,6 +174,7 @@ class Session:
         self._bar = ProgressBar(self.description, self.total, initial=self.answered)
         # A backend decoding long answers reports its tokens: the bar moves between answers.
         self.model.on_tokens = self._bar.tokens
+        self.model.on_prefill = self._bar.prefill  # and before them, the prompts it reads
 
     def answer(
         self,
@@ -387,7 +388,7 @@ class Session:
         step runs whatever the others do), and complete `stats`."""
         steps: list[Callable[[], None]] = [] if self._bar is None else [self._bar.close]
         if self._bar is not None:
-            self.model.on_tokens = None
+            self.model.on_tokens = self.model.on_prefill = None
         if self._writer is not None:
             steps.append(self._writer.close)  # commits what is left, however the run ends
         cache, owner = self.cache, self._owner
