@@ -9,7 +9,11 @@ count when it keeps one, and at its end how long it took. No wait is silent for 
 is all it adds. Lines go through tqdm when it is loaded, so they print above a progress
 bar instead of through it.
 
-`Ticker` is the thread behind it, also used by the run's progress bar (`run.progress`).
+Steps nest (loading a model inside `export --verify`'s "loading smollm2-135m"): only the
+innermost step under way speaks, so one wait is one voice. `Ticker` is the thread behind it,
+also used by the run's progress bar (`run.progress`); `duration` is how every wait's time is
+said (the plan's pace too). The other tool `--verify` runs streams its own output
+(`export.tool_output`), with this module's lines in its silences.
 """
 
 from __future__ import annotations
@@ -21,14 +25,20 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from lexbench.terminal import terminal_text
+
 #: A step says what it does once it has taken this long (seconds).
 ANNOUNCE_AFTER_S = 1.0
 #: Then it says so again this often (seconds): well within the 10 s nothing may stay silent.
 NEWS_EVERY_S = 5.0
+#: The steps under way, outermost first: only the last one speaks.
+_UNDER_WAY: list[Step] = []
 
 
 def say(line: str) -> None:
-    """One line on stderr, above any tqdm bar on it."""
+    """One line on stderr, made safe (`terminal_text`: it may carry a path or a model's
+    name), above any tqdm bar on it."""
+    line = terminal_text(line)
     tqdm_module = sys.modules.get("tqdm")
     if tqdm_module is not None:
         tqdm_module.tqdm.write(line, file=sys.stderr)
@@ -40,14 +50,16 @@ def duration(seconds: float) -> str:
     """`seconds` as a person says it.
 
     >>> duration(4.26), duration(75), duration(3725)
-    ('4.3 s', '1 min 15 s', '1 h 2 min')
+    ('4 s', '1 min 15 s', '1 h 02 min')
     """
+    seconds = max(0, round(seconds))
     if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, secs = divmod(round(seconds), 60)
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
     if minutes < 60:
-        return f"{minutes} min {secs} s"
-    return f"{minutes // 60} h {minutes % 60} min"
+        return f"{minutes} min {seconds:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
 
 
 class Ticker:
@@ -112,28 +124,34 @@ def long_step(
     unit: str = "",
     quiet: bool = False,
     at_once: bool = False,
+    tell: Callable[[str], None] | None = None,
 ) -> Iterator[Step]:
     """Run the body as a step that keeps saying what it does (see the module docstring);
     `at_once`: say it when it starts (a step known to be long); `quiet`: say nothing (a run
-    without progress output)."""
+    without progress output); `tell`: where its lines go (`say`: stderr)."""
     step = Step(what, total=total, unit=unit)
     if quiet:
         yield step
         return
+    speak = tell or say
     if at_once:
         step.announced = True
-        say(f"lexbench: {what}...")
+        speak(f"lexbench: {what}...")
 
     def tick() -> None:
+        if _UNDER_WAY and _UNDER_WAY[-1] is not step:
+            return  # a step inside this one speaks for both
         step.announced = True
-        say(step.news())
+        speak(step.news())
 
+    _UNDER_WAY.append(step)
     ticker = Ticker(NEWS_EVERY_S, tick, first=ANNOUNCE_AFTER_S)
     try:
         yield step
     finally:
         ticker.stop()
+        _UNDER_WAY.remove(step)
     if step.ending is not None:
-        say(f"lexbench: {step.ending}")
+        speak(f"lexbench: {step.ending}")
     elif step.announced:
-        say(f"lexbench: {step.what}: done in {duration(time.monotonic() - step.started)}")
+        speak(f"lexbench: {step.what}: done in {duration(time.monotonic() - step.started)}")

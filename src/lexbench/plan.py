@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench import plugins
+from lexbench.heartbeat import duration
 from lexbench.request import RunRequest
 from lexbench.terminal import terminal_text
 from lexbench.wordings import ALL, PAPER, chosen_variants
@@ -341,22 +342,11 @@ def _announce(cell: Cell, started: float, outcome: Outcome) -> None:
     pace = ""
     if done:
         left = elapsed / done * (cell.of - done)
-        pace = f" (plan: {_duration(elapsed)} so far, about {_duration(left)} left)"
+        pace = f" (plan: {duration(elapsed)} so far, about {duration(left)} left)"
     print(
         f"lexbench: [{cell.position}/{cell.of}] {terminal_text(cell.label())}{pace}",
         file=sys.stderr,
     )
-
-
-def _duration(seconds: float) -> str:
-    seconds = max(0, round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes} min {seconds:02d} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"
 
 
 def _write_spreads(plan: Plan, outcome: Outcome) -> list[Spread]:

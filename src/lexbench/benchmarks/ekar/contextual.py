@@ -78,8 +78,6 @@ class ContextualTupleModel(Model):
         layer: int = -1,
         threads: int | None = None,
     ):
-        from transformers import AutoModel
-
         from lexbench.models.hf import load_pretrained
 
         folder = Path(encoder).expanduser()
@@ -101,7 +99,12 @@ class ContextualTupleModel(Model):
         self.batch_size = batch_size
         self.dtype = dtype
         self.tokenizer, self.model, self.device = load_pretrained(
-            AutoModel, str(folder), dtype=dtype, device=device, revision=None, threads=threads
+            "AutoModel",  # by name: torch's threads are set up before transformers loads
+            str(folder),
+            dtype=dtype,
+            device=device,
+            revision=None,
+            threads=threads,
         )
         layers = int(getattr(self.model.config, "num_hidden_layers", 0) or 0)
         if layers and not -(layers + 1) <= layer <= layers:
