@@ -140,6 +140,7 @@ class Session:
         progress: bool = True,
         description: str = "requests",
         total: int | None = None,
+        pace: Callable[[], str] | None = None,
     ):
         self.model = model
         self.cache = cache
@@ -147,6 +148,7 @@ class Session:
         self.progress = progress
         self.description = description
         self.total = total  # requests in the whole run, for the bar (None: unknown)
+        self.pace = pace  # what the bar shows last (a plan's position), read at each redraw
         self.stats = RunStats()
         self.answered = 0
         self.with_error = 0  # answers carrying an error (failed, or the model's typed "no")
@@ -171,7 +173,9 @@ class Session:
     def _open_bar(self) -> None:
         if self._bar is not None or not self.progress:
             return
-        self._bar = ProgressBar(self.description, self.total, initial=self.answered)
+        self._bar = ProgressBar(
+            self.description, self.total, initial=self.answered, extra=self.pace
+        )
         # A backend decoding long answers reports its tokens: the bar moves between answers.
         self.model.on_tokens = self._bar.tokens
         self.model.on_prefill = self._bar.prefill  # and before them, the prompts it reads
