@@ -65,6 +65,12 @@ MEASUREMENTS = (
         "docs/results.md and its figure from the record",
     ),
     Measurement(
+        "thread_contention",
+        (("--limit", "10", "--rounds", "2"),),
+        "about 15 min on 2 busy cores: 12 processes of the packaged SmolLM2 on 30 LAMBDA "
+        "items, torch's wait before and after, alone and beside two spinning processes",
+    ),
+    Measurement(
         "lm_eval_side_by_side",
         (("--prompt-style", "paper"), ("--prompt-style", "completion")),
         "about 10 min on 2 CPU cores (3,000 LAMBDA prompts through lm_eval and lexbench, "

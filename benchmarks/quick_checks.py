@@ -12,7 +12,8 @@ own into one shared cache (the record's `setup`); every warm check then finds th
 WordNet prepared. Every check, cold or warm, has a response cache of its own that starts
 empty, so no answer is reused: a later *different* command, not the same one repeated
 (which would answer from the cache). Wall time moves with the machine's load; CPU time
-(user + system of the command) hardly does, so both are recorded, with the load average
+(user + system of the command) moves less (docs/performance.md, "Threads beside other
+processes", says how much), so both are recorded, with the load average
 (runnable processes; 2 = both cores of a 2-core machine busy) before and after.
 """
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +43,16 @@ def run(
     model: str | Model | None = None,
     *,
     cache: ResponseCache | str | Path | None = None,
+    pace: Callable[[], str] | None = None,
     **options: Any,
 ) -> Evaluation:
     """Run one `RunRequest` and write its run folder: the one entry point.
 
     Opens the request's model and response cache, builds the benchmark, runs it, and closes
     what it opened. An opened `model` (a `Model`) or `cache` (a `ResponseCache`) given here
-    is used as is and left open: a plan opens each model once for all its cells.
+    is used as is and left open: a plan opens each model once for all its cells. `pace`:
+    what the progress line shows last, read at each redraw (a plan's cell i of N and the
+    time the plan has left).
 
     The keyword form names the benchmark and the model and takes the builder's options as
     keywords, with `model_options=`, `out=`, `use_cache=`, `progress=`, `chat=`,
@@ -65,7 +68,7 @@ def run(
     elif model is not None and not isinstance(model, Model):
         raise TypeError("api.run(request, model): the model must be an opened Model")
     opened = model if isinstance(model, Model) else None
-    return _run(request, opened, cache if isinstance(cache, ResponseCache) else None)
+    return _run(request, opened, cache if isinstance(cache, ResponseCache) else None, pace)
 
 
 def keyword_request(
@@ -117,7 +120,12 @@ def builder_options(spec: BenchmarkSpec, request: RunRequest) -> dict[str, Any]:
     return options
 
 
-def _run(request: RunRequest, model: Model | None, cache: ResponseCache | None) -> Evaluation:
+def _run(
+    request: RunRequest,
+    model: Model | None,
+    cache: ResponseCache | None,
+    pace: Callable[[], str] | None = None,
+) -> Evaluation:
     chosen = plugins.benchmark(request.benchmark)
     one_variant(chosen, request.wording)  # a misspelt wording fails before the model loads
     options = builder_options(chosen, request)
@@ -144,6 +152,7 @@ def _run(request: RunRequest, model: Model | None, cache: ResponseCache | None) 
             run_options={"benchmark": request.benchmark, **recorded},
             request=request_record(request),
             source=chosen.source,
+            pace=pace,
         )
 
 

@@ -32,6 +32,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from lexbench.lexicon.wordnet.reader import FREEZE_LOADED
 
         FREEZE_LOADED[0] = True
+        # Before anything imports torch: its threads wait passively (hf_threads), here and
+        # in the tools lexbench starts, unless the user chose a wait policy.
+        from lexbench.models.hf_threads import quiet_waits
+
+        quiet_waits()
     with safe_warnings():
         return _main(list(sys.argv[1:] if argv is None else argv))
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench import plugins
+from lexbench.heartbeat import duration
 from lexbench.request import RunRequest
 from lexbench.terminal import terminal_text
 from lexbench.wordings import ALL, PAPER, chosen_variants
@@ -302,7 +303,8 @@ def run_plan(
                 for cell in group:
                     _announce(cell, started, outcome)
                     try:
-                        evaluation = api.run(cell.request, model, cache=store)
+                        pace = _pace(cell, started, outcome)
+                        evaluation = api.run(cell.request, model, cache=store, pace=pace)
                     except Exception as error:
                         reason = skippable(error) if plan.skip_unrunnable and skippable else None
                         if reason is None:
@@ -341,22 +343,33 @@ def _announce(cell: Cell, started: float, outcome: Outcome) -> None:
     pace = ""
     if done:
         left = elapsed / done * (cell.of - done)
-        pace = f" (plan: {_duration(elapsed)} so far, about {_duration(left)} left)"
+        pace = f" (plan: {duration(elapsed)} so far, about {duration(left)} left)"
     print(
         f"lexbench: [{cell.position}/{cell.of}] {terminal_text(cell.label())}{pace}",
         file=sys.stderr,
     )
 
 
-def _duration(seconds: float) -> str:
-    seconds = max(0, round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes} min {seconds:02d} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"
+def _pace(cell: Cell, started: float, outcome: Outcome) -> Callable[[], str] | None:
+    """What the cell's progress line shows last, read at each redraw: the plan's position
+    (`plan 2/6`) and, once a cell is done, the time the plan has left (`plan 3/6, about 4
+    min 10 s left`): at the pace per cell so far, counting down while this cell runs, never
+    below what the cells after it need. None for a plan of one cell (its bar is the plan)."""
+    if cell.of <= 1:
+        return None
+    done = len(outcome.ran) + len(outcome.skipped)
+    cell_started = time.monotonic()
+    per_cell = (cell_started - started) / done if done else None
+    position = f"plan {cell.position}/{cell.of}"
+
+    def pace() -> str:
+        if per_cell is None:
+            return position
+        running = time.monotonic() - cell_started
+        left = max(per_cell * (cell.of - done - 1), per_cell * (cell.of - done) - running)
+        return f"{position}, about {duration(left)} left"
+
+    return pace
 
 
 def _write_spreads(plan: Plan, outcome: Outcome) -> list[Spread]:

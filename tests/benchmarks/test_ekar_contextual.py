@@ -284,3 +284,15 @@ def test_cli_contextual(tiny_bert, tmp_path, capsys):
         == 2
     )
     assert "EASY mode" in capsys.readouterr().err
+
+
+def test_the_encoder_tells_the_bar_how_far_it_has_read_each_batch(tiny_bert):
+    # Issue 43: every in-process model's progress shows its work before its first answer.
+    model = ContextualTupleModel(tiny_bert, batch_size=4)
+    told: list[tuple[float, int]] = []
+    model.on_prefill = lambda share, tokens: told.append((share, tokens))
+    model.term_vectors(["dog", "cat", "puppy", "kitten", "car", "road"])
+    shares = [share for share, _ in told]
+    # Two batches (4 terms, then 2), each said at 0, after each of the 2 layers, and at 1.
+    assert shares == [0.0, 0.5, 0.999, 1.0] * 2
+    assert all(tokens > 0 for _, tokens in told)

@@ -426,3 +426,18 @@ def test_the_hf_export_keeps_the_selected_configurations(tmp_path, capsys, wordn
     _export("setlexsem", "hf", tmp_path / "hf", capsys)
     rows = _rows(tmp_path / "hf")
     assert rows and {row["operation"] for row in rows} == {"intersection"}
+
+
+def test_an_export_says_what_it_does_while_it_works(tmp_path, capsys, monkeypatch):
+    # Issue 43: no silent wait. An export builds its items (WordNet's index, a grid) before
+    # writing; past `ANNOUNCE_AFTER_S` it says what it is doing, and how long it took.
+    from lexbench import heartbeat
+
+    monkeypatch.setattr(heartbeat, "ANNOUNCE_AFTER_S", 0.01)
+    folder = tmp_path / "lambda-lm-eval"
+    argv = ["export", "lambda", "--format", "lm-eval", "--per-relation", "4", "-o", str(folder)]
+    assert main(argv) == 0
+    said = capsys.readouterr().err.splitlines()
+    what = f"lexbench: exporting lambda as lm-eval to {folder}"
+    assert said[0].startswith(f"{what}... ("), said
+    assert said[-1].startswith(f"{what}: done in "), said

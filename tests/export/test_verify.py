@@ -167,13 +167,17 @@ def test_the_tools_output_is_streamed_with_a_heartbeat_between(tmp_path):
     assert max(b - a for a, b in itertools.pairwise(times)) < 1.0 + 0.75
 
 
-def test_a_model_loading_in_process_is_not_silent():
-    from lexbench.export.tool_output import heartbeat
+def test_a_model_loading_in_process_is_not_silent(monkeypatch):
+    from lexbench import heartbeat
 
+    monkeypatch.setattr(heartbeat, "ANNOUNCE_AFTER_S", 0.1)
+    monkeypatch.setattr(heartbeat, "NEWS_EVERY_S", 0.2)
     said: list[str] = []
-    with heartbeat("loading a model", say=said.append, every=0.2):
+    with heartbeat.long_step("loading a model", tell=said.append):
         time.sleep(0.7)
-    assert len(said) >= 2 and all(t.startswith("lexbench: loading a model (0:0") for t in said)
+    news = said[:-1]
+    assert len(news) >= 2 and all(t.startswith("lexbench: loading a model... (") for t in news)
+    assert said[-1].startswith("lexbench: loading a model: done in ")
 
 
 @pytest.mark.slow

@@ -145,3 +145,40 @@ def test_run_plan_runs_each_cell_through_api_run(work):
     (spread,) = outcome.spreads
     assert spread.path.is_file() and spread.record["kind"] == "prompts"
     os.remove(spread.path)
+
+
+def test_each_cells_progress_line_shows_the_plans_position_and_time_left(work, capsys):
+    # Issue 43: a plan said "[i/N]" once per cell; between those lines, the cell's own
+    # progress line now carries the plan's position and, after a cell, its time left.
+    argv = ["run", "lambda", "--model", "scripted:a,scripted:b", "--limit", "1"]
+    argv += ["--prompt-style", "completion", "--no-cache"]
+    assert main(argv) == 0
+    bars = [line for line in capsys.readouterr().err.splitlines() if line.startswith("lambda: ")]
+    first = [line for line in bars if "plan 1/2" in line]
+    second = [line for line in bars if "plan 2/2" in line]
+    assert first and second and len(first) + len(second) == len(bars), bars
+    assert all(line.endswith(", plan 1/2]") for line in first)  # no cell done: no pace yet
+    assert all(", plan 2/2, about " in line and line.endswith(" left]") for line in second)
+
+
+def test_the_plans_time_left_counts_down_while_a_cell_runs(monkeypatch):
+    from lexbench import plan as planner
+
+    now = [100.0]
+    monkeypatch.setattr(planner.time, "monotonic", lambda: now[0])
+    cells = expand(
+        [Condition("", RunRequest("lambda", limit=1, progress=False, use_cache=False))],
+        ["a", "b", "c", "d"],
+    ).cells
+    outcome = planner.Outcome(planner.Plan(cells=cells))
+    outcome.skipped += [(cells[0], "x"), (cells[1], "y")]  # two cells done in 60 s
+    pace = planner._pace(cells[2], started=40.0, outcome=outcome)
+    assert pace is not None and pace() == "plan 3/4, about 1 min 00 s left"
+    now[0] = 120.0
+    assert pace() == "plan 3/4, about 40 s left"
+    now[0] = 200.0  # this cell is slower than the others: the next one still needs 30 s
+    assert pace() == "plan 3/4, about 30 s left"
+    (alone,) = expand(
+        [Condition("", RunRequest("lambda", limit=1, progress=False, use_cache=False))], ["a"]
+    ).cells
+    assert planner._pace(alone, 0.0, planner.Outcome(planner.Plan(cells=(alone,)))) is None

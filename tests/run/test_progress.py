@@ -1,11 +1,15 @@
 """The progress bar tells the truth: no time left before a few answers were received or
 when the estimate is absurd; the bar moves per answer and per decoded token while a
-batch of long answers decodes (the real SmolLM2)."""
+batch of long answers decodes (the real SmolLM2); its clock never stops, on a terminal or
+in a log, and a log gets a line every few seconds, not one per answer (issue 43)."""
 
+import io
 import logging
+import time
 
 import pytest
 
+from lexbench.run import progress
 from lexbench.run.progress import (
     MAX_ELAPSED_MULTIPLE,
     MAX_SECONDS_LEFT,
@@ -55,6 +59,45 @@ def test_bar_counts_cached_answers_but_not_their_speed(capsys):
     bar.answered(5, sent=True)
     assert "left" not in bar.postfix()  # all 100 answered
     bar.close()
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_in_a_log_the_bar_is_a_line_every_few_seconds_whatever_happens(monkeypatch):
+    monkeypatch.setattr(progress, "LOG_EVERY_S", 0.2)
+    log = io.StringIO()  # not a terminal: what `2> file` or a CI log gets
+    bar = ProgressBar("setlexsem", total=144, initial=0, stream=log)
+    bar.sending()
+    bar.prefill(0.0, 13_822)
+    time.sleep(0.5)  # the model reads its prompts: nothing else happens
+    bar.prefill(0.4, 13_822)
+    time.sleep(0.3)
+    for _ in range(100):  # answers arriving fast are not a line each
+        bar.answered(1, sent=True)
+        bar.tokens(3)
+    bar.close()
+    lines = log.getvalue().splitlines()
+    assert lines[0] == "setlexsem: 0% 0/144 [0:00, left ?]"  # said at once
+    assert 4 <= len(lines) <= 8, lines  # one per 0.2 s, and the last; not 100 more
+    assert "prefill 0% of 13,822 prompt tokens" in lines[1]
+    assert any("prefill 40% of 13,822 prompt tokens" in line for line in lines)
+    assert lines[-1].startswith("setlexsem: 69% 100/144 [0:01, 300 tokens, left")
+    assert "\r" not in log.getvalue()
+
+
+def test_on_a_terminal_the_clock_moves_without_answers(monkeypatch):
+    monkeypatch.setattr(progress, "REDRAW_S", 0.1)
+    screen = Terminal()
+    bar = ProgressBar("lambda", total=10, initial=0, extra=lambda: "plan 1/3", stream=screen)
+    bar.prefill(0.25, 900)
+    time.sleep(1.3)  # no answer, no token: the bar is still redrawn, its clock moving
+    drawn = screen.getvalue().split("\r")
+    bar.close()
+    assert len(drawn) >= 5, drawn
+    assert "[00:01, prefill 25% of 900 prompt tokens, left ?, plan 1/3]" in drawn[-1]
 
 
 def _long_answers(count: int) -> list[Request]:
@@ -143,3 +186,41 @@ def test_a_watched_run_starts_with_its_header_line(tmp_path, capsys, monkeypatch
     )
     execute(model, _long_answers(2), progress=False)  # a quiet run (tests, studies) says nothing
     assert capsys.readouterr().err == ""
+
+
+def _reads(told: list[tuple[float, int]]) -> list[list[tuple[float, int]]]:
+    """The reports cut into reads: each starts at share 0."""
+    reads: list[list[tuple[float, int]]] = []
+    for share, tokens in told:
+        if share == 0.0:
+            reads.append([])
+        reads[-1].append((share, tokens))
+    return reads
+
+
+def test_the_model_tells_how_far_it_has_read_its_prompts_layer_by_layer(smollm2):
+    # Issue 43: a batch of long prompts sat at "0/144 [00:00]" for 18 minutes on a busy
+    # machine; before its first token the model now reports its prefill, layer by layer.
+    requests = _long_answers(4)
+    told: list[tuple[float, int]] = []
+    smollm2.on_prefill = lambda share, tokens: told.append((share, tokens))
+    try:
+        smollm2.answer_each(requests)
+        smollm2.answer_each(
+            [Request(id="k", kind="rank", prompt="The cat sat on the", targets=("mat",))]
+        )
+        smollm2.answer_each(
+            [Request(id="l", kind="loglikelihood", prompt="The cat", continuations=(" sat",))]
+        )
+    finally:
+        smollm2.on_prefill = None
+    layers = smollm2.model.config.num_hidden_layers
+    reads = _reads(told)
+    assert len(reads) == 3  # the generate batch's first step, the rank pass, the context pass
+    prompt_tokens = sum(len(smollm2.tokenizer(r.prompt)["input_ids"]) for r in requests)
+    assert {tokens for _, tokens in reads[0]} == {prompt_tokens}
+    for read in reads:
+        shares = [share for share, _ in read]
+        assert len(shares) == layers + 2  # at 0, after each layer, at the end
+        assert shares == sorted(shares) and shares[-1] == 1.0
+        assert shares[layers // 2] == pytest.approx((layers // 2) / layers)

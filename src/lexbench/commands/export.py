@@ -49,9 +49,11 @@ def with_verify(
 def _export_log(args: argparse.Namespace) -> int:
     from lexbench.commands.arguments import runs_or_default
     from lexbench.export.inspect_log import write_inspect_logs
+    from lexbench.heartbeat import long_step
     from lexbench.terminal import terminal_text
 
-    written = write_inspect_logs(runs_or_default(args.runs), args.output)
+    with long_step(f"writing inspect logs to {args.output}"):  # many runs: said when long
+        written = write_inspect_logs(runs_or_default(args.runs), args.output)
     lines = [f"wrote {len(written)} inspect_ai log(s) to {args.output}:"]
     lines += [f"  {path.name}" for path in written]
     lines.append(f"browse them with\n  inspect view --log-dir {shlex.quote(str(args.output))}")

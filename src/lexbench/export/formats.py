@@ -23,9 +23,12 @@ FORMAT_HELP = (
 def export(benchmark: str, options: Mapping[str, Any], fmt: str, output: str | Path) -> str:
     """Write `benchmark` (built with `options`) as `fmt` to `output`; returns what to print
     (escape sequences in a path shown as escapes, not sent to the terminal)."""
+    from lexbench.heartbeat import long_step
     from lexbench.terminal import terminal_text
 
-    return terminal_text(_export(benchmark, options, fmt, output))
+    # Building the items (WordNet's index, a grid) and writing them: said when it is long.
+    with long_step(f"exporting {benchmark} as {fmt} to {output}"):
+        return terminal_text(_export(benchmark, options, fmt, output))
 
 
 def _export(benchmark: str, options: Mapping[str, Any], fmt: str, output: str | Path) -> str:

@@ -7,13 +7,13 @@ generate_until requests: 40%") is shown as a line of its own at most every
 `PROGRESS_SECONDS`, its last state always. When the tool says nothing for
 `HEARTBEAT_SECONDS` (a model loading, one slow batch), lexbench says that it is still
 running, for how long, and the tool's last line (inspect's `Samples: 3/16`): a pasted log
-reads the same as the terminal, with no carriage returns in it.
+reads the same as the terminal, with no carriage returns in it. (lexbench's own long steps
+meanwhile, a model loading in this process, say what they do through `lexbench.heartbeat`.)
 """
 
 from __future__ import annotations
 
 import codecs
-import contextlib
 import os
 import queue
 import re
@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -122,27 +122,3 @@ def run_streamed(
     if bar is not None:
         show(f"  {tool}: {bar}")
     return process.wait(), list(tail)
-
-
-@contextlib.contextmanager
-def heartbeat(
-    what: str, *, say: Callable[[str], None] = _say, every: float = HEARTBEAT_SECONDS
-) -> Iterator[None]:
-    """Say `lexbench: WHAT (m:ss)` every `every` seconds while the block runs (a model
-    loading in this process, which prints nothing of its own)."""
-    from lexbench.run.progress import clock
-
-    done = threading.Event()
-    started = time.monotonic()
-
-    def beat() -> None:
-        while not done.wait(every):
-            say(f"lexbench: {what} ({clock(time.monotonic() - started)})")
-
-    thread = threading.Thread(target=beat, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        done.set()
-        thread.join()

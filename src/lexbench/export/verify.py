@@ -87,8 +87,8 @@ def lexbench_verdicts(
     open model), in the export's prompt mode: {item id: verdict}. `graded`: keep the
     graded value (inspect reports one; lm-eval only a verdict)."""
     from lexbench.export.scorer import MANIFEST
-    from lexbench.export.tool_output import heartbeat
     from lexbench.export.tool_runs import manifest_of
+    from lexbench.heartbeat import long_step
     from lexbench.models.registry import open_model
     from lexbench.run.evaluate import evaluate
     from lexbench.run.store import read_run
@@ -102,7 +102,7 @@ def lexbench_verdicts(
         flush=True,
     )
     with contextlib.ExitStack() as stack:
-        with heartbeat(f"loading {getattr(model, 'name', model)}"):
+        with long_step(f"loading {getattr(model, 'name', model)}"):
             backend = stack.enter_context(open_model(model))
         chat = manifest.get("prompt_mode") == "chat" and backend.has_chat_template()
         run = evaluate(
@@ -144,7 +144,6 @@ def _sample_output(sample: dict[str, Any], scorer: ExportScorer) -> str:
 
 def verify(fmt: str, folder: str | Path, model: str) -> Agreement:
     """Run the exported task in its tool and the same items in lexbench, on `model`."""
-    from lexbench.export.tool_output import heartbeat
     from lexbench.export.tool_runs import (
         lexbench_model_spec,
         manifest_of,
@@ -152,10 +151,11 @@ def verify(fmt: str, folder: str | Path, model: str) -> Agreement:
         run_lm_eval,
         transformers_folder,
     )
+    from lexbench.heartbeat import long_step
 
     folder = Path(folder).resolve()
     manifest = manifest_of(folder)
-    with heartbeat(f"preparing {model} as a transformers folder for the tool"):
+    with long_step(f"preparing {model} as a transformers folder for the tool"):
         model_folder = transformers_folder(model)
     notes = []
     with tempfile.TemporaryDirectory(prefix="lexbench-verify-") as work:

@@ -127,7 +127,9 @@ def bleurt_scores(
             float(x)
             for x in scorer.score(references=list(references), candidates=list(predictions))
         ]
-    import torch
+    from lexbench.models.hf_threads import prepare_torch
+
+    torch = prepare_torch()  # threads that hold up beside other processes (hf_threads)
     from bleurt_pytorch import BleurtForSequenceClassification, BleurtTokenizer
 
     tokenizer = BleurtTokenizer.from_pretrained(str(plan.checkpoint))

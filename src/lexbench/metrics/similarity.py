@@ -94,6 +94,9 @@ class SentenceSimilarity:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             try:
+                from lexbench.models.hf_threads import prepare_torch
+
+                prepare_torch()  # before sentence-transformers imports torch (hf_threads)
                 from sentence_transformers import SentenceTransformer
             except ImportError:
                 raise ImportError(
@@ -174,6 +177,9 @@ def bertscore(
         )
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
+    from lexbench.models.hf_threads import prepare_torch
+
+    prepare_torch()  # before bert-score imports torch (hf_threads)
     from bert_score import score
 
     kwargs: dict[str, Any] = {

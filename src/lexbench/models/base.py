@@ -23,6 +23,8 @@ Optional capabilities, with their defaults:
   `on_tokens`           set by the runner while its progress bar is open: a backend that
                         decodes long answers calls it with the tokens each step produced,
                         so the bar moves between answers (None: nobody is listening)
+  `on_prefill`          likewise: a backend that reads long prompts before its first token
+                        calls it with (share read, prompt tokens) as it goes through them
   `before_send`         set by the runner around `answer_each` when runs share a cache: a
                         backend that sends requests over a network calls it with the
                         positions it is about to send; it returns those not to send (another
@@ -76,6 +78,8 @@ class Model(ABC):
     kinds: frozenset[RequestKind] = frozenset()
     #: Set by the runner while its bar is open; a decoding backend reports tokens to it.
     on_tokens: Callable[[int], None] | None = None
+    #: Likewise: (share of the prompts read, 0..1; their tokens) while a batch is read.
+    on_prefill: Callable[[float, int], None] | None = None
     #: Set by the runner while runs share a cache; a sending backend asks it before sending.
     before_send: Callable[[Sequence[int]], set[int]] | None = None
 

@@ -40,6 +40,8 @@ from lexbench.models.hf_files import (  # noqa: F401 - re-exported: callers impo
     local_model_path,
     packaged_smollm2_gguf,
 )
+from lexbench.models.hf_progress import ReadProgress
+from lexbench.models.hf_threads import prepare_torch
 from lexbench.models.packaged import GEMMA3_HUB_ID, packaged_gemma3_gguf
 from lexbench.models.targets import FirstTokenIds
 from lexbench.models.weights_identity import folder_sha256
@@ -55,7 +57,7 @@ class HFOptions:
     batch_size: int = 64  # 64 measured fastest for SmolLM2-135M on 2 CPU cores
     chat_template: bool = False  # wrap prompts in the model's chat template
     revision: str | None = None
-    threads: int | None = None  # torch CPU threads; None = every core
+    threads: int | None = None  # torch CPU threads; None: the cores this process may use
 
 
 class HFCausalLM(Model):
@@ -73,15 +75,12 @@ class HFCausalLM(Model):
         weights_hash: str | None = None,
         source: str | None = None,
     ):
-        import torch
-        from transformers import AutoModelForCausalLM
-
         self.name = name
         self.options = options
         self._source = source or model_path
         self._weights_hash = weights_hash
         self.tokenizer, self.model, self.device = load_pretrained(
-            AutoModelForCausalLM,
+            "AutoModelForCausalLM",  # by name: torch is set up before transformers loads
             model_path,
             dtype=options.dtype,
             device=options.device,
@@ -91,8 +90,10 @@ class HFCausalLM(Model):
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self._torch = torch
+        self._torch = prepare_torch(options.threads)  # imported: returns it
         self._first_ids = FirstTokenIds(self.tokenizer)
+        # How far a forward pass is through a batch's prompts, for the bar (hf_progress).
+        self._read = ReadProgress(self.model, lambda: self.on_prefill)
 
     kinds = frozenset({"generate", "rank", "loglikelihood"})
 
@@ -269,7 +270,7 @@ class HFCausalLM(Model):
         """KV cache of a token prefix, computed once (batch of one)."""
         torch = self._torch
         ids = torch.tensor([list(prefix)], dtype=torch.long, device=self.device)
-        with torch.inference_mode():
+        with torch.inference_mode(), self._read.reading(len(prefix)):
             return output_cache(self.model(input_ids=ids, use_cache=True, logits_to_keep=1))
 
     # ---------------------------------------------------------------- rank
@@ -285,7 +286,7 @@ class HFCausalLM(Model):
         for batch in self._batches([len(e) for e in encoded]):
             ids, mask = self._left_pad([encoded[i] for i in batch])
             positions = (mask.cumsum(-1) - 1).clamp(min=0)
-            with torch.inference_mode():
+            with torch.inference_mode(), self._read.reading(int(mask.sum())):
                 logits = self.model(
                     input_ids=ids, attention_mask=mask, position_ids=positions, logits_to_keep=1
                 ).logits[:, -1, :]
@@ -370,7 +371,7 @@ class HFCausalLM(Model):
                 continue
             ids, mask = self._left_pad([contexts[i] for i in batch])
             positions = (mask.cumsum(-1) - 1).clamp(min=0)
-            with torch.inference_mode():
+            with torch.inference_mode(), self._read.reading(int(mask.sum())):
                 # Only the last position's logits are needed from the context pass.
                 output = self.model(
                     input_ids=ids,

@@ -9,6 +9,7 @@ import copy
 import inspect
 import re
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from lexbench.text import cut_at_stop
@@ -213,16 +214,21 @@ def decode_batch(
         return cut_at_stop(text, decoding.stop), len(tokens[row])
 
     step_ids = ids
+    read = getattr(backend, "_read", None)  # how far the first step is through the prompts
     with torch.inference_mode():
-        for _ in range(decoding.max_new_tokens):
-            output = backend.model(
-                input_ids=step_ids,
-                attention_mask=mask,
-                position_ids=positions,
-                use_cache=True,
-                logits_to_keep=1,
-                **{keyword: cache},
-            )
+        for step in range(decoding.max_new_tokens):
+            reading: AbstractContextManager[Any] = nullcontext()
+            if step == 0 and read is not None:
+                reading = read.reading(int(mask[:, prefix_length:].sum()))
+            with reading:
+                output = backend.model(
+                    input_ids=step_ids,
+                    attention_mask=mask,
+                    position_ids=positions,
+                    use_cache=True,
+                    logits_to_keep=1,
+                    **{keyword: cache},
+                )
             cache = output_cache(output)
             chosen = choose_next_tokens(output.logits[:, -1, :], decoding, generator)
             produced = 0

@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from lexbench.heartbeat import long_step
+from lexbench.models.hf_threads import prepare_torch
 from lexbench.models.weights_identity import remembered_sha256
 from lexbench.paths import cache_dir
 
@@ -60,10 +62,17 @@ def dequantised_cache(gguf_path: Path, dtype_name: str) -> tuple[Path, str]:
                 json.dumps({**meta, "identity": identity, "source": str(gguf_path)})
             )
         return folder, file_hash
-    import torch
+    what = f"de-quantising {gguf_path.name} once (about 30 s; cached at {folder})"
+    with long_step(what, at_once=True):
+        return _dequantise(gguf_path, folder, dtype_name, identity, file_hash)
+
+
+def _dequantise(
+    gguf_path: Path, folder: Path, dtype_name: str, identity: dict[str, Any], file_hash: str
+) -> tuple[Path, str]:
+    torch = prepare_torch()
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    print(f"lexbench: de-quantising {gguf_path.name} once (about 30 s); cached at {folder}")
     tokenizer = AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
     model = AutoModelForCausalLM.from_pretrained(
         str(gguf_path.parent), gguf_file=gguf_path.name, dtype=getattr(torch, dtype_name)
@@ -76,7 +85,7 @@ def dequantised_cache(gguf_path: Path, dtype_name: str) -> tuple[Path, str]:
         del model.config.quantization_config
     model.save_pretrained(str(folder))
     tokenizer.save_pretrained(str(folder))
-    meta_path.write_text(
+    (folder / "lexbench-source.json").write_text(
         json.dumps({"identity": identity, "sha256": file_hash, "source": str(gguf_path)})
     )
     return folder, file_hash
@@ -155,23 +164,27 @@ def load_pretrained(
     threads: int | None,
 ) -> tuple[Any, Any, str]:
     """(tokenizer, model in eval mode on its device, device name) for any transformers
-    model class; `device="auto"` picks cuda when available."""
-    import torch
-    from transformers import AutoTokenizer
+    model class (or its name in `transformers`, imported after torch is set up:
+    `hf_threads`); `device="auto"` picks cuda when available. Said on stderr when it takes
+    more than a second (torch's import alone takes seconds)."""
+    with long_step(f"loading {model_path}"):  # torch's import and the weights: seconds
+        torch = prepare_torch(threads)  # threads that hold up beside other processes
+        import transformers
+        from transformers import AutoTokenizer
 
-    if threads:
-        torch.set_num_threads(threads)
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    kwargs: dict[str, Any] = {"revision": revision} if revision else {}
-    folder = Path(model_path)
-    if folder.is_dir() and not has_tokenizer_files(folder):
-        # transformers would blame a missing sentencepiece or tiktoken
-        raise no_tokenizer_files(folder, model_path)
-    tokenizer = AutoTokenizer.from_pretrained(model_path, **kwargs)
-    model = model_class.from_pretrained(model_path, dtype=getattr(torch, dtype), **kwargs).to(
-        device
-    )
+        if isinstance(model_class, str):
+            model_class = getattr(transformers, model_class)
+
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        kwargs: dict[str, Any] = {"revision": revision} if revision else {}
+        folder = Path(model_path)
+        if folder.is_dir() and not has_tokenizer_files(folder):
+            # transformers would blame a missing sentencepiece or tiktoken
+            raise no_tokenizer_files(folder, model_path)
+        tokenizer = AutoTokenizer.from_pretrained(model_path, **kwargs)
+        model = model_class.from_pretrained(model_path, dtype=getattr(torch, dtype), **kwargs)
+        model = model.to(device)
     model.eval()
     return tokenizer, model, device
 

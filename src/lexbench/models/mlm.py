@@ -56,17 +56,16 @@ class MaskedLM(Model):
         weights_hash: str | None = None,
         source: str | None = None,
     ):
-        import torch
-        from transformers import AutoModelForMaskedLM
-
         from lexbench.models.hf import load_pretrained
+        from lexbench.models.hf_progress import ReadProgress
+        from lexbench.models.hf_threads import prepare_torch
 
         self.name = name
         self.options = options
         self._source = source or model_path
         self._weights_hash = weights_hash
         self.tokenizer, self.model, self.device = load_pretrained(
-            AutoModelForMaskedLM,
+            "AutoModelForMaskedLM",  # by name: torch is set up before transformers loads
             model_path,
             dtype=options.dtype,
             device=options.device,
@@ -75,8 +74,10 @@ class MaskedLM(Model):
         )
         if self.tokenizer.mask_token_id is None:
             raise ValueError(f"{model_path}: the tokenizer has no mask token; is this a masked LM?")
-        self._torch = torch
+        self._torch = prepare_torch(options.threads)  # imported: returns it
         self._first_ids = FirstTokenIds(self.tokenizer)
+        # How far a forward pass is through a batch's prompts, for the bar (hf_progress).
+        self._read = ReadProgress(self.model, lambda: self.on_prefill)
 
     @classmethod
     def from_spec(cls, spec: str, options: MLMOptions = MLMOptions()) -> MaskedLM:
@@ -167,7 +168,7 @@ class MaskedLM(Model):
                 ids[row, : len(encoded[index])] = torch.tensor(encoded[index])
                 mask[row, : len(encoded[index])] = 1
             positions = (ids == self.tokenizer.mask_token_id).nonzero()[:, 1]
-            with torch.inference_mode():
+            with torch.inference_mode(), self._read.reading(int(mask.sum())):
                 logits = self.model(
                     input_ids=ids.to(self.device), attention_mask=mask.to(self.device)
                 ).logits

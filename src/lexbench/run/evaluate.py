@@ -122,6 +122,7 @@ def evaluate(
     request: Mapping[str, Any] | None = None,
     source: str = "",
     window: int | None = None,
+    pace: Callable[[], str] | None = None,
 ) -> Evaluation:
     """Run `benchmark` on `model` and write its run folder, streaming (module docstring).
 
@@ -133,7 +134,7 @@ def evaluate(
     benchmark that is not built in was registered from (recorded for `rescore` and
     `report`). Every samples.jsonl line carries the item id and the raw responses, so any
     run can be re-scored later. `window`: requests per window (default
-    `WINDOW_REQUESTS`)."""
+    `WINDOW_REQUESTS`). `pace`: what the progress line shows last (`run.progress`)."""
     window = WINDOW_REQUESTS if window is None else window
     if window < 1:
         raise ValueError(f"window must be at least 1 request, got {window}")
@@ -149,7 +150,7 @@ def evaluate(
     # then finds every answer in the cache instead of sending each request again.
     folder = run_folder(out_root, benchmark.name, model.name, identity, claim=True)
     tally = tally_of(benchmark)
-    session = Session(model, cache, chunk_size, progress, description=benchmark.name)
+    session = Session(model, cache, chunk_size, progress, description=benchmark.name, pace=pace)
     in_background = bool(getattr(benchmark, "scores_in_background", False))
     ended = False
     try:

@@ -140,6 +140,7 @@ class Session:
         progress: bool = True,
         description: str = "requests",
         total: int | None = None,
+        pace: Callable[[], str] | None = None,
     ):
         self.model = model
         self.cache = cache
@@ -147,6 +148,7 @@ class Session:
         self.progress = progress
         self.description = description
         self.total = total  # requests in the whole run, for the bar (None: unknown)
+        self.pace = pace  # what the bar shows last (a plan's position), read at each redraw
         self.stats = RunStats()
         self.answered = 0
         self.with_error = 0  # answers carrying an error (failed, or the model's typed "no")
@@ -171,9 +173,12 @@ class Session:
     def _open_bar(self) -> None:
         if self._bar is not None or not self.progress:
             return
-        self._bar = ProgressBar(self.description, self.total, initial=self.answered)
+        self._bar = ProgressBar(
+            self.description, self.total, initial=self.answered, extra=self.pace
+        )
         # A backend decoding long answers reports its tokens: the bar moves between answers.
         self.model.on_tokens = self._bar.tokens
+        self.model.on_prefill = self._bar.prefill  # and before them, the prompts it reads
 
     def answer(
         self,
@@ -387,7 +392,7 @@ class Session:
         step runs whatever the others do), and complete `stats`."""
         steps: list[Callable[[], None]] = [] if self._bar is None else [self._bar.close]
         if self._bar is not None:
-            self.model.on_tokens = None
+            self.model.on_tokens = self.model.on_prefill = None
         if self._writer is not None:
             steps.append(self._writer.close)  # commits what is left, however the run ends
         cache, owner = self.cache, self._owner

@@ -78,9 +78,8 @@ class ContextualTupleModel(Model):
         layer: int = -1,
         threads: int | None = None,
     ):
-        from transformers import AutoModel
-
         from lexbench.models.hf import load_pretrained
+        from lexbench.models.hf_progress import ReadProgress
 
         folder = Path(encoder).expanduser()
         if not folder.is_dir():
@@ -101,7 +100,12 @@ class ContextualTupleModel(Model):
         self.batch_size = batch_size
         self.dtype = dtype
         self.tokenizer, self.model, self.device = load_pretrained(
-            AutoModel, str(folder), dtype=dtype, device=device, revision=None, threads=threads
+            "AutoModel",  # by name: torch's threads are set up before transformers loads
+            str(folder),
+            dtype=dtype,
+            device=device,
+            revision=None,
+            threads=threads,
         )
         layers = int(getattr(self.model.config, "num_hidden_layers", 0) or 0)
         if layers and not -(layers + 1) <= layer <= layers:
@@ -111,6 +115,8 @@ class ContextualTupleModel(Model):
             )
         self.layer = layer
         self._content = _content_hash(folder)
+        # How far a batch of terms is through the encoder's layers, for the bar.
+        self._read = ReadProgress(self.model, lambda: self.on_prefill)
 
     def fingerprint(self) -> dict[str, Any]:
         config = json.loads((self.folder / "config.json").read_text(encoding="utf-8"))
@@ -144,7 +150,8 @@ class ContextualTupleModel(Model):
             )
             special = encoded.pop("special_tokens_mask")
             encoded = {k: v.to(self.device) for k, v in encoded.items()}
-            with torch.inference_mode():
+            tokens = int(encoded["attention_mask"].sum())
+            with torch.inference_mode(), self._read.reading(tokens):
                 output = self.model(**encoded, output_hidden_states=self.layer != -1)
             states = (
                 output.last_hidden_state if self.layer == -1 else output.hidden_states[self.layer]

@@ -16,6 +16,7 @@ from lexbench.benchmarks.setlexsem.grid_read import resolve_grid
 from lexbench.benchmarks.setlexsem.item_ids import IdRepeats
 from lexbench.benchmarks.setlexsem.items import SetLexSemItem
 from lexbench.benchmarks.setlexsem.sets import HyponymPool
+from lexbench.heartbeat import Step, long_step
 from lexbench.paths import refuse_special_file
 
 # One encoder for every line: `json.dumps` with options builds a new one per call.
@@ -76,6 +77,11 @@ def write_items(
         "FILE.manifest.json beside it; name a regular file (or a new name)",
     )
     grid = resolve_grid(grid)
+    with long_step(f"writing SetLexSem's items to {path}", unit="items") as step:
+        return _write_items(path, grid, wordnet, step)
+
+
+def _write_items(path: Path, grid: Grid, wordnet: str | None, step: Step) -> dict[str, Any]:
     generator = ItemGenerator(grid, wordnet)
     _, skipped = generator.plan()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -95,6 +101,7 @@ def write_items(
                 out.write(line)
                 digest.update(line.encode("utf-8"))
                 total += 1
+                step.done = total
                 configurations.add(item.config_id)
                 for study in item.studies:
                     counts[study]["prompts"] += 1

@@ -386,7 +386,10 @@ def _hyponym_pools(directory: Path, content: str) -> tuple[HyponymPool, ...]:
     if path.is_file():
         payload = json.loads(path.read_text(encoding="utf-8"))
         return tuple(HyponymPool(h, tuple(w)) for h, w in payload["pools"])
-    pools = pools_from_graph(*read_hyponym_graph(directory, clean_lemma_names))
+    from lexbench.heartbeat import long_step
+
+    with long_step("building SetLexSem's hyponym pools from WordNet (once)"):
+        pools = pools_from_graph(*read_hyponym_graph(directory, clean_lemma_names))
     payload = {
         "format": HYPONYM_POOL_FORMAT,
         "cap": MAX_POOL_WORDS,

@@ -24,6 +24,7 @@ from lexbench.benchmarks.setlexsem.files import check_selection, item_line, iter
 from lexbench.benchmarks.setlexsem.generate import ItemGenerator, matches_selection
 from lexbench.benchmarks.setlexsem.grid import Grid
 from lexbench.benchmarks.setlexsem.items import SetLexSemItem
+from lexbench.heartbeat import long_step
 
 
 @dataclass(frozen=True)
@@ -58,9 +59,13 @@ class ItemSource:
             return self._survey
         digest = hashlib.sha256()
         count = 0
-        for item in self.produce(whole_checks=True):
-            digest.update(item_line(item).encode("utf-8"))
-            count += 1
+        # A paper grid made on the fly takes a minute or more: said, with its count.
+        what = f"counting and hashing SetLexSem's items ({self.where()}) before the run"
+        with long_step(what, unit="items") as step:
+            for item in self.produce(whole_checks=True):
+                digest.update(item_line(item).encode("utf-8"))
+                count += 1
+                step.done = count
         if count == 0:
             check_selection(self.selection, ())
             raise ValueError(f"{self.where()}: no items")

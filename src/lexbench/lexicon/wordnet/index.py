@@ -20,13 +20,13 @@ import contextlib
 import hashlib
 import json
 import os
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from lexbench.heartbeat import Step, long_step, say
 from lexbench.lexicon.wordnet.files import (
     fingerprint,
     locate_wordnet,
@@ -281,15 +281,16 @@ def build_index(
     unknown = [n for n in names if n not in RELATIONS]
     if unknown:
         raise KeyError(f"unknown relation(s) {unknown}; registered: {sorted(RELATIONS)}")
-    reader = open_reader(directory)
-    return index_from_reader(
-        reader,
-        names,
-        version=str(reader.get_version()),
-        fingerprint=fingerprint(directory),
-        exceptions=_read_exceptions(directory),
-        progress=progress,
-    )
+    with long_step("building WordNet's relation index (once)", quiet=not progress) as step:
+        reader = open_reader(directory)
+        return index_from_reader(
+            reader,
+            names,
+            version=str(reader.get_version()),
+            fingerprint=fingerprint(directory),
+            exceptions=_read_exceptions(directory),
+            step=step,
+        )
 
 
 def index_from_reader(
@@ -298,22 +299,22 @@ def index_from_reader(
     version: str,
     fingerprint: str,
     exceptions: Mapping[str, tuple[str, ...]],
-    progress: bool = False,
+    step: Step | None = None,
 ) -> RelationIndex:
     """The index of any wordnet a reader with NLTK's API answers for (`synsets(word)`,
     `all_lemma_names()`, synsets' and lemmas' relation methods): WordNet 3.0 through NLTK,
     or a WN-LMF wordnet through `lexicon.wordnet.lmf_graph`. One loop and the same
-    `RELATIONS` functions for both, so the two paths cannot apply different rules."""
+    `RELATIONS` functions for both, so the two paths cannot apply different rules.
+    `step`: the long step under way (`heartbeat.long_step`), told each name done."""
     names = tuple(names)
     lemma_names = tuple(sorted(reader.all_lemma_names()))
     related: dict[str, dict[str, tuple[str, ...]]] = {n: {} for n in names}
     pos: dict[str, str] = {}
-    iterator: Iterable[str] = lemma_names
-    if progress:
-        from tqdm import tqdm
-
-        iterator = tqdm(lemma_names, desc="indexing WordNet", unit="lemma", mininterval=1.0)
-    for word in iterator:
+    if step is not None:
+        step.total, step.unit = len(lemma_names), "lemma names"
+    for word in lemma_names:
+        if step is not None:
+            step.done += 1
         synsets = reader.synsets(word)
         if synsets:
             pos[word] = _POS_NAMES.get(synsets[0].pos(), "")  # WN-LMF has more
@@ -398,14 +399,10 @@ def load_index(
             earlier.unlink()
         index = read_index(path)
     else:
-        started = time.perf_counter()
         index = build_index(directory, names, progress=progress)
         save_index(index, path)
         if progress:
-            print(
-                f"lexbench: WordNet relation index built in {time.perf_counter() - started:.1f}s"
-                f" and cached at {path}"
-            )
+            say(f"lexbench: WordNet's relation index cached at {path}")
     _LOADED[path] = index
     return index
 

@@ -24,11 +24,11 @@ from __future__ import annotations
 import os
 import re
 import sys
-import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from lexbench.hashing import sha256_file
+from lexbench.heartbeat import Step, long_step, say
 from lexbench.lexicon.wordnet.index import (
     INDEX_FORMAT,
     RelationIndex,
@@ -103,15 +103,12 @@ def lmf_index(
     if cached.is_file():
         index = read_index(cached)
     else:
-        started = time.perf_counter()
-        index = build_lmf_index(source, language, names, digest)
+        what = f"building the relation index of {source.name} (once)"
+        with long_step(what, quiet=not progress) as step:
+            index = build_lmf_index(source, language, names, digest, step)
         save_index(index, cached)
         if progress:
-            print(
-                f"lexbench: relation index of {source.name} built in "
-                f"{time.perf_counter() - started:.1f}s and cached at {cached}",
-                file=sys.stderr,
-            )
+            say(f"lexbench: the relation index of {source.name} cached at {cached}")
     _LOADED[memo] = index
     return index
 
@@ -124,9 +121,14 @@ def lmf_index_path(digest: str, language: str | None, relations: Sequence[str]) 
 
 
 def build_lmf_index(
-    source: Path, language: str | None, relations: Sequence[str], digest: str
+    source: Path,
+    language: str | None,
+    relations: Sequence[str],
+    digest: str,
+    step: Step | None = None,
 ) -> RelationIndex:
-    """Read the file (a `.gz` unpacked for the read only) and build its index."""
+    """Read the file (a `.gz` unpacked for the read only) and build its index (telling
+    `step`, a `heartbeat.long_step` under way, how far it is)."""
     from lexbench.lexicon.wordnet.lmf_graph import LmfWordNet
     from lexbench.lexicon.wordnet.reader import paused_gc
 
@@ -156,6 +158,7 @@ def build_lmf_index(
             version=reader.version,
             fingerprint=digest,
             exceptions=reader.merged_exceptions() if reader.base_forms else {},
+            step=step,
         )
 
 

@@ -25,13 +25,12 @@ WordNet, tests/benchmarks/test_lambda_speed_equivalence.py on WordNet 3.0):
 from __future__ import annotations
 
 import json
-import sys
-import time
 from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lexbench.heartbeat import long_step, say
 from lexbench.lexicon.wordnet.reader import paused_gc
 from lexbench.paths import cache_dir, read_cache_json, write_atomically
 
@@ -374,20 +373,15 @@ def load_sense_table(directory: Path, fingerprint: str, progress: bool = False) 
     else:
         from lexbench.lexicon.wordnet.reader import open_reader
 
-        started = time.perf_counter()
-        reader = open_reader(directory)
-        with paused_gc():
-            table = build_sense_table(reader, str(reader.get_version()), fingerprint)
+        # Often built while a run's bar shows (scoring's first wrong answer): the lines go
+        # above it.
+        with long_step("building WordNet's sense table (once)", quiet=not progress):
+            reader = open_reader(directory)
+            with paused_gc():
+                table = build_sense_table(reader, str(reader.get_version()), fingerprint)
         save_sense_table(table, path)
         if progress:
-            from tqdm import tqdm
-
-            # Through tqdm: built while a run's progress bar is showing, the line goes above it.
-            tqdm.write(
-                f"lexbench: WordNet sense table built in {time.perf_counter() - started:.1f}s"
-                f" and cached at {path}",
-                file=sys.stderr,
-            )
+            say(f"lexbench: WordNet's sense table cached at {path}")
     if table.fingerprint != fingerprint:
         raise ValueError(
             f"{path} was built from another WordNet (fingerprints differ); "
