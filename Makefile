@@ -59,8 +59,8 @@ demo: setup
 
 # ruff (lint and format) and mypy on src/, as CI runs them; the import-graph check is a test.
 lint: setup-test
-	$(BIN)/ruff check src tests benchmarks examples docs/hooks
-	$(BIN)/ruff format --check src tests benchmarks examples docs/hooks
+	$(BIN)/ruff check src tests measurements examples docs/hooks
+	$(BIN)/ruff format --check src tests measurements examples docs/hooks
 	$(BIN)/mypy
 
 # What the site needs, and only that: lexbench's light core (the command reference imports

@@ -3,7 +3,7 @@
 
 tests/fixtures/lambda/taxonomy_validation.jsonl: 260 wrong answers of the packaged
 SmolLM2-135M under three decoding settings, on queries no other label or pin file uses
-(benchmarks/lambda_taxonomy_collect.py), labelled by hand before the classifier ran on them,
+(measurements/lambda_taxonomy_collect.py), labelled by hand before the classifier ran on them,
 split at random into sets A and B. taxonomy_validation_c.jsonl: set C, 180 more, collected
 and labelled the same way before the rules' second revision.
 """

@@ -1,11 +1,11 @@
 """Every figure the README and docs/ quote is the one its measurement recorded.
 
-benchmarks/figures.toml lists each quoted figure: the page, where on it (`after`: the text
+measurements/figures.toml lists each quoted figure: the page, where on it (`after`: the text
 just before the figure; or `row` and `column`: a table cell), the record
-(benchmarks/records/<record>.json, written by benchmarks/<record>.py) and the field of its
+(measurements/records/<record>.json, written by measurements/<record>.py) and the field of its
 results, and how the page writes it (`format`). The figure stays plain text on the page.
 A page that says other than its record fails here: re-measure (`python
-benchmarks/measure_all.py --only NAME`) and bring the page in line, or put the page back.
+measurements/measure_all.py --only NAME`) and bring the page in line, or put the page back.
 
 A record measured on other code than the work tree's is stale (its `source_digest`); so is
 one "carried from docs, to re-measure". Stale records are listed (skipped) here and fail
@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-BENCHMARKS = REPO / "benchmarks"
+BENCHMARKS = REPO / "measurements"
 sys.path.insert(0, str(BENCHMARKS))
 from measure_all import MEASUREMENTS  # noqa: E402
 from recording import CARRIED, MEASURED, RECORDS, source_digest  # noqa: E402
@@ -164,7 +164,7 @@ def test_a_quoted_figure_is_the_recorded_one(figure: Figure) -> None:
     assert agrees, (
         f"{figure.page} says {said!r} where {figure.record}.json's {figure.field} is "
         f"{expected!r} ({record(figure.record)['status']}): re-measure with `python "
-        f"benchmarks/measure_all.py --only {figure.record}` or mend the page"
+        f"measurements/measure_all.py --only {figure.record}` or mend the page"
     )
 
 
@@ -175,7 +175,7 @@ def disagreement(page: RenderedPage, text: str) -> str:
         return ""
     return (
         f"{page.page} is not {page.record}.json rendered by {page.render}: "
-        f"{first_difference(text, expected)} (python benchmarks/results_page.py --page-only)"
+        f"{first_difference(text, expected)} (python measurements/results_page.py --page-only)"
     )
 
 
@@ -248,8 +248,9 @@ def test_every_time_and_memory_figure_on_the_front_pages_is_recorded() -> None:
     loose = [
         text for page in FULLY_RECORDED for text in unrecorded(page, listed, inputs.get(page, []))
     ]
-    assert not loose, "figures quoted without a record (add them to benchmarks/figures.toml):\n" + (
-        "\n".join(loose)
+    assert not loose, (
+        "figures quoted without a record (add them to measurements/figures.toml):\n"
+        + ("\n".join(loose))
     )
 
 
@@ -258,8 +259,8 @@ def test_records_say_how_they_were_made() -> None:
     for path in sorted(RECORDS.glob("*.json")):
         made = json.loads(path.read_text(encoding="utf-8"))
         where = path.relative_to(REPO)
-        assert path.stem in scripts, f"{where}: not re-measured by benchmarks/measure_all.py"
-        assert made["script"] == f"benchmarks/{path.stem}.py", where
+        assert path.stem in scripts, f"{where}: not re-measured by measurements/measure_all.py"
+        assert made["script"] == f"measurements/{path.stem}.py", where
         assert (REPO / made["script"]).is_file(), f"{where}: {made['script']} is missing"
         assert f'"{path.stem}"' in (REPO / made["script"]).read_text(), (
             f"{where}: {made['script']} does not write this record"
@@ -291,5 +292,5 @@ def test_records_are_fresh() -> None:
         elif made["source_digest"] != source_digest(made["sources"]):
             stale.append(f"{path.stem}: measured at {made['commit']}; {made['sources']} changed")
     if stale and os.environ.get("LEXBENCH_REQUIRE_FRESH_FIGURES") != "1":
-        pytest.skip("stale records (python benchmarks/measure_all.py):\n" + "\n".join(stale))
+        pytest.skip("stale records (python measurements/measure_all.py):\n" + "\n".join(stale))
     assert not stale, "stale records:\n" + "\n".join(stale)

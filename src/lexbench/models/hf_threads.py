@@ -5,7 +5,7 @@ otherwise, an idle libgomp thread spins for about 3 ms before it sleeps, at the 
 every region and while it waits for the next. A decoding step of a small model is
 hundreds of short regions, so a process with 2 threads keeps both cores busy spinning
 between them; when other processes want the cores, each spin is stolen from them and
-from the thread this one waits for. Measured with `benchmarks/thread_contention.py`
+from the thread this one waits for. Measured with `measurements/thread_contention.py`
 (docs/performance.md, "Threads beside other processes"; 2 cores at load 7-11): LAMBDA on
 SmolLM2 spent 5.5 times the CPU per item with libgomp's default wait, and 7.4 times beside
 a busy neighbour, against the passive wait's, which moved 7% when the neighbour joined. One
