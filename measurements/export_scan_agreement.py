@@ -30,7 +30,7 @@ def main() -> None:
     from lexbench import api
     from lexbench.export.lm_eval import write_lm_eval_task
     from lexbench.export.rows import export_set
-    from lexbench.models.hf import dequantised_cache, packaged_smollm2_gguf
+    from lexbench.models.hf_files import dequantised_cache, packaged_smollm2_gguf
     from lexbench.run.store import read_run
 
     weights, _ = dequantised_cache(packaged_smollm2_gguf(), "float32")

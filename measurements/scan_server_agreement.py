@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from fake_openai_server import LlamaServer
 from lexbench import api
-from lexbench.models.hf import packaged_smollm2_gguf
+from lexbench.models.hf_files import packaged_smollm2_gguf
 from lexbench.models.openai.backend import OpenAIModel
 from lexbench.models.openai.options import OpenAIOptions
 

@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from fake_openai_server import LlamaServer
 from lexbench import api
 from lexbench.benchmarks.lambda_.analysis import accuracy_table
-from lexbench.models.hf import HFCausalLM, HFOptions, packaged_smollm2_gguf
+from lexbench.models.hf import HFCausalLM, HFOptions
+from lexbench.models.hf_files import packaged_smollm2_gguf
 from lexbench.models.openai.backend import OpenAIModel
 from lexbench.models.openai.options import OpenAIOptions
 from lexbench.run.store import read_jsonl

@@ -151,7 +151,7 @@ def test_the_example_exports_to_lm_eval_with_lexbench_verdicts(tmp_path, capsys,
     from lm_eval.tasks import TaskManager
 
     from lexbench import api
-    from lexbench.models.hf import dequantised_cache, packaged_smollm2_gguf
+    from lexbench.models.hf_files import dequantised_cache, packaged_smollm2_gguf
 
     task = tmp_path / "task dir #1"  # a space and a '#': quoting is the YAML library's job
     assert (

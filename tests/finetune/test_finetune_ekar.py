@@ -117,7 +117,7 @@ def test_classifier_answers_loglikelihood_requests_with_a_softmax(minilm_classif
 def test_causal_generator_learns_the_explanation_only():
     from transformers import AutoTokenizer
 
-    from lexbench.models.hf import dequantised_cache, packaged_smollm2_gguf
+    from lexbench.models.hf_files import dequantised_cache, packaged_smollm2_gguf
 
     tokenizer = AutoTokenizer.from_pretrained(
         str(dequantised_cache(packaged_smollm2_gguf(), "float32")[0])

@@ -76,7 +76,7 @@ def build_tiny_causal(folder: Path) -> Path:
     import torch
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    from lexbench.models.hf import dequantised_cache, packaged_smollm2_gguf
+    from lexbench.models.hf_files import dequantised_cache, packaged_smollm2_gguf
 
     source, _ = dequantised_cache(packaged_smollm2_gguf(), "float32")
     tokenizer = AutoTokenizer.from_pretrained(str(source))

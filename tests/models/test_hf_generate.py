@@ -6,8 +6,9 @@ import os
 import pytest
 import torch
 
-from lexbench.models.hf import dequantised_cache, sha256_file
+from lexbench.hashing import sha256_file
 from lexbench.models.hf_decode import choose_next_tokens, shared_prefix_length
+from lexbench.models.hf_files import dequantised_cache
 from lexbench.types import Decoding, Request
 
 

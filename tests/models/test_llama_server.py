@@ -37,7 +37,7 @@ def llama_server():
         if REQUIRE_SERVER:
             pytest.fail(f"LEXBENCH_REQUIRE_SERVER=1 but {reason}")
         pytest.skip(reason)
-    from lexbench.models.hf import packaged_smollm2_gguf
+    from lexbench.models.hf_files import packaged_smollm2_gguf
 
     with LlamaServer(packaged_smollm2_gguf(), alias=ALIAS) as server:
         yield server

@@ -237,7 +237,7 @@ def test_an_unknown_bare_model_name_fails_fast_here_as_it_is(
 ):
     """This machine is offline: the real reachability check must answer in seconds."""
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    from lexbench.models.hf import hub_reachable
+    from lexbench.models.hf_files import hub_reachable
 
     if hub_reachable():
         pytest.skip("the Hub is reachable from here")

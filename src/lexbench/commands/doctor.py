@@ -53,7 +53,7 @@ def check_wordnet(path: str | None = None) -> Check:
 
 
 def check_packaged_model() -> Check:
-    from lexbench.models.hf import packaged_smollm2_gguf
+    from lexbench.models.hf_files import packaged_smollm2_gguf
 
     try:
         gguf = packaged_smollm2_gguf()
@@ -130,7 +130,7 @@ def check_server(base_url: str, api_key_env: str = "OPENAI_API_KEY", timeout: fl
     """GET {base_url}/models: reachable, the key accepted, and which models it serves."""
     import httpx
 
-    from lexbench.models.hf import packaged_smollm2_gguf
+    from lexbench.models.hf_files import packaged_smollm2_gguf
 
     try:
         gguf: Any = packaged_smollm2_gguf()

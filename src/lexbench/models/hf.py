@@ -18,8 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lexbench.hashing import sha256_file  # noqa: F401 - re-exported for callers
-from lexbench.models.base import Model, OnResponse, answer_by_kind
+from lexbench.models.base import OnResponse, answer_by_kind
 from lexbench.models.hf_decode import (
     cache_tensors,
     decode_batch,
@@ -28,23 +27,15 @@ from lexbench.models.hf_decode import (
     score_tails,
     shared_prefix_length,
 )
-from lexbench.models.hf_files import (  # noqa: F401 - re-exported: callers import them from here
-    SMOLLM2_FILE,
+from lexbench.models.hf_files import (
     SMOLLM2_HUB_ID,
-    SMOLLM2_PACKAGE,
     _check_hub_reachable,
-    check_model_folder,
     dequantised_cache,
-    hub_reachable,
-    load_pretrained,
     local_model_path,
     packaged_smollm2_gguf,
 )
-from lexbench.models.hf_progress import ReadProgress
-from lexbench.models.hf_threads import prepare_torch
 from lexbench.models.packaged import GEMMA3_HUB_ID, packaged_gemma3_gguf
-from lexbench.models.targets import FirstTokenIds
-from lexbench.models.weights_identity import folder_sha256
+from lexbench.models.transformers_model import TransformersModel, checked_options
 from lexbench.types import RankedToken, Request, Response
 
 
@@ -60,11 +51,15 @@ class HFOptions:
     threads: int | None = None  # torch CPU threads; None: the cores this process may use
 
 
-class HFCausalLM(Model):
+class HFCausalLM(TransformersModel):
     """A causal LM through transformers: generate, rank (one forward pass) and loglikelihood.
 
     >>> model = HFCausalLM.from_spec("smollm2-135m")     # doctest: +SKIP
     """
+
+    backend = "hf"
+    auto_class = "AutoModelForCausalLM"
+    options: HFOptions
 
     def __init__(
         self,
@@ -75,25 +70,12 @@ class HFCausalLM(Model):
         weights_hash: str | None = None,
         source: str | None = None,
     ):
-        self.name = name
-        self.options = options
-        self._source = source or model_path
-        self._weights_hash = weights_hash
-        self.tokenizer, self.model, self.device = load_pretrained(
-            "AutoModelForCausalLM",  # by name: torch is set up before transformers loads
-            model_path,
-            dtype=options.dtype,
-            device=options.device,
-            revision=options.revision,
-            threads=options.threads,
+        super().__init__(
+            model_path, name=name, options=options, weights_hash=weights_hash, source=source
         )
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self._torch = prepare_torch(options.threads)  # imported: returns it
-        self._first_ids = FirstTokenIds(self.tokenizer)
-        # How far a forward pass is through a batch's prompts, for the bar (hf_progress).
-        self._read = ReadProgress(self.model, lambda: self.on_prefill)
 
     kinds = frozenset({"generate", "rank", "loglikelihood"})
 
@@ -142,14 +124,7 @@ class HFCausalLM(Model):
                 source=str(path),
             )
         if path.is_dir():
-            check_model_folder(path, "hf")
-            return cls(
-                str(path),
-                name=path.name,
-                options=options,
-                weights_hash=folder_sha256(path),
-                source=str(path.resolve()),
-            )
+            return cls.from_folder(path, options)
         if spec.startswith((".", "/", "~")) or spec.count("/") > 1 or path.suffix == ".gguf":
             raise FileNotFoundError(
                 f"no model at {path}: give a folder saved with "
@@ -159,28 +134,10 @@ class HFCausalLM(Model):
         # A Hub id: transformers downloads it when online (pin with --revision). Offline,
         # and not in the local Hub cache, fail now rather than after the Hub's retries.
         _check_hub_reachable(spec, options.revision)
-        return cls(spec, name=spec.replace("/", "--"), options=options, source=spec)
+        return cls.from_hub(spec, options)
 
     def fingerprint(self) -> dict[str, Any]:
-        return {
-            "backend": "hf",
-            "model": self._source,
-            "revision": self.options.revision,
-            "weights_sha256": self._weights_hash,
-            "dtype": self.options.dtype,
-            "chat_template": self.options.chat_template,
-        }
-
-    def describe(self) -> dict[str, Any]:
-        from lexbench.models.lineage import describe_lineage
-
-        described = {
-            **super().describe(),
-            "device": self.device,
-            "batch_size": self.options.batch_size,
-        }
-        lineage = describe_lineage(self._source)  # a `lexbench finetune` output folder
-        return {**described, "lineage": lineage} if lineage else described
+        return {**self.identity(), "chat_template": self.options.chat_template}
 
     # ---------------------------------------------------------------- tokenisation
 
@@ -411,11 +368,4 @@ def _report(
 def load(name: str, options: dict[str, Any]) -> HFCausalLM:
     """Registry entry: `hf:NAME` with options dtype, device, batch_size, chat_template,
     revision, threads."""
-    known = set(HFOptions.__dataclass_fields__)
-    unknown = sorted(k for k in options if k not in known)
-    if unknown:
-        raise ValueError(
-            f"option(s) {', '.join(unknown)} do not apply to the hf backend; "
-            f"it takes: {', '.join(sorted(known))}"
-        )
-    return HFCausalLM.from_spec(name, HFOptions(**options))
+    return HFCausalLM.from_spec(name, checked_options("hf", HFOptions, options))

@@ -22,8 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lexbench.models.base import Model, OnResponse, answer_by_kind
-from lexbench.models.targets import FirstTokenIds
+from lexbench.models.base import OnResponse, answer_by_kind
+from lexbench.models.hf_files import local_model_path
+from lexbench.models.transformers_model import TransformersModel, checked_options
 from lexbench.types import RankedToken, Request, Response
 
 MASK_PLACEHOLDER = "[MASK]"
@@ -38,12 +39,15 @@ class MLMOptions:
     threads: int | None = None
 
 
-class MaskedLM(Model):
+class MaskedLM(TransformersModel):
     """A masked LM answering `rank` requests at its single mask position.
 
     >>> model = MaskedLM.from_spec("path/to/bert")        # doctest: +SKIP
     """
 
+    backend = "mlm"
+    auto_class = "AutoModelForMaskedLM"
+    options: MLMOptions
     #: Benchmarks write this where the answer goes (see `lexbench.benchmarks.analogies.sets`).
     mask_placeholder = MASK_PLACEHOLDER
 
@@ -56,66 +60,17 @@ class MaskedLM(Model):
         weights_hash: str | None = None,
         source: str | None = None,
     ):
-        from lexbench.models.hf import load_pretrained
-        from lexbench.models.hf_progress import ReadProgress
-        from lexbench.models.hf_threads import prepare_torch
-
-        self.name = name
-        self.options = options
-        self._source = source or model_path
-        self._weights_hash = weights_hash
-        self.tokenizer, self.model, self.device = load_pretrained(
-            "AutoModelForMaskedLM",  # by name: torch is set up before transformers loads
-            model_path,
-            dtype=options.dtype,
-            device=options.device,
-            revision=options.revision,
-            threads=options.threads,
+        super().__init__(
+            model_path, name=name, options=options, weights_hash=weights_hash, source=source
         )
         if self.tokenizer.mask_token_id is None:
             raise ValueError(f"{model_path}: the tokenizer has no mask token; is this a masked LM?")
-        self._torch = prepare_torch(options.threads)  # imported: returns it
-        self._first_ids = FirstTokenIds(self.tokenizer)
-        # How far a forward pass is through a batch's prompts, for the bar (hf_progress).
-        self._read = ReadProgress(self.model, lambda: self.on_prefill)
 
     @classmethod
     def from_spec(cls, spec: str, options: MLMOptions = MLMOptions()) -> MaskedLM:
         """A local folder (saved with save_pretrained) or a Hub id (downloaded when online)."""
-        from lexbench.models.hf_files import check_model_folder, local_model_path
-        from lexbench.models.weights_identity import folder_sha256
-
         path = local_model_path(spec, "mlm")
-        if path.is_dir():
-            check_model_folder(path, "mlm")
-            return cls(
-                str(path),
-                name=path.name,
-                options=options,
-                weights_hash=folder_sha256(path),
-                source=str(path.resolve()),
-            )
-        return cls(spec, name=spec.replace("/", "--"), options=options, source=spec)
-
-    def fingerprint(self) -> dict[str, Any]:
-        return {
-            "backend": "mlm",
-            "model": self._source,
-            "revision": self.options.revision,
-            "weights_sha256": self._weights_hash,
-            "dtype": self.options.dtype,
-        }
-
-    def describe(self) -> dict[str, Any]:
-        from lexbench.models.lineage import describe_lineage
-
-        described = {
-            **super().describe(),
-            "device": self.device,
-            "batch_size": self.options.batch_size,
-        }
-        lineage = describe_lineage(self._source)  # a `lexbench finetune` output folder
-        return {**described, "lineage": lineage} if lineage else described
+        return cls.from_folder(path, options) if path.is_dir() else cls.from_hub(spec, options)
 
     kinds = frozenset({"rank"})
 
@@ -197,11 +152,4 @@ class MaskedLM(Model):
 def load(name: str, options: dict[str, Any]) -> MaskedLM:
     """Registry entry: `mlm:PATH|HUB_ID` with options dtype, device, batch_size, revision,
     threads."""
-    known = set(MLMOptions.__dataclass_fields__)
-    unknown = sorted(k for k in options if k not in known)
-    if unknown:
-        raise ValueError(
-            f"option(s) {', '.join(unknown)} do not apply to the mlm backend; "
-            f"it takes: {', '.join(sorted(known))}"
-        )
-    return MaskedLM.from_spec(name, MLMOptions(**options))
+    return MaskedLM.from_spec(name, checked_options("mlm", MLMOptions, options))

@@ -78,7 +78,7 @@ class ContextualTupleModel(Model):
         layer: int = -1,
         threads: int | None = None,
     ):
-        from lexbench.models.hf import load_pretrained
+        from lexbench.models.hf_files import load_pretrained
         from lexbench.models.hf_progress import ReadProgress
 
         folder = Path(encoder).expanduser()
