@@ -142,6 +142,9 @@ def test_item_set_differences_and_near_settings():
     assert comparability(row, whole, 2999).differences == (
         "2,999 items; the paper's set has 3,000",
     )
+    # A run whose every request failed scored no item: it is no smaller set, it has no score.
+    for config in (whole, PAPER_CONFIG):
+        assert comparability(row, config, 0).differences == ("no item of the run was scored",)
 
 
 def test_scan_rows_match_by_shots_method_and_fine_tuning():

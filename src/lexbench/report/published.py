@@ -191,7 +191,9 @@ def comparability(
             f"{setting.describe(value)}; the paper used {setting.describe(expected)}"
         )
     sliced = [k for k in row.slice_keys if lookup(config, k) is not None]
-    if sliced and run_n is not None and row.items:
+    if run_n == 0:  # every request failed: the run's size says nothing about its item set
+        differences.append("no item of the run was scored")
+    elif sliced and run_n is not None and row.items:
         notes.append(f"n={run_n:,} of {row.items:,}")
     elif sliced:
         notes.append("a slice of the item set")
