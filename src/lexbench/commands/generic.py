@@ -23,17 +23,14 @@ from lexbench.terminal import terminal_text
 
 def _benchmark_options(args: argparse.Namespace, spec: Any) -> dict[str, Any]:
     """The builder options of a generic export: `--option`s, `--limit` and `--data` under
-    the names the benchmark gives them."""
-    options: dict[str, Any] = dict(args.option or [])
-    if args.limit is not None:
-        if spec.limit_option is None:
-            raise ValueError(f"{spec.name} takes no --limit")
-        options[spec.limit_option] = args.limit
-    if args.data is not None:
-        if spec.data_option is None:
-            raise ValueError(f"{spec.name} reads no data files; it takes no --data")
-        options[spec.data_option] = args.data
-    return options
+    the names the benchmark gives them, as a run's are (`api.builder_options`)."""
+    from lexbench.api import builder_options
+    from lexbench.request import RunRequest
+
+    request = RunRequest(
+        spec.name, options=dict(args.option or []), limit=args.limit, data=args.data
+    )
+    return builder_options(spec, request)
 
 
 def _generic_export(args: argparse.Namespace) -> int:
