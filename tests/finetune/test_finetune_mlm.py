@@ -149,7 +149,12 @@ def test_seeded_runs_are_identical_and_a_killed_run_resumes_to_the_same_end(tiny
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
     checkpoint = output / "checkpoints" / "checkpoint-8" / "trainer_state.json"
     deadline = time.monotonic() + 240
-    while not checkpoint.is_file() and process.poll() is None and time.monotonic() < deadline:
+    # Kill once checkpoint-8 is whole: a kill mid-write of its trainer_state.json rightly
+    # sends the resume back to checkpoint-4 (the rule under test), which this test cannot
+    # then tell from a resume that ignored checkpoint-8.
+    while not _readable_json(checkpoint) and process.poll() is None:
+        if time.monotonic() > deadline:
+            break
         time.sleep(0.01)
     process.send_signal(signal.SIGKILL)
     process.wait()
@@ -167,6 +172,14 @@ def test_seeded_runs_are_identical_and_a_killed_run_resumes_to_the_same_end(tiny
     assert same_weights(output, tmp_path / "first")
     history = [row["loss"] for row in lineage["history"] if "loss" in row]
     assert history == first.outcome.train_losses()
+
+
+def _readable_json(path: Path) -> bool:
+    try:
+        json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def test_checkpoints_of_another_configuration_are_not_resumed(tiny_mlm, tmp_path, capsys):
