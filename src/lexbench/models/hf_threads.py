@@ -6,11 +6,12 @@ every region and while it waits for the next. A decoding step of a small model i
 hundreds of short regions, so a process with 2 threads keeps both cores busy spinning
 between them; when other processes want the cores, each spin is stolen from them and
 from the thread this one waits for. Measured with `measurements/thread_contention.py`
-(docs/performance.md, "Threads beside other processes"; 2 cores at load 7-11): LAMBDA on
-SmolLM2 spent 5.5 times the CPU per item with libgomp's default wait, and 7.4 times beside
-a busy neighbour, against the passive wait's, which moved 7% when the neighbour joined. One
-thread saved no CPU beyond that and cost wall time, so the count is left at the cores there
-are.
+(docs/performance.md, "Threads beside other processes"; 2 cores): on a quiet machine the
+passive wait costs what the spin does, and beside a busy neighbour the spin doubles the CPU
+per item of LAMBDA on SmolLM2 (2.08 times its cost alone) while the passive wait's stays put
+(0.92 times) at half the wall time; on a machine already at load 7-11 the spin cost 5.5
+times the passive wait's CPU. One thread saved little CPU and cost wall time, so the count
+is left at the cores there are.
 
 So, before torch is first imported, and only for what the user has not set:
 
