@@ -368,6 +368,12 @@ def train_with_trainer(
     from transformers import Trainer
     from transformers.trainer_callback import ProgressCallback
 
+    from lexbench.models.hf_threads import prepare_torch
+
+    # Some trainers build their model with transformers directly, not through a lexbench
+    # backend: training gets the thread count an evaluation gets (hf_threads; a count the
+    # user set, e.g. OMP_NUM_THREADS under torchrun, stands).
+    prepare_torch()
     checkpoint_dir = Path(output) / CHECKPOINTS
     _guard_checkpoints(checkpoint_dir, run_key, restart)
     args = training_arguments(

@@ -18,13 +18,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from lexbench.parts import (  # noqa: F401 - fmt, pct re-exported
+from lexbench.parts import (
     NOT_AVAILABLE,
     LoadedRun,
     Row,
-    fmt,
     is_number,
-    pct,
 )
 from lexbench.report.runs import failure_flag, load_runs
 from lexbench.stats import wilson_interval

@@ -48,13 +48,10 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from lexbench.run import claims
-from lexbench.run.jsonio import (  # noqa: F401 - re-exported: readers import them from here
-    NON_FINITE_KEY,
+from lexbench.run.jsonio import (
     dumps_strict,
     encode_text,
-    json_default,
     restore_non_finite,
-    strict_json_value,
 )
 from lexbench.types import content_hash
 
