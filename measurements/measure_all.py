@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from recording import RECORDS, ROOT, read_record
+from recording import RECORDS, ROOT, read_record, script_path
 
 
 @dataclass(frozen=True)
 class Measurement:
-    name: str  # the script measurements/<name>.py, and its record measurements/records/<name>.json
+    name: str  # the script measurements/<folder>/<name>.py, its record records/<name>.json
     runs: tuple[tuple[str, ...], ...]  # the script's arguments, once per run
     cost: str  # what it costs, on 2 idle cores
 
@@ -95,14 +95,17 @@ def main() -> int:
     args = parser.parse_args()
     chosen = [m for m in MEASUREMENTS if m.name in args.only]
     for measurement in chosen:
-        print(f"{measurement.name}: {measurement.cost}\n    record: {state(measurement.name)}")
+        script = script_path(measurement.name).relative_to(ROOT)
+        print(f"{measurement.name}: {measurement.cost}\n    script: {script}")
+        print(f"    record: {state(measurement.name)}")
     if args.list:
         return 0
     failed = []
     for measurement in chosen:
         print(f"\n== {measurement.name}, expected: {measurement.cost}", flush=True)
         for arguments in measurement.runs:
-            command = [sys.executable, f"measurements/{measurement.name}.py", *arguments]
+            script = script_path(measurement.name).relative_to(ROOT)
+            command = [sys.executable, str(script), *arguments]
             print(f"== {' '.join(command[1:])}", flush=True)
             started = time.perf_counter()
             done = subprocess.run(command, cwd=ROOT, check=False)

@@ -1,4 +1,4 @@
-"""What a measurement script writes beside itself: measurements/records/<script>.json.
+"""What a measurement script writes: measurements/records/<name>.json, whatever its folder.
 
 Every time, memory or score the README and docs/ quote is read from one of these records
 (measurements/figures.toml says which record field each quoted figure is, and
@@ -30,9 +30,24 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-RECORDS = ROOT / "measurements" / "records"
+MEASUREMENTS = ROOT / "measurements"
+RECORDS = MEASUREMENTS / "records"
+#: The folders of scripts, by what they measure: time, memory, CPU, throughput and cost; and
+#: whether results agree or are right (the Results page among them). A record is named by
+#: its script's name alone, so a name is used in one folder only.
+FOLDERS = ("performance", "studies")
 MEASURED = "measured"
 CARRIED = "carried from docs, to re-measure"
+
+
+def script_path(name: str) -> Path:
+    """The script measurements/<folder>/<name>.py (the one folder that holds that name)."""
+    candidates = (MEASUREMENTS / folder / f"{name}.py" for folder in FOLDERS)
+    found = [path for path in candidates if path.is_file()]
+    if len(found) != 1:
+        folders = " or ".join(f"measurements/{folder}/" for folder in FOLDERS)
+        raise FileNotFoundError(f"{name}.py: {len(found)} scripts of that name in {folders}")
+    return found[0]
 
 
 def cpu_model() -> str:
@@ -88,10 +103,11 @@ class Recorder:
         argv: list[str] | None = None,
     ) -> None:
         self.script = script
+        self.path = script_path(script).relative_to(ROOT).as_posix()
         self.caches = caches
         self.sources = list(sources)
         arguments = sys.argv[1:] if argv is None else argv
-        self.command = shlex.join(["python", f"measurements/{script}.py", *arguments])
+        self.command = shlex.join(["python", self.path, *arguments])
         self.started = _datetime.datetime.now(_datetime.UTC)
         self.load_before = load_average()
 
@@ -108,7 +124,7 @@ class Recorder:
         `load_after` where the measurement ended before the record is written (a record
         summarised again from the measurement's output)."""
         record = {
-            "script": f"measurements/{self.script}.py",
+            "script": self.path,
             "command": self.command,
             "status": status,
             "date": self.started.strftime("%Y-%m-%d %H:%M UTC"),

@@ -3,8 +3,8 @@
 
 tests/fixtures/lambda/taxonomy_validation.jsonl: 260 wrong answers of the packaged
 SmolLM2-135M under three decoding settings, on queries no other label or pin file uses
-(measurements/lambda_taxonomy_collect.py), labelled by hand before the classifier ran on them,
-split at random into sets A and B. taxonomy_validation_c.jsonl: set C, 180 more, collected
+(measurements/studies/lambda_taxonomy_collect.py), labelled by hand before the classifier ran on
+them, split at random into sets A and B. taxonomy_validation_c.jsonl: set C, 180 more, collected
 and labelled the same way before the rules' second revision.
 """
 

@@ -2,8 +2,8 @@
 
 measurements/figures.toml lists each quoted figure: the page, where on it (`after`: the text
 just before the figure; or `row` and `column`: a table cell), the record
-(measurements/records/<record>.json, written by measurements/<record>.py) and the field of its
-results, and how the page writes it (`format`). The figure stays plain text on the page.
+(measurements/records/<record>.json, written by measurements/<folder>/<record>.py) and the field
+of its results, and how the page writes it (`format`). The figure stays plain text on the page.
 A page that says other than its record fails here: re-measure (`python
 measurements/measure_all.py --only NAME`) and bring the page in line, or put the page back.
 
@@ -28,10 +28,10 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-BENCHMARKS = REPO / "measurements"
-sys.path.insert(0, str(BENCHMARKS))
+FIGURES = REPO / "measurements" / "figures.toml"
+sys.path.insert(0, str(FIGURES.parent))  # measure_all.py and recording.py
 from measure_all import MEASUREMENTS  # noqa: E402
-from recording import CARRIED, MEASURED, RECORDS, source_digest  # noqa: E402
+from recording import CARRIED, MEASURED, RECORDS, script_path, source_digest  # noqa: E402
 
 #: How a page writes a figure its record does not hold yet (a record carried from the docs
 #: where they gave none): a table cell's dash, explained beside the table.
@@ -81,7 +81,7 @@ class Figure:
 @dataclass(frozen=True)
 class RenderedPage:
     """A page made whole from its record by a script's renderer (`module:function`, a
-    module under benchmarks/): every figure on it is the record's."""
+    script's name under measurements/<folder>/): every figure on it is the record's."""
 
     page: str
     record: str
@@ -89,18 +89,21 @@ class RenderedPage:
 
 
 def figures() -> list[Figure]:
-    listed = tomllib.loads((BENCHMARKS / "figures.toml").read_text(encoding="utf-8"))
+    listed = tomllib.loads(FIGURES.read_text(encoding="utf-8"))
     return [Figure(**entry) for entry in listed["figure"]]
 
 
 def rendered_pages() -> list[RenderedPage]:
-    listed = tomllib.loads((BENCHMARKS / "figures.toml").read_text(encoding="utf-8"))
+    listed = tomllib.loads(FIGURES.read_text(encoding="utf-8"))
     return [RenderedPage(**entry) for entry in listed.get("page", [])]
 
 
 def rendered(page: RenderedPage) -> str:
     """The page as its renderer makes it from its record."""
     module, _, function = page.render.partition(":")
+    folder = str(script_path(module).parent)  # the renderer imports its siblings by name
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
     return str(getattr(importlib.import_module(module), function)(record(page.record)))
 
 
@@ -175,7 +178,8 @@ def disagreement(page: RenderedPage, text: str) -> str:
         return ""
     return (
         f"{page.page} is not {page.record}.json rendered by {page.render}: "
-        f"{first_difference(text, expected)} (python measurements/results_page.py --page-only)"
+        f"{first_difference(text, expected)} "
+        "(python measurements/studies/results_page.py --page-only)"
     )
 
 
@@ -212,7 +216,7 @@ def test_a_changed_figure_is_caught() -> None:
 def settings() -> dict[str, list[str]]:
     """Per page, the times and sizes quoted that are inputs, not measurements (a fake
     server's latency): figures.toml's `[[setting]]` entries."""
-    listed = tomllib.loads((BENCHMARKS / "figures.toml").read_text(encoding="utf-8"))
+    listed = tomllib.loads(FIGURES.read_text(encoding="utf-8"))
     found: dict[str, list[str]] = {}
     for entry in listed.get("setting", []):
         found.setdefault(entry["page"], []).append(" ".join(entry["text"].split()))
@@ -260,8 +264,11 @@ def test_records_say_how_they_were_made() -> None:
         made = json.loads(path.read_text(encoding="utf-8"))
         where = path.relative_to(REPO)
         assert path.stem in scripts, f"{where}: not re-measured by measurements/measure_all.py"
-        assert made["script"] == f"measurements/{path.stem}.py", where
+        assert made["script"] == script_path(path.stem).relative_to(REPO).as_posix(), where
         assert (REPO / made["script"]).is_file(), f"{where}: {made['script']} is missing"
+        assert made["command"].split()[:2] == ["python", made["script"]], (
+            f"{where}: its command does not run {made['script']}"
+        )
         assert f'"{path.stem}"' in (REPO / made["script"]).read_text(), (
             f"{where}: {made['script']} does not write this record"
         )
@@ -276,7 +283,7 @@ def test_records_say_how_they_were_made() -> None:
 def test_every_listed_figure_names_a_record_that_exists() -> None:
     for page in rendered_pages():
         assert (RECORDS / f"{page.record}.json").is_file(), f"{page.page}: no record"
-        assert (BENCHMARKS / f"{page.render.partition(':')[0]}.py").is_file(), page.render
+        assert script_path(page.render.partition(":")[0]).is_file(), page.render
     for figure in figures():
         assert (RECORDS / f"{figure.record}.json").is_file(), f"{figure.name}: no record"
         assert (REPO / figure.page).is_file(), f"{figure.name}: no such page"

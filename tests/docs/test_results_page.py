@@ -1,6 +1,6 @@
 """The Results page is what its script makes from run folders, and says what they hold.
 
-`measurements/results_page.py` summarises run folders into its record
+`measurements/studies/results_page.py` summarises run folders into its record
 (`results_summary.py`) and lays the page out from the record alone (`results_render.py`);
 tests/docs/test_docs_figures.py checks that docs/results.md is its record rendered. Here the
 same script runs on a small fixture of real run folders (tests/fixtures/results_page: LAMBDA
@@ -28,7 +28,7 @@ from lexbench.stats import wilson_interval
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "results_page"
-sys.path.insert(0, str(REPO / "measurements"))
+sys.path.insert(0, str(REPO / "measurements" / "studies"))
 from results_figure import draw_figure  # noqa: E402
 from results_page import MODELS, PAGE, SUITE  # noqa: E402
 from results_render import render_page  # noqa: E402
@@ -61,7 +61,10 @@ def made() -> tuple[dict[str, Any], str]:
     results = summarise_runs(FIXTURE, models=MODELS, order=("lambda", *SUITE))
     results["skipped"] = skipped([GLOVE_SKIPPED])
     results["run"] = RUN
-    record = {"command": "python measurements/results_page.py --limit 1", "results": results}
+    record = {
+        "command": "python measurements/studies/results_page.py --limit 1",
+        "results": results,
+    }
     return record, render_page(record)
 
 

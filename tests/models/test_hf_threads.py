@@ -2,8 +2,9 @@
 wait passively (libgomp is told so before torch loads, unless the user chose) and use the
 cores the process may run on; `--threads` and the user's own variables win.
 
-What the passive wait saves is measured, not asserted here (measurements/thread_contention.py,
-docs/performance.md): these tests check that libgomp itself runs with the settings."""
+What the passive wait saves is measured, not asserted here
+(measurements/performance/thread_contention.py, docs/performance.md): these tests check that libgomp
+itself runs with the settings."""
 
 from __future__ import annotations
 

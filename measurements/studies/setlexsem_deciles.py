@@ -1,6 +1,6 @@
 """SetLexSem's frequency deciles (Table 7) on the authors' scale and on the scale-free anchor.
 
-    .venv/bin/python measurements/setlexsem_deciles.py
+    .venv/bin/python measurements/studies/setlexsem_deciles.py
 
 Prints, for the 65,097 web2 words wordfreq ranks:
 
@@ -22,7 +22,7 @@ from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
 from lexbench.benchmarks.setlexsem.builtin import PAPER_K, PAPER_SIZES
 from lexbench.benchmarks.setlexsem.deciles import (

@@ -3,7 +3,7 @@ benchmark exported for lm-eval and inspect_ai, run by each tool itself (offline,
 lexbench's prompt mode), and by lexbench on the same items; prints the table benchmark x
 tool x N equal / N (the Exporting page quotes it) and every differing item.
 
-    python measurements/export_agreement.py > measurements/export_agreement.md
+    python measurements/studies/export_agreement.py > measurements/studies/export_agreement.md
 
 The slices are those of tests/export/test_export_real_model.py (a stratum or two per
 benchmark). The model loads once per tool and prompt mode; the de-quantised SmolLM2 folder
@@ -20,7 +20,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
 SLICES = {
     "lambda": {"per_relation": 2, "progress": False},

@@ -1,7 +1,8 @@
 """The cost of SetLexSem's streaming tally at the paper grid's size: microseconds per `add`,
 the tally's own memory, and the time `finish()` takes.
 
-    .venv/bin/python measurements/setlexsem_tally.py [--configurations 6496] [--prompts 50]
+    .venv/bin/python measurements/performance/setlexsem_tally.py [--configurations 6496]
+        [--prompts 50]
 
 Items: the first `--configurations` cells of the paper grid's cross product (main, deciles,
 deceptive, in grid order; the paper grid keeps 6,496 of its 6,784 cells), `--prompts` items
@@ -28,7 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests" / "benchmarks"))
 

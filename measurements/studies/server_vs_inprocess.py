@@ -1,6 +1,7 @@
 """LAMBDA through a real OpenAI-compatible server and through the in-process backend.
 
-    .venv/bin/python measurements/server_vs_inprocess.py [--per-relation 50] [--protocol paper]
+    .venv/bin/python measurements/studies/server_vs_inprocess.py [--per-relation 50]
+        [--protocol paper]
 
 The same SmolLM2-135M weights two ways, on the same items, same prompts, greedy decoding:
 
@@ -26,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 

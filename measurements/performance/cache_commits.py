@@ -3,7 +3,7 @@ streamed answers were committed before) against groups (`run.cache_writer.Groupe
 at most 256 answers or 0.25 s per transaction), and what claiming a chunk of requests for
 sending costs (`ResponseCache.claim_for_sending`, once per chunk of 256).
 
-    .venv/bin/python measurements/cache_commits.py [--answers 5000] [--repeats 3]
+    .venv/bin/python measurements/performance/cache_commits.py [--answers 5000] [--repeats 3]
 
 Each figure is the median over `--repeats` fresh cache files in a temporary folder, in
 microseconds of wall time per answer (per chunk for claims); answers are 200-character

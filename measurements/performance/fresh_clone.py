@@ -2,8 +2,8 @@
 cache as this machine has it (warm once anything was installed) and lexbench's cache empty;
 write measurements/records/fresh_clone.json (the README quotes it).
 
-    python measurements/fresh_clone.py                 # make demo, then make test
-    python measurements/fresh_clone.py --targets demo
+    python measurements/performance/fresh_clone.py                 # make demo, then make test
+    python measurements/performance/fresh_clone.py --targets demo
 
 The clone is of the committed HEAD (uncommitted changes are not measured), into a new
 temporary folder; `LEXBENCH_CACHE` is a new empty folder, so `make demo` pays the venv, the
@@ -31,7 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# recording.py, shared by both folders of scripts, sits one folder up.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from recording import ROOT, Recorder, load_average, read_record
 
 SUMMARY = re.compile(r"^=*\s*(\d+ (?:passed|failed).*?) in ([\d.]+)s", re.MULTILINE)

@@ -3,7 +3,7 @@
 (which builds the relation index and caches it) and the later ones (which read it), beside the
 native WordNet 3.0 command; and whether the item files are byte-identical.
 
-    .venv/bin/python measurements/lambda_lmf_scale.py [--lmf FILE] [--runs 3]
+    .venv/bin/python measurements/performance/lambda_lmf_scale.py [--lmf FILE] [--runs 3]
 
 Without --lmf, the prepared WordNet 3.0 is written as WN-LMF first (72 MB, by
 tests/fixtures/wordnet_lmf/write_wordnet_lmf.py) into a temporary folder. The WN-LMF index is
@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def command(args: list[str], env: dict[str, str]) -> tuple[float, float]:

@@ -3,10 +3,10 @@ on every benchmark with data here, LAMBDA under both prompt styles, each cell wi
 interval, the paired tests between the models, what the models answered where they score
 (near) 0, and the papers' published rows beside them with their comparability.
 
-    python measurements/results_page.py                 # run, summarise, record, page
-    python measurements/results_page.py --estimate      # the commands and their cost only
-    python measurements/results_page.py --from-runs     # summarise OUT's run folders again
-    python measurements/results_page.py --page-only     # the page and figure from the record
+    python measurements/studies/results_page.py              # run, summarise, record, page
+    python measurements/studies/results_page.py --estimate   # the commands and their cost only
+    python measurements/studies/results_page.py --from-runs  # summarise OUT's run folders again
+    python measurements/studies/results_page.py --page-only  # the page and figure from the record
 
 Three steps, each restartable:
 
@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# recording.py, shared by both folders of scripts, sits one folder up.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from recording import RECORDS, ROOT, Recorder, commit, cpu_model, load_average
 
 NAME = "results_page"
@@ -59,9 +60,9 @@ RECORD = RECORDS / f"{NAME}.json"
 SOURCES = (
     "src/lexbench",
     "examples/lexbench-hypernyms/src",
-    "measurements/results_page.py",
-    "measurements/results_summary.py",
-    "measurements/results_published.py",
+    "measurements/studies/results_page.py",
+    "measurements/studies/results_summary.py",
+    "measurements/studies/results_published.py",
 )
 
 

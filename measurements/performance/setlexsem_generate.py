@@ -1,6 +1,7 @@
 """Time the generation of a whole SetLexSem grid (paper: 324,800 prompts; target: under 60 s).
 
-    .venv/bin/python measurements/setlexsem_generate.py [--grid paper|lexbench|small|FILE] [--output FILE]
+    .venv/bin/python measurements/performance/setlexsem_generate.py
+        [--grid paper|lexbench|small|FILE] [--output FILE]
 
 Prints, separately: loading the resources (web2 words, wordfreq deciles, WordNet hyponym
 pools; the pools are cached on disk after the first run, a cold build walks WordNet through
@@ -16,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
 
 def main() -> int:

@@ -1,7 +1,7 @@
 """Time to identify local weights by content: a first run hashes every byte, a second run
 finds each file's digest remembered (lexbench.models.weights_identity).
 
-    .venv/bin/python measurements/weights_hashing.py [--megabytes 500]
+    .venv/bin/python measurements/performance/weights_hashing.py [--megabytes 500]
 
 Writes a file of random bytes of that size into a temporary model folder (with a
 LEXBENCH_CACHE of its own, so the user's memo is untouched), then times `folder_sha256` on

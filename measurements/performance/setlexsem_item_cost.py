@@ -1,12 +1,12 @@
 """SetLexSem's own work per item, in microseconds of CPU: reading an item line, its hash
 line, its request, scoring an answer and writing its sample row (issue 26).
 
-    .venv/bin/python measurements/setlexsem_item_cost.py [--items FILE] [--count 20000]
+    .venv/bin/python measurements/performance/setlexsem_item_cost.py [--items FILE] [--count 20000]
         [--every N] [--against REF] [--repeat 3]
 
 Items: the first `--count` lines of `--items` (default: the paper grid's first 20,000
-prompts that measurements/setlexsem_scale.py writes, generated here when missing), or with
-`--every N` every Nth line (the whole paper grid's file with `--every 16`: all four token
+prompts that measurements/performance/setlexsem_scale.py writes, generated here when missing), or
+with `--every N` every Nth line (the whole paper grid's file with `--every 16`: all four token
 types, where its first 20,000 prompts are number sets only). Each
 stage runs over every item `--repeat` times and the fastest pass is kept (the machine is
 shared, so the slower passes measure the neighbours). `--against REF` measures the same
@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_ITEMS = Path("/tmp/lexbench-setlexsem-scale/first-20000.jsonl")
 STAGES = ("read", "hash line", "request", "score fake", "score tagged", "sample row")
 # Not summed: another way to read (the items are not kept), for a streaming run.

@@ -7,7 +7,7 @@ what lexbench did before), and scipy.stats.permutation_test permutes them too. T
 shuffling methods are timed on fewer resamples and scaled up (their cost is linear in R);
 all three p-values are printed so their agreement can be seen.
 
-    .venv/bin/python measurements/permutation_speed.py [--resamples 1000000] [--seed 0]
+    .venv/bin/python measurements/performance/permutation_speed.py [--resamples 1000000] [--seed 0]
 """
 
 from __future__ import annotations

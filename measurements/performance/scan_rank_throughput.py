@@ -4,7 +4,7 @@ token with top-k output (transformers `generate`, max_new_tokens=1, output_score
 Both paths see the same prompts, batches (sorted by length, left-padded) and model; the
 script also checks that they agree on the top-10 tokens of every prompt.
 
-    .venv/bin/python measurements/scan_rank_throughput.py --items 256 --batch-size 32
+    .venv/bin/python measurements/performance/scan_rank_throughput.py --items 256 --batch-size 32
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import argparse
 import time
 from pathlib import Path
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "scan" / "SCAN_dataset.csv"
+DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "scan" / "SCAN_dataset.csv"
 
 
 def generate_top_k(model, prompts: list[str], top_k: int, batch_size: int) -> list[list[int]]:

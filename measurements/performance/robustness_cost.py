@@ -1,7 +1,7 @@
 """What `--sets K` costs: LAMBDA on the packaged SmolLM2-135M at a small --limit, with K
 fresh sets, then again with a larger K (only the new sets should be sent).
 
-    .venv/bin/python measurements/robustness_cost.py [--limit 5] [--sets 5] [--more 2]
+    .venv/bin/python measurements/performance/robustness_cost.py [--limit 5] [--sets 5] [--more 2]
 
 Each call runs `lexbench run lambda --sets K --limit N` in a fresh process, with a fresh
 response cache and run root (both in a temporary folder), and prints, per call: wall time,

@@ -1,6 +1,7 @@
 """LAMBDA speed: generation time (cold and warm index), scoring time and evaluation throughput.
 
-    .venv/bin/python measurements/lambda_speed.py [--items 192] [--skip-cold] [--scoring-only]
+    .venv/bin/python measurements/performance/lambda_speed.py [--items 192] [--skip-cold]
+        [--scoring-only]
 
 Prints:
 * cold: building the WordNet relation index from scratch (in a temporary cache) + 3,000 items;
@@ -8,7 +9,7 @@ Prints:
 * scoring, in a fresh process: opening the drift finder (reading the cached WordNet sense
   table; GloVe is opened lazily, on the first cosine test) and the error taxonomy of 3,000 items
   (the default dataset, one output each from the fake OpenAI server's reply function, as
-  measurements/openai_throughput.py answers them) (targets: under 3 s each), with the
+  measurements/performance/openai_throughput.py answers them) (targets: under 3 s each), with the
   verdict counts and the machine's load average;
 * evaluation: items/s of lexbench's batched path against the naive loop that calls
   `model.generate` once per prompt, on the same items, with identical greedy settings;
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 
 def time_generation(cache_root: str | None) -> float:
@@ -76,7 +78,7 @@ print(json.dumps({"items": len(items), "open": opened - started, "taxonomy": don
 
 def time_scoring() -> dict:
     """Drift-finder start-up and taxonomy seconds on 3,000 items, in a fresh process."""
-    tests = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests")
+    tests = str(Path(__file__).resolve().parents[2] / "tests")
     done = subprocess.run(
         [sys.executable, "-c", SCORING_DRIVER, tests], check=True, capture_output=True, text=True
     )

@@ -2,8 +2,8 @@
 run (cold caches) and a later one (warm), print a Markdown table and write the record
 measurements/records/quick_checks.json (the figures README.md and docs/ quote come from it).
 
-    python measurements/quick_checks.py                   # every check, cold and warm
-    python measurements/quick_checks.py --only demo all   # some of them
+    python measurements/performance/quick_checks.py                   # every check, cold and warm
+    python measurements/performance/quick_checks.py --only demo all   # some of them
 
 Cold: the check runs with `LEXBENCH_CACHE` a new empty folder, so it pays lexbench's
 one-time setup (the packaged model de-quantised, WordNet's relation index and sense table
@@ -31,7 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# recording.py, shared by both folders of scripts, sits one folder up.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from recording import CARRIED, MEASURED, RECORDS, Recorder, load_average
 
 MODEL = ["--model", "smollm2-135m"]

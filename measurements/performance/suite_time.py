@@ -2,8 +2,8 @@
 pytest-xdist on every core) and, with `--serial`, on one core as before; write
 measurements/records/suite_time.json (docs/contributing.md quotes it).
 
-    python measurements/suite_time.py            # pytest -q -n auto
-    python measurements/suite_time.py --serial   # and pytest -q, for the comparison
+    python measurements/performance/suite_time.py            # pytest -q -n auto
+    python measurements/performance/suite_time.py --serial   # and pytest -q, for the comparison
 
 Run it on an otherwise idle machine with the test extras installed (`make setup-test`) and
 the user's lexbench cache warm (the model de-quantised, WordNet prepared): the figure is the
@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# recording.py, shared by both folders of scripts, sits one folder up.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from recording import ROOT, Recorder, load_average
 
 SUMMARY = re.compile(r"^=*\s*(\d+ (?:passed|failed).*?) in [\d.]+s", re.MULTILINE)

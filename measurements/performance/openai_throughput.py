@@ -1,8 +1,9 @@
 """Throughput of the openai backend against a local server with a fixed latency, and beside
 lm-evaluation-harness's `local-completions` model on the same server and prompts.
 
-    .venv/bin/python measurements/openai_throughput.py [--latency 0.1] [--levels 1 8 32 128]
-        [--prompts-per-request N] [--prompts-from FILE] [--lm-eval-items 3000 | --no-lm-eval]
+    .venv/bin/python measurements/performance/openai_throughput.py [--latency 0.1]
+        [--levels 1 8 32 128] [--prompts-per-request N] [--prompts-from FILE]
+        [--lm-eval-items 3000 | --no-lm-eval]
 
 Starts the fake OpenAI-compatible server (tests/fake_openai_server.py) in its own process,
 answering every request after exactly `latency` seconds (a request carrying several
@@ -44,7 +45,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from lexbench.models.openai.backend import OpenAIModel

@@ -5,7 +5,7 @@ data of it is committed and no test depends on it) written as WN-LMF, then drawn
 sample items.
 
     /work/main/.venv/bin/pip install --no-deps nlptoolkit-wordnet==1.0.26   # the data only
-    .venv/bin/python measurements/lambda_lmf_kenet.py [--kenet turkish_wordnet.xml]
+    .venv/bin/python measurements/studies/lambda_lmf_kenet.py [--kenet turkish_wordnet.xml]
 
 KeNet's own XML (`<SYNSET>`: `<ID>`, `<SYNONYM><LITERAL>word<SENSE>n</SENSE></LITERAL>`,
 `<POS>`, `<SR>target<TYPE>...</TYPE></SR>`) maps onto WN-LMF as: a literal is a sense of the

@@ -1,6 +1,6 @@
 """The same LAMBDA prompts through lm-evaluation-harness and through lexbench, in one run.
 
-    .venv/bin/python measurements/lm_eval_side_by_side.py [--per-relation 1000]
+    .venv/bin/python measurements/performance/lm_eval_side_by_side.py [--per-relation 1000]
         [--prompt-style paper|completion] [--harness-batch-size 64] [--device cpu|cuda]
 
 Both sides use the same de-quantised SmolLM2-135M weights (float32, on the same device),
@@ -22,7 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# recording.py, shared by both folders of scripts, sits one folder up.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from recording import RECORDS, Recorder
 
 

@@ -1,12 +1,12 @@
 """Agreement of LAMBDA's error taxonomy with hand labels: per class with Wilson intervals,
 and the confusion matrix (Markdown, to stdout).
 
-    .venv/bin/python measurements/lambda_taxonomy_validate.py --set A
-    .venv/bin/python measurements/lambda_taxonomy_validate.py \
+    .venv/bin/python measurements/studies/lambda_taxonomy_validate.py --set A
+    .venv/bin/python measurements/studies/lambda_taxonomy_validate.py \
         --labels tests/fixtures/lambda/taxonomy_labels.jsonl
 
 `--labels` defaults to tests/fixtures/lambda/taxonomy_validation.jsonl (sets A and B, see
-measurements/lambda_taxonomy_collect.py); `--set` keeps the rows of one set or split (repeat
+measurements/studies/lambda_taxonomy_collect.py); `--set` keeps the rows of one set or split (repeat
 it for several). Needs the prepared WordNet; uses the packaged GloVe when installed, as runs do.
 `--random-words N` adds a check that reads no labels: N random common words (wordfreq ranks
 1,000-20,000 that are WordNet lemmas) given as answers to the file's items, and how many
@@ -19,7 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_LABELS = ROOT / "tests" / "fixtures" / "lambda" / "taxonomy_validation.jsonl"
 
 

@@ -1,7 +1,7 @@
 """SetLexSem's paper grid through a run, at growing sizes and by both paths: wall time, peak
 memory and the client's CPU per prompt, in one process per run.
 
-    .venv/bin/python measurements/setlexsem_scale.py [--sizes 20000 100000 302400]
+    .venv/bin/python measurements/performance/setlexsem_scale.py [--sizes 20000 100000 302400]
         [--paths items grid] [--spread 3] [--latency 0.01] [--concurrency 128]
         [--work DIR] [--profile]
 
@@ -40,8 +40,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "measurements"))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "measurements"))  # recording.py
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # openai_throughput.py beside it
 from openai_throughput import start_server
 from recording import Recorder
 

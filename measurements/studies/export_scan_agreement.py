@@ -2,7 +2,7 @@
 how often lm-eval's acc@1 (one greedy token, matched by the strict prefix rule) agrees with
 lexbench's (the rank of each answer's first token id), item by item.
 
-    .venv/bin/python measurements/export_scan_agreement.py [--limit 449] [--device cpu|cuda]
+    .venv/bin/python measurements/studies/export_scan_agreement.py [--limit 449] [--device cpu|cuda]
 
 Both sides use the de-quantised packaged SmolLM2-135M (float32). lexbench runs with the
 response cache off. The two can differ only where the rules differ (see docs/exporting.md):

@@ -8,7 +8,7 @@ de-quantised float32 copy; the server's tokens are matched by string (the server
 token of " " + word, learned by an echo request) where the in-process backend compares
 first-token ids, which agree for every SCAN target word.
 
-    .venv/bin/python measurements/scan_server_agreement.py [--limit N]
+    .venv/bin/python measurements/studies/scan_server_agreement.py [--limit N]
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
 from fake_openai_server import LlamaServer
 from lexbench import api

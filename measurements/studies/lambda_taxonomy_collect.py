@@ -1,8 +1,8 @@
 """Collect fresh wrong answers of the packaged SmolLM2-135M for validating LAMBDA's error taxonomy.
 
-    .venv/bin/python measurements/lambda_taxonomy_collect.py [-o /tmp/fresh.jsonl]
+    .venv/bin/python measurements/studies/lambda_taxonomy_collect.py [-o /tmp/fresh.jsonl]
         [--start 500] [--per-relation 45] [--rows 260]        # sets A and B
-    .venv/bin/python measurements/lambda_taxonomy_collect.py --start 700 --per-relation 35 \
+    .venv/bin/python measurements/studies/lambda_taxonomy_collect.py --start 700 --per-relation 35 \
         --rows 180 --one-set C --avoid taxonomy_validation.jsonl   # set C
 
 Issue 24 item 7: the agreement figure must come from answers no rule has seen. This script
@@ -34,7 +34,7 @@ import random
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "lambda"
 SPLIT_SEED = 2024
 SETTINGS = ("completion-greedy-2", "completion-t0.8-word", "chat-greedy-word")

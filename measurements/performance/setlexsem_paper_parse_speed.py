@@ -1,7 +1,7 @@
 """Time the authors' SetLexSem answer reading (`--parser paper`) against a transcription of
 their regex on outputs full of unclosed `<answer>` tags, where the regex is quadratic.
 
-    .venv/bin/python measurements/setlexsem_paper_parse_speed.py [--tags 2000 4000 8000]
+    .venv/bin/python measurements/performance/setlexsem_paper_parse_speed.py [--tags 2000 4000 8000]
 
 For each count of tags, prints the seconds lexbench's one-pass reading takes and the seconds
 `re.findall(r"(?<=<answer>)(.*?)(?=</answer>)", text, re.DOTALL)` (the authors' first step)
@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
 from lexbench.benchmarks.setlexsem.paper_parse import paper_read, tagged_spans
 

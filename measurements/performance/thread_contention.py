@@ -3,8 +3,8 @@ alone and beside a busy neighbour, with torch's threads as lexbench sets them no
 they were before (libgomp's default wait), forced through the environment; writes
 measurements/records/thread_contention.json.
 
-    python measurements/thread_contention.py                  # 100 items per relation, 3 rounds
-    python measurements/thread_contention.py --limit 50 --rounds 2
+    python measurements/performance/thread_contention.py              # 100 items a relation, 3 rounds
+    python measurements/performance/thread_contention.py --limit 50 --rounds 2
 
 Each measurement is a process of its own (libgomp reads its settings when torch is first
 imported) that loads the model as lexbench does (`HFCausalLM.from_spec`, so lexbench's
@@ -39,10 +39,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# recording.py, shared by both folders of scripts, sits one folder up.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from recording import Recorder, load_average
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SETTINGS: dict[str, dict[str, str]] = {
     "before": {"GOMP_SPINCOUNT": "300000"},
     "after": {},
