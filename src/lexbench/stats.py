@@ -164,7 +164,7 @@ def permutation_test(
     copies of each distinct value land in `a`, and under a uniformly random split those
     counts are multivariate hypergeometric, so they are drawn directly (numpy) instead of
     shuffling all values: 10^6 resamples of SCAN's reciprocal ranks (at most 11 distinct
-    values) take 2-3 s on two CPU cores (measurements/permutation_speed.py).
+    values) take 2-3 s on two CPU cores (measurements/performance/permutation_speed.py).
     """
     if two_sided not in TWO_SIDED:
         raise ValueError(f"two_sided must be one of {', '.join(TWO_SIDED)}, got {two_sided!r}")

@@ -1,6 +1,6 @@
 """Many exported tasks through lm-eval and inspect_ai in one process each, the model loaded
 once per tool (and per prompt mode), for the agreement tests and
-`measurements/export_agreement.py`; `--verify` runs one export through the tool's command
+`measurements/studies/export_agreement.py`; `--verify` runs one export through the tool's command
 line instead (`lexbench.export.tool_runs`).
 
     folders = export_slices({"scan": {"limit": 1}}, Path("exports"))

@@ -5,7 +5,7 @@ otherwise, an idle libgomp thread spins for about 3 ms before it sleeps, at the 
 every region and while it waits for the next. A decoding step of a small model is
 hundreds of short regions, so a process with 2 threads keeps both cores busy spinning
 between them; when other processes want the cores, each spin is stolen from them and
-from the thread this one waits for. Measured with `measurements/thread_contention.py`
+from the thread this one waits for. Measured with `measurements/performance/thread_contention.py`
 (docs/performance.md, "Threads beside other processes"; 2 cores): on a quiet machine the
 passive wait costs what the spin does, and beside a busy neighbour the spin doubles the CPU
 per item of LAMBDA on SmolLM2 (2.08 times its cost alone) while the passive wait's stays put

@@ -18,7 +18,7 @@ scale:
 
 Anchored so, wordfreq's rarest words fall in the authors' decile 3, where the scale-free
 anchoring (scope `global`: the rarest ranked word counts 1) put them in decile 1.
-`measurements/setlexsem_deciles.py` prints the decile sizes and Table 7's N both ways.
+`measurements/studies/setlexsem_deciles.py` prints the decile sizes and Table 7's N both ways.
 """
 
 from __future__ import annotations
