@@ -12,8 +12,9 @@ import pytest
 from fake_openai_server import FakeOpenAIServer
 from lexbench.models.base import UnsupportedRequest
 from lexbench.models.openai.backend import OpenAIModel, load
+from lexbench.models.openai.echo import continuation_logprobs, split_context
 from lexbench.models.openai.options import OpenAIOptions
-from lexbench.models.openai.plan import continuation_logprobs, cut_after_first_word, split_context
+from lexbench.models.openai.plan import cut_after_first_word
 from lexbench.models.openai.retry import (
     RateLimiter,
     backoff_delay,

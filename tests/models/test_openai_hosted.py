@@ -8,9 +8,9 @@ import pytest
 
 from fake_openai_server import FakeOpenAIServer, split_tokens
 from lexbench.models.base import PermanentModelError
+from lexbench.models.openai.adapt import Adaptations, learn_from_refusal
 from lexbench.models.openai.backend import OpenAIModel
 from lexbench.models.openai.options import OpenAIOptions
-from lexbench.models.openai.plan import Adaptations, learn_from_refusal
 from lexbench.types import Decoding, Request
 
 MAX_TOKENS_REFUSAL = (

@@ -3,7 +3,10 @@ vLLM, SGLang, llama.cpp, Ollama, TGI and hosted APIs over one wire format.
 
 * `backend`: the model (`load`, the registry's entry point) and what it answers;
 * `options`: its options, checked when given (server, API, key, limits);
-* `plan`: what is sent for each request kind and how the reply is read;
+* `call`: one prompt's HTTP work, the unit the other parts pass around;
+* `plan`: what is sent for each request kind and how the reply is read; `echo`: how a
+  loglikelihood is read from an echoed prompt;
+* `adapt`: what a hosted API refused, and how request bodies change to suit it;
 * `send`, `flight`, `retry`, `http`: sending with bounded concurrency, the groups in flight,
   when to retry and how long to wait, and the transport;
 * `targets`: which of a server's ranked token strings is a target word's first token.

@@ -4,7 +4,8 @@
 
 The backend is a package (`lexbench.models.openai`): this module (the model, `load`),
 `openai.options` (its options), `openai.plan` (request bodies and how answers are read, per
-kind; hosted-API adaptations), `openai.send` (concurrency, batching, retries), `openai.http`
+kind; `openai.echo` for loglikelihoods), `openai.adapt` (hosted-API adaptations),
+`openai.send` (concurrency, batching, retries), `openai.http`
 (connections, retry policy, rate limit, secrets) and `openai.targets` (how rank targets are
 found among returned token strings).
 
@@ -46,6 +47,8 @@ from dataclasses import fields
 from typing import Any
 
 from lexbench.models.base import Model, RetryCounts, UnsupportedRequest
+from lexbench.models.openai.call import COMPLETIONS, Call
+from lexbench.models.openai.echo import echo_body, loglikelihood_parser, split_context
 from lexbench.models.openai.flight import RequestFailed, SendOptions, ServerState
 from lexbench.models.openai.http import ConnectionPool
 from lexbench.models.openai.options import (
@@ -55,16 +58,11 @@ from lexbench.models.openai.options import (
     run_sync,
 )
 from lexbench.models.openai.plan import (
-    COMPLETIONS,
-    Call,
     combine,
-    echo_body,
     endpoint_of,
-    loglikelihood_parser,
     plan_generate,
     plan_loglikelihood,
     plan_rank,
-    split_context,
 )
 from lexbench.models.openai.retry import RateLimiter
 from lexbench.models.openai.send import Sender

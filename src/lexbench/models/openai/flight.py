@@ -10,7 +10,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lexbench.models.openai.plan import Adaptations, Call
+from lexbench.models.openai.adapt import Adaptations
+from lexbench.models.openai.call import Call
 
 # Waits at least this long are announced on stderr.
 ANNOUNCE_WAIT_SECONDS = 5.0

@@ -8,7 +8,8 @@ answers: one `Call` per HTTP prompt (a loglikelihood request makes one per conti
   server returns token texts, not ids, so `RankedToken.token_id` is -1; a server may return
   fewer than `top_k`, and a gold token outside the returned list has rank > len(ranked).
 * `loglikelihood`: `/completions` with `echo` + `logprobs`, which returns the log-probability
-  of every prompt token; the continuation's tokens are found by their character offsets.
+  of every prompt token; the continuation's tokens are found by their character offsets
+  (`openai.echo`).
 
 Calls to `/completions` whose bodies differ only in the prompt share a `batch_key`: the
 sender may put several of them in one request (the completions API takes a list of prompts).
@@ -16,55 +17,31 @@ Each call's `parse` reads one `choice`; `usage` is given only when the request c
 prompt alone (a batched answer counts tokens for all its prompts together), so a batched
 generate call asks for `logprobs: 1` and counts the tokens it gets back.
 
-Hosted APIs refuse some parameters for some models; `Adaptations` holds what the server
-said to change (`max_completion_tokens` instead of `max_tokens`, parameters to leave out,
-the most log-probabilities it returns), learned from its 400 messages by `learn_from_refusal`.
+What a hosted API refuses in these bodies is learned and adapted to when they are sent
+(`openai.adapt`), not here.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from lexbench.models.base import UnsupportedRequest
+from lexbench.models.openai.call import CHAT, COMPLETIONS, BatchShapeError, Call
+from lexbench.models.openai.echo import echo_body, loglikelihood_parser, split_context
 from lexbench.text import cut_at_stop
 from lexbench.types import Decoding, RankedToken, Request, Response
 
-CHAT = "chat/completions"
-COMPLETIONS = "completions"
 # Generations longer than this are sent one prompt per request: a batch holds all its
 # concurrency slots until its longest answer ends, which idles a server on long outputs.
 MAX_BATCHED_NEW_TOKENS = 64
-# Sampling parameters a server may refuse for a model and that can be left out (each
-# said once, and recorded in the run's config.json through describe()).
-DROPPABLE = ("temperature", "top_p", "top_k", "seed", "stop")
 
 RankTargets = Callable[[Sequence[str], Sequence[str], bool], tuple[int | None, ...]]
 
 
-class BatchShapeError(ValueError):
-    """A batched answer that cannot be split per prompt (the server's batching is unusable)."""
-
-
-@dataclass(eq=False)
-class Call:
-    """One prompt's HTTP work: endpoint (relative to the base URL), the JSON body it sends
-    alone, how to read its `choice`, and whether it may share a request (`batch_key`, for
-    completions only). `attempts` is the sender's bookkeeping."""
-
-    endpoint: str
-    body: dict[str, Any]
-    parse: Callable[[dict[str, Any], dict[str, Any] | None], Any]
-    batch_key: tuple[Any, ...] | None = None
-    batch_extra: dict[str, Any] = field(default_factory=dict)
-    index: int = 0
-    attempts: int = 0
-
-
-# ------------------------------------------------------------------------------ text helpers
+# ------------------------------------------------------------------------------ reading replies
 
 
 _WORD_CHAR = re.compile(r"[^\W_]", re.UNICODE)
@@ -88,146 +65,6 @@ def cut_after_first_word(text: str) -> str:
             continue
         return text[: position + 1]
     return text
-
-
-def split_context(context: str, continuation: str) -> tuple[str, str]:
-    """(context without trailing spaces, those spaces + continuation): a tokenizer joins a
-    space to the word after it, so the boundary moves as the transformers backend moves it."""
-    stripped = context.rstrip(" ")
-    return stripped, context[len(stripped) :] + continuation
-
-
-def continuation_logprobs(
-    token_logprobs: Sequence[float | None],
-    text_offset: Sequence[int],
-    boundary: int,
-    prompt_length: int,
-) -> list[float]:
-    """The log-probabilities of the tokens that carry continuation text.
-
-    Tokens are located by their character offsets in the echoed prompt: a token belongs to
-    the continuation when it ends after `boundary` (a token straddling the boundary counts,
-    as its probability covers continuation text) and starts inside the prompt (tokens at or
-    after `prompt_length` were generated, not echoed).
-    """
-    if len(token_logprobs) != len(text_offset):
-        raise ValueError("token_logprobs and text_offset differ in length")
-    picked: list[float] = []
-    for index, start in enumerate(text_offset):
-        if start >= prompt_length:
-            break
-        end = text_offset[index + 1] if index + 1 < len(text_offset) else prompt_length
-        end = min(end, prompt_length)
-        if end > boundary or start >= boundary:
-            value = token_logprobs[index]
-            if value is None:
-                raise ValueError(
-                    "the first prompt token has no log-probability; the "
-                    "continuation needs a non-empty context"
-                )
-            picked.append(float(value))
-    if not picked:
-        raise ValueError("no echoed token covers the continuation")
-    return picked
-
-
-# ------------------------------------------------------------------------------ hosted APIs
-
-
-@dataclass
-class Adaptations:
-    """What a server asked the backend to change in its requests (learned from its 400s)."""
-
-    token_parameter: str = "max_tokens"
-    dropped: set[str] = field(default_factory=set)
-    # The most log-probabilities the server returns, per endpoint.
-    logprobs_cap: dict[str, int] = field(default_factory=dict)
-
-    def apply(self, body: dict[str, Any], endpoint: str) -> dict[str, Any]:
-        """`body` as this server takes it (the same dict when nothing changes)."""
-        if self.token_parameter == "max_tokens" and not self.dropped and not self.logprobs_cap:
-            return body
-        out = dict(body)
-        if self.token_parameter != "max_tokens" and "max_tokens" in out:
-            out[self.token_parameter] = out.pop("max_tokens")
-        for name in self.dropped:
-            out.pop(name, None)
-        cap = self.logprobs_cap.get(endpoint)
-        if cap is not None:
-            key = "top_logprobs" if endpoint == CHAT else "logprobs"
-            if (
-                isinstance(out.get(key), int)
-                and not isinstance(out.get(key), bool)
-                and out[key] > cap
-            ):
-                out[key] = cap
-        return out
-
-    def describe(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if self.token_parameter != "max_tokens":
-            out["token_parameter"] = self.token_parameter
-        if self.dropped:
-            out["dropped_parameters"] = sorted(self.dropped)
-        if self.logprobs_cap:
-            out["logprobs_cap"] = dict(sorted(self.logprobs_cap.items()))
-        return out
-
-
-_NAMED = re.compile(
-    r"""(?:unsupported (?:parameter|value)|unrecognized request argument(?: supplied)?|"""
-    r"""not supported|extra (?:inputs|fields?) (?:are|is) not permitted)"""
-    r"""[^'"`\w]*['"`]?(\w+)""",
-    re.IGNORECASE,
-)
-_LIMIT = re.compile(
-    r"(?:<=|≤|at most|maximum(?: value)?(?: of)?|max(?:imum)? allowed:?|"
-    r"less than or equal to|between 0 and)\s*(\d+)",
-    re.IGNORECASE,
-)
-
-
-def learn_from_refusal(
-    message: str, body: dict[str, Any], endpoint: str, adaptations: Adaptations
-) -> str | None:
-    """Adapt to a 400 that names something this backend can change; returns the one-line
-    note to tell the user, or None when the refusal is about something else.
-
-    >>> a = Adaptations()
-    >>> learn_from_refusal("Unsupported parameter: 'max_tokens' is not supported with this "
-    ...     "model. Use 'max_completion_tokens' instead.", {"max_tokens": 2}, "chat/completions", a)
-    "the model wants 'max_completion_tokens' instead of 'max_tokens'; sending that"
-    """
-    lowered = message.lower()
-    sent = adaptations.apply(body, endpoint)
-    if (
-        "max_completion_tokens" in lowered
-        and "max_tokens" in sent
-        and adaptations.token_parameter == "max_tokens"
-    ):
-        adaptations.token_parameter = "max_completion_tokens"
-        return "the model wants 'max_completion_tokens' instead of 'max_tokens'; sending that"
-    key = "top_logprobs" if endpoint == CHAT else "logprobs"
-    if key in lowered and isinstance(sent.get(key), int) and not isinstance(sent.get(key), bool):
-        limit = _LIMIT.search(message)
-        if limit is not None and 0 < int(limit.group(1)) < sent[key]:
-            adaptations.logprobs_cap[endpoint] = int(limit.group(1))
-            return (
-                f"the server returns at most {limit.group(1)} log-probabilities on "
-                f"/{endpoint} (it refused {sent[key]}); ranks past {limit.group(1)} count "
-                "as not found"
-            )
-    for match in _NAMED.finditer(message):
-        name = match.group(1)
-        if name in DROPPABLE and name in sent and name not in adaptations.dropped:
-            adaptations.dropped.add(name)
-            consequence = (
-                " — the model samples at its own default temperature, so answers are not greedy"
-                if name == "temperature"
-                else ""
-            )
-            return f"the model refuses '{name}' ({sent[name]!r}); leaving it out{consequence}"
-    return None
 
 
 # ------------------------------------------------------------------------------ planning
@@ -353,48 +190,6 @@ def plan_rank(
         return Response(request_id=request_id, ranked=ranked, target_ranks=ranks)
 
     return Call(endpoint, body, parse, _batch_key(endpoint, body, 1))
-
-
-def echo_body(model: str, prompt: str) -> dict[str, Any]:
-    """The completions body that echoes `prompt` with its tokens' log-probabilities and
-    offsets (one generated token: max_tokens=0 is refused by some servers; it is dropped)."""
-    return {
-        "model": model,
-        "prompt": prompt,
-        "max_tokens": 1,
-        "temperature": 0.0,
-        "echo": True,
-        "logprobs": 1,
-    }
-
-
-def echo_unsupported(base_url: str, model: str) -> UnsupportedRequest:
-    return UnsupportedRequest(
-        f"{base_url}/completions does not echo the prompt with log-probabilities for model "
-        f"{model!r} (echo + logprobs); loglikelihood requests need a server that does "
-        "(vLLM and SGLang do; OpenAI's hosted chat models do not)"
-    )
-
-
-def loglikelihood_parser(
-    base_url: str, model: str, prompt: str, boundary: int
-) -> Callable[[dict[str, Any], dict[str, Any] | None], tuple[float, int]]:
-    def parse(choice: dict[str, Any], usage: dict[str, Any] | None) -> tuple[float, int]:
-        logprobs = choice.get("logprobs")
-        text = choice.get("text")
-        if (
-            not logprobs
-            or not isinstance(text, str)
-            or not text.startswith(prompt)
-            or not logprobs.get("text_offset")
-        ):
-            raise echo_unsupported(base_url, model)
-        values = continuation_logprobs(
-            logprobs["token_logprobs"], logprobs["text_offset"], boundary, len(prompt)
-        )
-        return sum(values), len(values)
-
-    return parse
 
 
 def plan_loglikelihood(model: str, request: Request, api: str, base_url: str) -> list[Call]:

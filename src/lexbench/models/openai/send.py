@@ -30,6 +30,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from lexbench.models.base import PermanentModelError, UnsupportedRequest
+from lexbench.models.openai.adapt import learn_from_refusal
+from lexbench.models.openai.call import BatchShapeError, Call
 from lexbench.models.openai.flight import (
     ANNOUNCE_WAIT_SECONDS,
     BATCH_REFUSALS,
@@ -50,7 +52,6 @@ from lexbench.models.openai.http import (
     permanent_hint,
     unreachable_hint,
 )
-from lexbench.models.openai.plan import BatchShapeError, Call, learn_from_refusal
 from lexbench.models.openai.retry import (
     RateLimiter,
     is_permanent_status,

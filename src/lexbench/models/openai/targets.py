@@ -27,7 +27,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lexbench.models.openai.plan import COMPLETIONS, Call, echo_body, echo_unsupported
+from lexbench.models.openai.call import COMPLETIONS, Call
+from lexbench.models.openai.echo import echo_body, echo_unsupported
 
 EXACT = "exact"
 STRICT_PREFIX = "strict-prefix"
