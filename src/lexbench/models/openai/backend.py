@@ -5,7 +5,8 @@
 The backend is a package (`lexbench.models.openai`): this module (the model, `load`),
 `openai.options` (its options), `openai.plan` (request bodies and how answers are read, per
 kind; `openai.echo` for loglikelihoods), `openai.adapt` (hosted-API adaptations),
-`openai.send` (concurrency, batching, retries), `openai.http`
+`openai.preflight` (what is asked before a list is sent), `openai.gather` (a list of
+requests as calls and back), `openai.send` (concurrency, batching, retries), `openai.http`
 (connections, retry policy, rate limit, secrets) and `openai.targets` (how rank targets are
 found among returned token strings).
 
@@ -14,7 +15,7 @@ found among returned token strings).
   log-probabilities raises `UnsupportedRequest`, and so does one whose echoed values are
   wrong — before its first loglikelihood request the backend asks for one greedy token t
   after a context and then for the echo of context + t, and the two log-probabilities of t
-  must agree (llama-cpp-python 0.3 echoes each one position late).
+  must agree (llama-cpp-python 0.3 echoes each one position late; `openai.preflight`).
 * Rank targets are matched exactly, by the server's own first token of each word, where
   the server echoes (see `openai.targets`); else by a strict prefix rule. `describe()`
   says which, so a run's config.json records it.
@@ -42,28 +43,18 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
-from lexbench.models.base import Model, RetryCounts, UnsupportedRequest
-from lexbench.models.openai.call import COMPLETIONS, Call
-from lexbench.models.openai.echo import echo_body, loglikelihood_parser, split_context
-from lexbench.models.openai.flight import RequestFailed, SendOptions, ServerState
+from lexbench.models.base import Model, RetryCounts
+from lexbench.models.openai.call import Call
+from lexbench.models.openai.flight import SendOptions, ServerState
+from lexbench.models.openai.gather import Gathering, OnResponse
 from lexbench.models.openai.http import ConnectionPool
-from lexbench.models.openai.options import (
-    OpenAIOptions,
-    RequestFailedForAll,
-    fewer_collections,
-    run_sync,
-)
-from lexbench.models.openai.plan import (
-    combine,
-    endpoint_of,
-    plan_generate,
-    plan_loglikelihood,
-    plan_rank,
-)
+from lexbench.models.openai.options import OpenAIOptions, fewer_collections, run_sync
+from lexbench.models.openai.plan import plan_generate, plan_loglikelihood, plan_rank
+from lexbench.models.openai.preflight import learn_targets, verify_echo
 from lexbench.models.openai.retry import RateLimiter
 from lexbench.models.openai.send import Sender
 from lexbench.models.openai.targets import TargetTokens
@@ -76,12 +67,6 @@ from lexbench.models.secrets import (
     split_url_credentials,
 )
 from lexbench.types import Request, Response
-
-# Echo check: a token's echoed and sampled log-probabilities may differ by kernel noise
-# (batched prompt vs single-token decode, bf16), never by this much when both are right.
-ECHO_TOLERANCE = 0.25
-
-OnResponse = Callable[[int, Response], None]
 
 
 class OpenAIModel(Model):
@@ -264,7 +249,6 @@ class OpenAIModel(Model):
         plans: Sequence[list[Call]],
         on_response: OnResponse | None,
     ) -> list[Response]:
-        out: list[Response | None] = [None] * len(requests)
         pool = ConnectionPool(
             self.base_url,
             api_key=self._api_key,
@@ -273,146 +257,29 @@ class OpenAIModel(Model):
         )
         sender = self._sender(pool)
         before_send = self.before_send  # the runner's look before sending (Model.before_send)
-        withdrawn: set[int] = set()  # positions another run answers: neither sent nor returned
-
-        def respond(position: int, response: Response) -> None:
-            out[position] = response
-            if on_response is not None:
-                on_response(position, response)
-
         try:
             first_scored = next((r for r in requests if r.kind == "loglikelihood"), None)
             if first_scored is not None and not self._echo_verified:
-                await self._verify_echo(sender, first_scored)
-            refused = await self._learn_targets(sender, requests)
-            calls: list[Call] = []
-            owner: list[int] = []
-            for position, (request, plan) in enumerate(zip(requests, plans)):
-                if position in refused:
-                    respond(position, Response(request_id=request.id, error=refused[position]))
-                    continue
-                for call in plan:
-                    call.index = len(calls)
-                    calls.append(call)
-                    owner.append(position)
-            parts: dict[int, list[Any]] = {}
-
-            def deliver(call: Call, value: Any) -> None:
-                position = owner[call.index]
-                if out[position] is not None or position in withdrawn:
-                    return  # its request already failed, or another run answers it
-                request = requests[position]
-                if isinstance(value, RequestFailed):
-                    respond(
-                        position, Response(request_id=request.id, error=self._redact(str(value)))
-                    )
-                    return
-                plan = plans[position]
-                if len(plan) == 1:
-                    respond(position, self._masked_answer(value, sender))
-                    return
-                collected = parts.setdefault(position, [None] * len(plan))
-                collected[plan.index(call)] = value
-                if all(v is not None for v in collected):
-                    respond(position, self._masked_answer(combine(request, collected), sender))
-
-            def keep(batch: list[Call]) -> list[Call]:
-                if before_send is None:
-                    return batch
-                positions = sorted({owner[c.index] for c in batch} - withdrawn)
-                withdrawn.update(before_send(positions))
-                return [c for c in batch if owner[c.index] not in withdrawn]
-
-            await sender.run(calls, deliver, keep=keep if before_send is not None else None)
+                await verify_echo(
+                    sender, first_scored, self.base_url, self.served_name, self._redact
+                )
+                self._echo_verified = True
+            refused = await learn_targets(
+                sender, requests, self._targets, self.options.api, self._redact
+            )
+            gathering = Gathering(
+                requests,
+                plans,
+                refused,
+                on_response,
+                before_send,
+                lambda response: self._masked_answer(response, sender),
+                self._redact,
+            )
+            await sender.run(gathering.calls, gathering.deliver, keep=gathering.keep)
         finally:
             await pool.aclose()
-        return [r for r in out if r is not None]
-
-    async def _learn_targets(self, sender: Sender, requests: Sequence[Request]) -> dict[int, str]:
-        """Learn the server's first token of every target word not known yet (one echo
-        request per word, batched); the positions of rank requests that cannot be ranked
-        now, with the reason (their answers fail and are asked again on a rerun)."""
-        ranked = [
-            (i, r, endpoint_of(r, self.options.api) == COMPLETIONS)
-            for i, r in enumerate(requests)
-            if r.kind == "rank" and r.targets
-        ]
-        if not ranked:
-            return {}
-        words = self._targets.unknown([(w, start) for _, r, start in ranked for w in r.targets])
-        if words:
-            calls = self._targets.calls(words)
-            for index, call in enumerate(calls):
-                call.index = index
-            await sender.run(
-                calls,
-                lambda call, value: self._targets.learned(words[call.index], value),
-                soft=True,
-            )
-        refused = {}
-        for position, request, start in ranked:
-            why = self._targets.failure(request.targets, start)
-            if why is not None:
-                refused[position] = self._redact(why)
-        return refused
-
-    async def _verify_echo(self, sender: Sender, request: Request) -> None:
-        """Check that the server's echoed prompt log-probabilities mean what the API says
-        (log P(token | the tokens before it)) before trusting them with loglikelihoods."""
-        context = split_context(request.prompt, request.continuations[0])[0]
-        if not context:
-            raise ValueError(f"request {request.id}: loglikelihood needs a non-empty context")
-
-        def sampled(choice: dict[str, Any], usage: Any) -> tuple[str, float]:
-            logprobs = choice.get("logprobs")
-            if not logprobs:
-                raise UnsupportedRequest(
-                    f"{self.base_url}/completions returned no logprobs for model "
-                    f"{self.served_name!r}; loglikelihood requests need echo + logprobs"
-                )
-            if not logprobs.get("tokens"):
-                return "", 0.0  # the model ended at once: nothing to compare
-            return str(logprobs["tokens"][0]), float(logprobs["token_logprobs"][0])
-
-        body = {
-            "model": self.served_name,
-            "prompt": context,
-            "max_tokens": 1,
-            "temperature": 0.0,
-            "logprobs": 1,
-        }
-        token, expected = await self._one(sender, Call(COMPLETIONS, body, sampled))
-        if not token:
-            # Nothing to check against (the model ended at once); trust the echo.
-            self._echo_verified = True
-            return
-        probe = context + token
-        total, count = await self._one(
-            sender,
-            Call(
-                COMPLETIONS,
-                echo_body(self.served_name, probe),
-                loglikelihood_parser(self.base_url, self.served_name, probe, len(context)),
-            ),
-        )
-        if count == 1 and abs(total - expected) > ECHO_TOLERANCE:
-            raise UnsupportedRequest(
-                f"{self.base_url} echoes prompt log-probabilities that disagree with its own "
-                f"next-token log-probabilities (token {self._redact(token)!r} after the first "
-                f"context: {total:.3f} echoed, {expected:.3f} sampled), so it does not implement "
-                "echo + logprobs correctly (llama-cpp-python 0.3 reports each token under "
-                "the distribution one position late). loglikelihood requests cannot be "
-                "answered through this server; use vLLM or SGLang, or the hf backend."
-            )
-        self._echo_verified = True
-
-    @staticmethod
-    async def _one(sender: Sender, call: Call) -> Any:
-        got: list[Any] = []
-        await sender.run([call], lambda _, value: got.append(value))
-        if isinstance(got[0], RequestFailed):
-            raise RequestFailedForAll(f"checking echo support: {got[0]}")
-        return got[0]
+        return gathering.responses()
 
 
 def load(name: str, options: Mapping[str, Any]) -> OpenAIModel:
