@@ -140,9 +140,9 @@ def test_a_claim_left_unrefreshed_for_the_lease_is_taken_over(tmp_path):
 
 
 def test_a_waiting_run_names_whom_it_waits_for_and_until_when(tmp_path, capsys, monkeypatch):
-    from lexbench.run import runner
+    from lexbench.run import window_answers
 
-    monkeypatch.setattr(runner, "WAIT_NEWS_S", 0.3)
+    monkeypatch.setattr(window_answers, "WAIT_NEWS_S", 0.3)
     model = ScriptedModel()
     requests = _requests(2)
     keys = _keys(model, requests)

@@ -12,7 +12,8 @@ The runner is the only place that talks to both the cache and the model:
 
 `Session` does this for one run a window at a time (a streaming run, `run.evaluate`, hands
 it a few thousand requests at once, whatever the run's length); `execute` answers one list
-as a single window.
+as a single window. One window's work (the cache, sharing, claims, sending) is
+`window_answers`; this run's side of the send claims, `claimant`.
 
 Ctrl-C or a crash loses at most the requests in flight (streaming backends) or the chunk
 in flight (batch backends); SIGKILL also the answers of the last quarter second, not yet
@@ -28,20 +29,15 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from lexbench.models.base import Model, PermanentModelError
-from lexbench.run.cache import ResponseCache, request_keys
+from lexbench.run.cache import ResponseCache
 from lexbench.run.cache_writer import GroupedWriter
+from lexbench.run.claimant import Claimant
 from lexbench.run.progress import ProgressBar, run_header
-from lexbench.run.send_claims import (
-    Heartbeat,
-    Holder,
-    Lease,
-    Owner,
-    say_claims_lapsed,
-    say_waiting,
-)
+from lexbench.run.send_claims import Owner
+from lexbench.run.window_answers import Route, WindowAnswers, duplicate_ids
 from lexbench.types import Failure, Request, Response
 
 
@@ -74,34 +70,6 @@ class RunStats:
         return out
 
 
-def _duplicate_ids(requests: Sequence[Request]) -> list[str]:
-    seen: set[str] = set()
-    duplicates = []
-    for request in requests:
-        if request.id in seen:
-            duplicates.append(request.id)
-        seen.add(request.id)
-    return duplicates
-
-
-def _plan_sends(
-    pending: Sequence[int], keys: Sequence[str]
-) -> tuple[list[int], dict[int, list[int]]]:
-    """The first request of each distinct key (to send) and, per sent request, the later
-    ones that share its key (answered with the same response)."""
-    first_of_key: dict[str, int] = {}
-    to_send: list[int] = []
-    followers: dict[int, list[int]] = {}
-    for index in pending:
-        leader = first_of_key.get(keys[index])
-        if leader is None:
-            first_of_key[keys[index]] = index
-            to_send.append(index)
-        else:
-            followers.setdefault(leader, []).append(index)
-    return to_send, followers
-
-
 def _end(steps: list[Callable[[], None]], failing: bool) -> None:
     """Run every step of a run's end. On the normal path the first step's error is raised
     (after the others ran); while an error (or Ctrl-C) is already propagating, theirs are
@@ -117,9 +85,6 @@ def _end(steps: list[Callable[[], None]], failing: bool) -> None:
                 first = error
     if first is not None:
         raise first
-
-
-WAIT_NEWS_S = 60.0  # a waiting run says again whom it waits for, this often
 
 
 class Session:
@@ -158,13 +123,14 @@ class Session:
         self._streaming = model.streams_answers()
         self._bar: ProgressBar | None = None
         self._shown: tuple[int, int] = (0, 0)  # (retries, failed) on the bar
-        self._owner = Owner.current() if cache is not None else None
-        self._heartbeat: Heartbeat | None = None  # refreshes the send claims (send_claims)
-        self._lease = Lease()  # whether the claims may have lapsed (a stopped run)
-        self._lapse_said = False
+        # This run's send claims in the cache (see send_claims): none without a cache.
+        self._claimant = Claimant(cache, Owner.current()) if cache is not None else None
         # Streamed answers are committed in small groups (see cache_writer), batches whole.
-        self._writer = GroupedWriter(cache) if cache is not None and self._streaming else None
-        self._told: list[Holder] = []  # the first other sender met
+        writer = GroupedWriter(cache) if cache is not None and self._streaming else None
+        self._writer = writer
+        self._route = Route(
+            model, cache, self._fingerprint, self._streaming, self.size, writer, self._claimant
+        )
         if progress:  # a run people watch starts by saying what it is
             backend = str(self._fingerprint.get("backend", ""))
             where = cache.path if cache is not None else None
@@ -216,176 +182,49 @@ class Session:
         requests: Sequence[Request],
         on_response: Callable[[int, Response], None] | None,
     ) -> list[Response]:
-        duplicates = _duplicate_ids(requests)
+        duplicates = duplicate_ids(requests)
         if duplicates:
             raise ValueError(f"request ids must be unique; repeated: {duplicates[:5]}")
-        model, cache, stats = self.model, self.cache, self.stats
-        fingerprint, owner, writer = self._fingerprint, self._owner, self._writer
+        stats = self.stats
         stats.requests += len(requests)
-        keys = request_keys(fingerprint, requests)
-        found = cache.get_many(keys) if cache is not None else {}
-        responses: list[Response | None] = []
-        pending: list[int] = []
-        for index, (request, key) in enumerate(zip(requests, keys)):
-            hit = found.get(key)
-            if hit is not None:
-                # The cached answer may come from another item asking the same thing.
-                responses.append(replace(hit, request_id=request.id))
-                self.with_error += hit.error is not None
-            else:
-                responses.append(None)
-                pending.append(index)
-        cached = len(requests) - len(pending)
+        window = WindowAnswers(self._route, requests, on_response, self._account)
+        self.with_error += window.cached_with_error
+        cached = len(requests) - len(window.pending)
         stats.cached += cached
         self.answered += cached
-        if on_response is not None:
-            for index, response in enumerate(responses):
-                if response is not None:
-                    on_response(index, response)
-        if not pending:
+        window.tell_cached()
+        if not window.pending:
             if self._bar is not None:
                 self._bar.answered(cached, sent=False)
-            return [r for r in responses if r is not None]
+            return window.answers()
         if self._bar is None:
             self._open_bar()
         elif cached:
             self._bar.answered(cached, sent=False)
-        to_send, followers = _plan_sends(pending, keys)
-        if followers:
-            shared = sum(len(v) for v in followers.values())
+        shared = window.shared()
+        if shared:
             stats.extra["deduplicated"] = stats.extra.get("deduplicated", 0) + shared
+        window.send_all(self._bar)
+        return window.answers()
+
+    def _account(self, answer: Response, count: int, sent: bool) -> None:
+        """Count, for the run, one recorded answer given to `count` requests, and show it."""
+        stats = self.stats
+        # Failed requests, not a model's typed answer such as "out of vocabulary".
+        stats.failed += count * (answer.failure == Failure.REQUEST_FAILED)
+        self.with_error += count * (answer.error is not None)
+        self.answered += count
+        if sent:
+            stats.sent += 1
+        else:  # answered by another process sending it at the same time
+            stats.cached += count
         bar = self._bar
-
-        def record(index: int, answer: Response, cache_it: bool, sent: bool = True) -> None:
-            """Store one arrived answer (and share it with requests asking the same thing)."""
-            if responses[index] is not None:
-                raise RuntimeError(
-                    f"{type(model).__name__} answered request {requests[index].id} twice"
-                )
-            if cache_it and writer is not None and cache is not None and owner is not None:
-                writer.add((keys[index], fingerprint, requests[index], answer))
-            group = [index, *followers.get(index, ())]
-            for member in group:
-                final = (
-                    answer if member == index else replace(answer, request_id=requests[member].id)
-                )
-                responses[member] = final
-                # Failed requests, not a model's typed answer such as "out of vocabulary".
-                stats.failed += answer.failure == Failure.REQUEST_FAILED
-                self.with_error += answer.error is not None
-                if on_response is not None:
-                    on_response(member, final)
-            self.answered += len(group)
-            if sent:
-                stats.sent += 1
-            else:  # answered by another process sending it at the same time
-                stats.cached += len(group)
-            if bar is not None:
-                bar.answered(len(group), sent=sent)
-                now = (model.retry_counts().total - self._retries_before.total, stats.failed)
-                if now != self._shown:
-                    self._shown = now
-                    bar.note(retries=now[0], failed=now[1])
-
-        def claimed(indices: list[int], regroup: bool = True) -> tuple[list[int], list[int]]:
-            """(requests this run may send now, requests another process is sending): those
-            another process answered meanwhile are recorded at once (never sent twice).
-            `regroup`: nothing is in flight, so every claim this run relies on is made now."""
-            if cache is None or owner is None or not indices:
-                return indices, []
-            if self._heartbeat is None:
-                lease = self._lease
-                self._heartbeat = Heartbeat(lambda: lease.renewed(cache.refresh_claims(owner)))
-            if regroup:
-                self._lease.restart(time.time())
-            answered, mine, others = cache.claim_for_sending([keys[i] for i in indices], owner)
-            for i in indices:
-                if keys[i] in answered:
-                    hit = answered[keys[i]]
-                    record(i, replace(hit, request_id=requests[i].id), cache_it=False, sent=False)
-            if others:
-                self._told[:] = [next(iter(others.values()))]  # the one named when waiting
-            mine_keys, waiting = set(mine), [i for i in indices if keys[i] in others]
-            return [i for i in indices if keys[i] in mine_keys], waiting
-
-        waiting: list[int] = []
-
-        def recheck(chunk: list[int], withdrawn: set[int]) -> Callable[[Sequence[int]], set[int]]:
-            """The backend's look before it sends (`Model.before_send`): nothing while this
-            run's claims are surely its own; once they may have lapsed (this process was
-            stopped or hung), each request is claimed again first, and one another process
-            answered or is sending meanwhile is not sent (recorded now, or waited for)."""
-
-            def before_send(positions: Sequence[int]) -> set[int]:
-                if cache is None or owner is None or self._lease.trusted(time.time()):
-                    return set()
-                wanted = [p for p in positions if responses[chunk[p]] is None]
-                mine, others = claimed([chunk[p] for p in wanted], regroup=False)
-                kept = set(mine)
-                gone = {p for p in wanted if chunk[p] not in kept}
-                waiting.extend(others)
-                if gone and not self._lapse_said:
-                    self._lapse_said = True
-                    say_claims_lapsed(cache.path)
-                withdrawn.update(gone)
-                return gone
-
-            return before_send
-
-        def send(chunk: list[int]) -> None:
-            if not chunk:
-                return
-            batch = [requests[i] for i in chunk]
-            if bar is not None:
-                bar.sending()
-            withdrawn: set[int] = set()  # positions another process answers (recheck)
-            if self._streaming:
-
-                def arrived(position: int, answer: Response, chunk: list[int] = chunk) -> None:
-                    record(chunk[position], answer, cache_it=True)
-
-                if cache is not None:
-                    model.before_send = recheck(chunk, withdrawn)
-                try:
-                    answers = model.answer_each(batch, arrived)
-                finally:
-                    model.before_send = None
-                chunk = [i for position, i in enumerate(chunk) if position not in withdrawn]
-            else:
-                answers = model.answer(batch)
-                if cache is not None:
-                    cache.put_many(
-                        (keys[i], fingerprint, requests[i], a) for i, a in zip(chunk, answers)
-                    )
-            if len(answers) != len(chunk):
-                raise RuntimeError(
-                    f"{type(model).__name__} returned {len(answers)} responses "
-                    f"for {len(chunk)} requests"
-                )
-            for i, answer in zip(chunk, answers):
-                if responses[i] is None:  # not already recorded as it arrived
-                    record(i, answer, cache_it=self._streaming)
-
-        for start in range(0, len(to_send), self.size):
-            mine, others = claimed(to_send[start : start + self.size])
-            waiting += others
-            send(mine)
-        if waiting and cache is not None:  # counted across every chunk
-            say_waiting(len(waiting), cache.path, self._told[0], 0.0)
-        pause, began, said = 0.05, time.monotonic(), time.monotonic()
-        while waiting:  # requests other processes were sending when this one reached them
-            time.sleep(pause)
-            pause = min(1.0, pause * 1.5)
-            mine, waiting = claimed(waiting)
-            if waiting and cache is not None and time.monotonic() - said >= WAIT_NEWS_S:
-                said = time.monotonic()
-                say_waiting(len(waiting), cache.path, self._told[-1], said - began)
-            for start in range(0, len(mine), self.size):
-                send(mine[start : start + self.size])
-        if writer is not None:
-            # A later window asking the same thing finds it in the cache.
-            writer.flush()
-        return [r for r in responses if r is not None]
+        if bar is not None:
+            bar.answered(count, sent=sent)
+            now = (self.model.retry_counts().total - self._retries_before.total, stats.failed)
+            if now != self._shown:
+                self._shown = now
+                bar.note(retries=now[0], failed=now[1])
 
     def close(self, failing: bool = False) -> RunStats:
         """End the run: close the bar, commit what is left, release the send claims (each
@@ -395,11 +234,8 @@ class Session:
             self.model.on_tokens = self.model.on_prefill = None
         if self._writer is not None:
             steps.append(self._writer.close)  # commits what is left, however the run ends
-        cache, owner = self.cache, self._owner
-        if self._heartbeat is not None:
-            steps.append(self._heartbeat.stop)
-        if cache is not None and owner is not None:
-            steps.append(lambda: cache.release_claims(owner))
+        if self._claimant is not None:
+            steps += self._claimant.end_steps()  # the heartbeat stopped, the claims released
         _end(steps, failing=failing)
         retries_after = self.model.retry_counts()
         before = self._retries_before

@@ -25,7 +25,8 @@ A run that was itself stopped (SIGSTOP, a suspended laptop) or hung past `trust_
 lease less two refreshes) may have lost its claims that way, and another run may have
 answered them meanwhile: `Lease` notices the gap (at its next refresh, or before its next
 send), and from then on the runner checks each request against the cache and claims it
-again before sending it, until it claims its next group of requests (`runner.Session`).
+again before sending it, until it claims its next group of requests (`run.claimant`,
+`run.window_answers`).
 `LEXBENCH_TEST_CLAIM_LEASE_S` (tests only) shortens the lease, so that a test with real
 processes and real signals runs in seconds.
 
