@@ -4,7 +4,7 @@ secrets in error text (models/secrets.py).
 Connections: a small keep-alive HTTP/1.1 client on asyncio streams (plain or TLS), one
 request at a time per connection. It costs about a tenth of httpx's CPU per request, which
 is what limits a client at hundreds of requests per second on one core (measured in
-measurements/openai_throughput.py; see the README, OpenAI-compatible servers). Where a proxy
+measurements/performance/openai_throughput.py; see the README, OpenAI-compatible servers). Where a proxy
 applies to the URL (HTTP(S)_PROXY without a matching NO_PROXY), httpx carries the requests
 instead, as before.
 
