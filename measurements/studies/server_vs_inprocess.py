@@ -38,7 +38,7 @@ from lexbench.models.hf import HFCausalLM, HFOptions
 from lexbench.models.hf_files import packaged_smollm2_gguf
 from lexbench.models.openai.backend import OpenAIModel
 from lexbench.models.openai.options import OpenAIOptions
-from lexbench.run.store import read_jsonl
+from lexbench.run.files import read_jsonl
 from lexbench.stats import mcnemar_exact
 from lexbench.types import Request
 

@@ -1,4 +1,4 @@
-"""SetLexSem's streaming item reader: the items and the errors of `run.store.read_item_file`
+"""SetLexSem's streaming item reader: the items and the errors of `run.files.read_item_file`
 (which it replaced for SetLexSem), one item at a time, ids checked in 8 bytes each."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from lexbench.benchmarks.setlexsem.benchmark import generate_items
 from lexbench.benchmarks.setlexsem.files import item_line, iter_items, read_items
 from lexbench.benchmarks.setlexsem.item_ids import IdRepeats
 from lexbench.benchmarks.setlexsem.items import SetLexSemItem
-from lexbench.run.store import read_item_file
+from lexbench.run.files import read_item_file
 
 
 @pytest.fixture(scope="module")

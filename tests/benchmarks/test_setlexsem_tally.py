@@ -159,7 +159,7 @@ def fixture_run(parser: str = "paper") -> tuple[SetLexSemBenchmark, list[Any], l
 
 
 def results_text(results: Any) -> str:
-    """results.json's serializer (`store.write_json`) on one line, keys in the order built
+    """results.json's serializer (`files.write_json`) on one line, keys in the order built
     (indenting changes no value; one line keeps the golden file small)."""
     return dumps_strict(results, mark_non_finite=True, ensure_ascii=False) + "\n"
 

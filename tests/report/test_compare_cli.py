@@ -12,7 +12,7 @@ from scipy import stats as scipy_stats
 from test_report_runs import make_lambda_run, write_graded_run
 
 from lexbench.cli import main
-from lexbench.run.store import read_jsonl
+from lexbench.run.files import read_jsonl
 
 
 @pytest.fixture

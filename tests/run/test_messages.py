@@ -38,7 +38,7 @@ def test_an_input_that_is_not_utf8_is_named_with_its_option(tmp_path, capsys, co
 
 
 def test_read_jsonl_names_the_file_and_line_of_undecodable_text(tmp_path):
-    from lexbench.run.store import read_jsonl
+    from lexbench.run.files import read_jsonl
 
     path = tmp_path / "x.jsonl"
     path.write_bytes(b'{"a": 1}\n' + NOT_UTF8)

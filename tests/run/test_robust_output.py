@@ -13,7 +13,7 @@ import pytest
 
 from fake_openai_server import FakeOpenAIServer
 from lexbench.cli import main
-from lexbench.run.store import read_jsonl, write_json, write_samples
+from lexbench.run.files import read_jsonl, write_json, write_samples
 
 SURROGATE_ANSWER = " x\udcffy"
 
@@ -124,7 +124,7 @@ def test_results_json_is_strict_json(tmp_path):
         },
     }
     # lexbench's own readers get the computed numbers back.
-    from lexbench.run.store import read_json_file
+    from lexbench.run.files import read_json_file
 
     back = read_json_file(tmp_path / "results.json")
     assert math.isnan(back["rho"]) and back["p_value"] == math.inf and back["low"] == -math.inf

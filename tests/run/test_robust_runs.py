@@ -18,8 +18,9 @@ from test_robust_output import lambda_command
 
 from fake_openai_server import FakeOpenAIServer, free_port
 from lexbench.cli import main
+from lexbench.run.files import write_json
 from lexbench.run.staging import write_run
-from lexbench.run.store import RunFolder, read_run, write_json
+from lexbench.run.store import RunFolder, read_run
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 # Subprocesses import lexbench as this process does (an outer PYTHONPATH first).
@@ -94,13 +95,14 @@ def test_a_writer_killed_between_files_leaves_the_old_folder_whole(tmp_path):
     script = textwrap.dedent(f"""
         import os, signal
         from pathlib import Path
+        import lexbench.run.files as files
         import lexbench.run.store as store
-        real = store.write_json
+        real = files.write_json
         def dying(path, value):
             if Path(path).name == "results.json":
                 os.kill(os.getpid(), signal.SIGKILL)
             real(path, value)
-        store.write_json = dying
+        files.write_json = dying
         import sys; sys.path[:0] = [{str(Path(__file__).parent)!r}, {str(Path(__file__).parents[1])!r}]
         from test_robust_runs import write_version
         write_version(store.RunFolder(Path({str(folder.path)!r})), 2, items=264)

@@ -39,7 +39,7 @@ def rerun_command(argv: Sequence[str]) -> str:
 
 def _failure_reasons(evaluation: Any) -> str:
     """The commonest reason among the failed samples, read back from the run folder."""
-    from lexbench.run.store import read_jsonl
+    from lexbench.run.files import read_jsonl
 
     try:
         rows = read_jsonl(evaluation.folder.samples_path)

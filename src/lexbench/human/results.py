@@ -59,7 +59,7 @@ class StudyResults:
 
 
 def _samples(folder: Path) -> list[dict[str, Any]]:
-    from lexbench.run.store import read_jsonl
+    from lexbench.run.files import read_jsonl
 
     return read_jsonl(folder / "samples.jsonl")
 
@@ -110,7 +110,7 @@ def _evaluate(
 
 
 def _write_timing(run: HumanRun, answers: Sequence[Answer]) -> None:
-    from lexbench.run.store import write_samples
+    from lexbench.run.files import write_samples
 
     rows = [
         {
@@ -168,7 +168,7 @@ def study_results(
     """Score every annotator's answers and write their run folders under `out`."""
     from lexbench.human.backend import HumanModel
     from lexbench.models.registry import load_model
-    from lexbench.run.store import write_json
+    from lexbench.run.files import write_json
 
     out = Path(out)
     study = Study(directory)

@@ -46,7 +46,7 @@ class ReportFiles:
 def _write_text(path: Path, text: str) -> None:
     """Write via a unique temporary name and rename, so a crash never leaves half a report
     and two reports never share a temporary file (lone surrogates as visible escapes)."""
-    from lexbench.run.store import write_text
+    from lexbench.run.files import write_text
 
     write_text(path, text)
 

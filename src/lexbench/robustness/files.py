@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from lexbench.run.store import read_json_file, write_json
+from lexbench.run.files import read_json_file, write_json
 
 FOLDER = "robustness"
 SPREAD_KINDS = ("sets", "prompts")

@@ -216,7 +216,7 @@ def spread_record(
     import json
 
     from lexbench.robustness.files import spread_path, write_record
-    from lexbench.run.store import read_jsonl
+    from lexbench.run.files import read_jsonl
 
     members = []
     for label, published, evaluation in runs:

@@ -1,6 +1,6 @@
 """Strict JSON for run folders: NaN and infinities become `null` (listed under
 `"non_finite"` in object files so lexbench's own readers get the numbers back), and a lone
-surrogate is written as its `\\udcff` escape (see `lexbench.run.store`).
+surrogate is written as its `\\udcff` escape (see `lexbench.run.files`).
 """
 
 from __future__ import annotations

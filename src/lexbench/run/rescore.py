@@ -43,7 +43,7 @@ class Rescored:
 def recorded_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, row) of a samples.jsonl file, one at a time; a damaged line or a row
     without raw responses is an error naming the line."""
-    from lexbench.run.store import iter_jsonl
+    from lexbench.run.files import iter_jsonl
 
     for number, row in iter_jsonl(path):
         if not isinstance(row, dict) or "responses" not in row or "id" not in row:

@@ -22,17 +22,9 @@ from types import TracebackType
 from typing import IO, Any
 
 from lexbench.run import claims
+from lexbench.run.files import atomic_write, naming, sample_text, write_json
 from lexbench.run.jsonio import encode_text
-from lexbench.run.store import (
-    RunFolder,
-    _atomic_write,
-    _put_in_place,
-    _remove_leftovers,
-    naming,
-    package_versions,
-    sample_text,
-    write_json,
-)
+from lexbench.run.store import RunFolder, _put_in_place, _remove_leftovers, package_versions
 
 
 class StagedRun:
@@ -94,7 +86,7 @@ class StagedRun:
         staged = RunFolder(self._staging)
         write_json(staged.config_path, {**config, "versions": package_versions()})
         write_json(staged.results_path, results)
-        _atomic_write(staged.report_path, report_markdown)
+        atomic_write(staged.report_path, report_markdown)
         if extra is not None:
             extra(self._staging)
         _put_in_place(self._staging, self.folder.path)

@@ -172,7 +172,7 @@ def _items_and_manifest(args: argparse.Namespace) -> tuple[list[Any], dict[str, 
     from lexbench.benchmarks.lambda_.items import LambdaConfig, dumps_items, manifest, read_items
 
     if args.items is not None:
-        from lexbench.run.store import read_manifest
+        from lexbench.run.files import read_manifest
 
         return read_items(args.items), read_manifest(args.items, "lexbench generate lambda")
     from lexbench.benchmarks.lambda_.lmf import lambda_dataset

@@ -88,7 +88,7 @@ def load_lambda_items(options: Mapping[str, Any]) -> tuple[list[Any], dict[str, 
     )
 
     if options.get("items"):
-        from lexbench.run.store import read_manifest
+        from lexbench.run.files import read_manifest
 
         meta = read_manifest(options["items"], "lexbench generate lambda")
         return read_items(options["items"]), {

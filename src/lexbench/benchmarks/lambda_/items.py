@@ -260,7 +260,7 @@ def write_items(
 
 
 def read_items(path: str | Path) -> list[LambdaItem]:
-    from lexbench.run.store import read_item_file
+    from lexbench.run.files import read_item_file
 
     return read_item_file(path, LambdaItem.from_dict)
 

@@ -74,7 +74,7 @@ class FilledSheet:
 def read_filled_sheet(sheet: str | Path, key: str | Path | None = None) -> FilledSheet:
     """The sheet's answers matched to its key, with a clear error for any mismatch."""
     from lexbench.benchmarks.lambda_.items import LambdaItem
-    from lexbench.run.store import read_jsonl
+    from lexbench.run.files import read_jsonl
 
     key_path = Path(key) if key is not None else key_path_for(sheet)
     if not key_path.is_file():

@@ -73,7 +73,8 @@ def combine(
 ) -> dict[str, Any]:
     """The combined report of the conditions that ran (plan order); returns {"folder",
     "report", "results"}."""
-    from lexbench.run.store import read_run, run_folder, write_json
+    from lexbench.run.files import write_json
+    from lexbench.run.store import read_run, run_folder
 
     configs = {}
     runs: dict[str, Any] = {}

@@ -141,7 +141,7 @@ def _export(args: argparse.Namespace) -> int:
 
     from lexbench.benchmarks.setlexsem.benchmark import read_items, write_items
     from lexbench.benchmarks.setlexsem.export import write_setlexsem_hf_dataset
-    from lexbench.run.store import read_manifest
+    from lexbench.run.files import read_manifest
 
     if args.format != "hf":  # lm-eval, inspect: the shared exporters, lexbench's scorer
         from lexbench.export.formats import export

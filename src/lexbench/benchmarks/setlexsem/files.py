@@ -156,7 +156,7 @@ def read_items(path: str | Path) -> list[SetLexSemItem]:
 def iter_items(path: str | Path, check_ids: bool = True) -> Iterator[SetLexSemItem]:
     """The items of a generated JSONL file, one at a time, as they are read.
 
-    Checked as `run.store.read_item_file` checks, with its messages: a line that is not
+    Checked as `run.files.read_item_file` checks, with its messages: a line that is not
     JSON (its line number named), not an object or not an item (its item number named),
     text that is not UTF-8, an empty file, ids that repeat. Problems are reported in file
     order, the first one found ending the reading; repeated ids are known only at the end,
