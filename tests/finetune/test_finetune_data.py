@@ -15,6 +15,7 @@ from lexbench.benchmarks.scan.bats_split import (
     split_sizes,
 )
 from lexbench.benchmarks.scan.finetune import template_parts
+from lexbench.finetune.checkpoints import last_complete_checkpoint
 from lexbench.finetune.lineage import (
     LINEAGE_FILE,
     build_lineage,
@@ -23,7 +24,7 @@ from lexbench.finetune.lineage import (
     read_lineage,
     write_lineage,
 )
-from lexbench.finetune.trainer import TrainConfig, last_complete_checkpoint
+from lexbench.finetune.settings import TrainConfig
 
 
 def test_fixture_reads_like_bats():

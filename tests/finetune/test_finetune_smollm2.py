@@ -11,7 +11,7 @@ import pytest
 from test_finetune_fixtures import BATS_MINI
 
 from lexbench.benchmarks.scan.finetune import finetune_scan_bats, paper_config
-from lexbench.finetune.trainer import LoraSettings
+from lexbench.finetune.lora import LoraSettings
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,8 @@ from test_finetune_fixtures import build_tiny_encoder
 
 from lexbench.benchmarks.scan.finetune import paper_config
 from lexbench.finetune.finish import TrainedModel, finish
-from lexbench.finetune.trainer import LoraSettings, TrainingOutcome
+from lexbench.finetune.lora import LoraSettings
+from lexbench.finetune.trainer import TrainingOutcome
 
 
 def _outcome(main_process: bool) -> TrainingOutcome:
@@ -88,7 +89,7 @@ def test_the_classifier_merges_its_encoders_adapters(tmp_path):
     import torch
 
     from lexbench.finetune.choice_model import ChoiceModel, ChoiceSettings
-    from lexbench.finetune.trainer import apply_lora, merge_lora
+    from lexbench.finetune.lora import apply_lora, merge_lora
 
     pytest.importorskip("peft")
     from transformers import AutoModel

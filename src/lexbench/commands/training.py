@@ -94,7 +94,7 @@ def add_training_arguments(parser: argparse.ArgumentParser, defaults: str) -> No
 
 
 def training_config(args: argparse.Namespace, paper_config: Any) -> Any:
-    from lexbench.finetune.trainer import LoraSettings
+    from lexbench.finetune.lora import LoraSettings
 
     lora = (
         LoraSettings(

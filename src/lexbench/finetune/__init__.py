@@ -3,7 +3,10 @@
 training; `benchmarks/ekar/finetune_qa.py` and `finetune_explain.py`: E-KAR's QA classifier
 and explanation generator).
 
-* `trainer`: transformers' `Trainer` (+ peft for LoRA), resumable, the best checkpoint kept;
+* `trainer`: transformers' `Trainer`, resumable, the best checkpoint kept;
+* `settings`: what a training run is asked for (`TrainConfig`), checked when made;
+* `lora`: peft LoRA adapters (their settings, applied, merged back);
+* `checkpoints`: the checkpoint folder a run resumes from (another run's refused);
 * `finish`: the end every run shares: merge the adapters, save the model and its tokenizer,
   write the lineage (main process only);
 * `lineage`: `lexbench-lineage.json`, written beside the weights of every output folder, so

@@ -20,7 +20,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from lexbench.finetune.trainer import merge_lora
+from lexbench.finetune.lora import merge_lora
 
 HEAD_FILE = "choice_head.safetensors"
 CONFIG_FILE = "ekar-classifier.json"
@@ -94,7 +94,7 @@ class ChoiceModel(nn.Module):
 
     def merge_and_unload(self) -> ChoiceModel:
         """The classifier with its encoder's LoRA adapters merged into the weights (the
-        head has none): what `finetune.trainer.merge_lora` asks of a peft model, so the
+        head has none): what `finetune.lora.merge_lora` asks of a peft model, so the
         classifier ends its training like any other model."""
         self.encoder = merge_lora(self.encoder)
         return self

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.finetune.lineage import build_lineage, write_lineage
-from lexbench.finetune.trainer import TrainConfig, TrainingOutcome, merge_lora
+from lexbench.finetune.lora import merge_lora
+from lexbench.finetune.settings import TrainConfig
+from lexbench.finetune.trainer import TrainingOutcome
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,6 @@
-"""The training stack every experiment shares: transformers' `Trainer`, peft for LoRA.
+"""The training stack every experiment shares: transformers' `Trainer` (peft LoRA adapters:
+`finetune.lora`; the settings: `finetune.settings`; the checkpoint folder:
+`finetune.checkpoints`).
 
 Nothing here is a training loop. `train_with_trainer` builds `TrainingArguments` from a
 `TrainConfig` (the paper's values come from each experiment; every one is overridable),
@@ -19,105 +21,15 @@ progress bar with the running loss.
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import shutil
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-CHECKPOINTS = "checkpoints"
-RUN_KEY_FILE = "lexbench-run-key.json"
-DEVICES = ("auto", "cpu", "cuda", "mps")
-PRECISIONS = ("fp32", "bf16", "fp16")
-
-
-@dataclass(frozen=True)
-class LoraSettings:
-    """peft LoRA adapters (merged into the weights when the model is saved)."""
-
-    r: int = 8
-    alpha: int = 16
-    dropout: float = 0.05
-    target_modules: str = "all-linear"  # or a comma-separated list of module names
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """Optimisation settings. `eval_every` is "epoch" or a number of optimiser steps;
-    checkpoints are saved at every evaluation (what `load_best_model_at_end` needs)."""
-
-    learning_rate: float
-    batch_size: int
-    epochs: float
-    seed: int
-    weight_decay: float = 0.0
-    warmup_steps: int = 0
-    lr_scheduler: str = "linear"
-    optimizer: str = "adamw_torch"
-    gradient_accumulation: int = 1
-    max_steps: int = -1  # > 0 stops after this many steps (overrides epochs)
-    eval_every: str | int = "epoch"
-    eval_batch_size: int = 32
-    logging_steps: int = 10
-    save_total_limit: int = 2
-    device: str = "auto"
-    precision: str = "fp32"
-    deterministic: bool = True
-    lora: LoraSettings | None = None
-
-    def __post_init__(self) -> None:
-        checks = [
-            (self.learning_rate > 0, f"learning rate must be positive, got {self.learning_rate}"),
-            (self.batch_size >= 1, f"batch size must be at least 1, got {self.batch_size}"),
-            (self.epochs > 0 or self.max_steps > 0, "give epochs > 0 or max steps > 0"),
-            (self.gradient_accumulation >= 1, "gradient accumulation must be at least 1"),
-            (self.logging_steps >= 1, "logging steps must be at least 1"),
-            (self.save_total_limit >= 1, "keep at least one checkpoint"),
-            (
-                self.precision in PRECISIONS,
-                f"unknown precision {self.precision!r}; choose from {', '.join(PRECISIONS)}",
-            ),
-        ]
-        for ok, message in checks:
-            if not ok:
-                raise ValueError(message)
-        if self.eval_every != "epoch" and not (
-            isinstance(self.eval_every, int) and self.eval_every >= 1
-        ):
-            raise ValueError(
-                f"eval_every must be 'epoch' or a positive number of steps, got {self.eval_every!r}"
-            )
-        check_device(self.device)
-
-    def hyperparameters(self) -> dict[str, Any]:
-        """What the lineage records (LoRA is recorded apart)."""
-        out = asdict(self)
-        out.pop("lora")
-        return out
-
-
-def check_device(device: str) -> None:
-    """`auto`, `cpu`, `cuda` or `mps`; one GPU of several is chosen with CUDA_VISIBLE_DEVICES
-    (Trainer places the model itself, and under `accelerate launch` each process its own)."""
-    if device.startswith("cuda:"):
-        raise ValueError(
-            f"--device {device}: choose the GPU with CUDA_VISIBLE_DEVICES="
-            f"{device.split(':', 1)[1]} and pass --device cuda (several GPUs: "
-            "accelerate launch, see the README, Fine-tuning experiments)"
-        )
-    if device not in DEVICES:
-        raise ValueError(f"unknown device {device!r}; choose from {', '.join(DEVICES)}")
-    if device == "cuda":
-        import torch
-
-        if not torch.cuda.is_available():
-            raise RuntimeError("--device cuda: torch sees no CUDA GPU on this machine")
+from lexbench.finetune.checkpoints import CHECKPOINTS, guard_checkpoints, last_complete_checkpoint
+from lexbench.finetune.settings import TrainConfig
 
 
 @dataclass
@@ -138,31 +50,6 @@ class TrainingOutcome:
 
     def train_losses(self) -> list[float]:
         return [float(row["loss"]) for row in self.history if "loss" in row]
-
-
-def apply_lora(model: Any, settings: LoraSettings, task_type: str | None) -> Any:
-    """Wrap `model` in peft LoRA adapters; the rest of its weights are frozen."""
-    try:
-        from peft import LoraConfig, get_peft_model
-    except ImportError:
-        raise ImportError("--lora needs peft: pip install peft") from None
-    targets: Any = settings.target_modules
-    if targets != "all-linear":
-        targets = [name.strip() for name in targets.split(",") if name.strip()]
-    config = LoraConfig(
-        r=settings.r,
-        lora_alpha=settings.alpha,
-        lora_dropout=settings.dropout,
-        target_modules=targets,
-        task_type=task_type,
-    )
-    return get_peft_model(model, config)
-
-
-def merge_lora(model: Any) -> Any:
-    """The plain model with the adapters merged in (a no-op without peft adapters)."""
-    merge = getattr(model, "merge_and_unload", None)
-    return merge() if callable(merge) else model
 
 
 def _progress_callback_class() -> type:
@@ -252,46 +139,6 @@ def steps_per_epoch(examples: int, config: TrainConfig) -> int:
     return max(1, batches // config.gradient_accumulation)
 
 
-def _guard_checkpoints(folder: Path, run_key: Mapping[str, Any], restart: bool) -> None:
-    """Refuse to resume checkpoints of another configuration (another base model, data or
-    hyperparameters); `restart` deletes them instead."""
-    key_path = folder / RUN_KEY_FILE
-    main = int(os.environ.get("RANK", "0")) == 0  # under accelerate launch: one writer
-    if restart and folder.exists() and main:
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    wanted = json.loads(json.dumps(run_key, sort_keys=True, default=str))
-    if key_path.is_file():
-        found = json.loads(key_path.read_text(encoding="utf-8"))
-        if found != wanted:
-            changed = sorted(k for k in set(found) | set(wanted) if found.get(k) != wanted.get(k))
-            raise ValueError(
-                f"{folder} holds checkpoints of another run (differs in: "
-                f"{', '.join(changed)}); use another --output, or --restart to "
-                "delete them and start again"
-            )
-        return
-    if main:
-        key_path.write_text(json.dumps(wanted, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-
-
-def last_complete_checkpoint(folder: Path) -> str | None:
-    """The newest checkpoint `Trainer` finished writing: it writes trainer_state.json last,
-    so a checkpoint cut short by a kill (no readable state) is passed over."""
-    found = []
-    for path in folder.glob("checkpoint-*"):
-        suffix = path.name.split("-", 1)[1]
-        state = path / "trainer_state.json"
-        if not (suffix.isdigit() and state.is_file()):
-            continue
-        try:
-            json.loads(state.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            continue
-        found.append((int(suffix), path))
-    return str(max(found)[1]) if found else None
-
-
 def training_arguments(
     config: TrainConfig,
     checkpoint_dir: Path,
@@ -375,7 +222,7 @@ def train_with_trainer(
     # user set, e.g. OMP_NUM_THREADS under torchrun, stands).
     prepare_torch()
     checkpoint_dir = Path(output) / CHECKPOINTS
-    _guard_checkpoints(checkpoint_dir, run_key, restart)
+    guard_checkpoints(checkpoint_dir, run_key, restart)
     args = training_arguments(
         config,
         checkpoint_dir,

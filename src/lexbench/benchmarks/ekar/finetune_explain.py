@@ -25,7 +25,8 @@ from typing import Any
 from lexbench.benchmarks.ekar.explain_prompts import EXPLANATION_MAX_NEW_TOKENS
 from lexbench.finetune.finish import FinetuneResult, TrainedModel, finish
 from lexbench.finetune.lineage import weights_sha256
-from lexbench.finetune.trainer import TrainConfig, train_with_trainer
+from lexbench.finetune.settings import TrainConfig
+from lexbench.finetune.trainer import train_with_trainer
 
 EXPERIMENT = "ekar-explain"
 SEPARATOR = "\n"
@@ -236,7 +237,7 @@ def finetune_ekar_explain(
     eval_rows = training_rows(generator, examples(evaluation.items, mode), max_length)
     network = generator.model
     if config.lora is not None:
-        from lexbench.finetune.trainer import apply_lora
+        from lexbench.finetune.lora import apply_lora
 
         network = apply_lora(
             network, config.lora, "SEQ_2_SEQ_LM" if generator.seq2seq else "CAUSAL_LM"

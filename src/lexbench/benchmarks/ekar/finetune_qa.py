@@ -23,7 +23,8 @@ from lexbench.benchmarks.ekar.finetune_qa_table import ekar_qa_table
 from lexbench.benchmarks.ekar.qa_classifier import EXPERIMENT, item_texts
 from lexbench.finetune.finish import FinetuneResult, TrainedModel, finish
 from lexbench.finetune.lineage import weights_sha256
-from lexbench.finetune.trainer import TrainConfig, train_with_trainer
+from lexbench.finetune.settings import TrainConfig
+from lexbench.finetune.trainer import train_with_trainer
 
 __all__ = [
     "EXPERIMENT",
@@ -147,7 +148,7 @@ def finetune_ekar_qa(
     train_rows = encoded_rows(tokenizer, train.items, input_format, mode, max_length)
     eval_rows = encoded_rows(tokenizer, evaluation.items, input_format, mode, max_length)
     if config.lora is not None:
-        from lexbench.finetune.trainer import apply_lora
+        from lexbench.finetune.lora import apply_lora
 
         network.encoder = apply_lora(network.encoder, config.lora, None)
     data_info = training_data(

@@ -33,7 +33,8 @@ from lexbench.benchmarks.scan.bats_split import (
 )
 from lexbench.finetune.finish import FinetuneResult, TrainedModel, finish
 from lexbench.finetune.lineage import json_sha256, path_sha256
-from lexbench.finetune.trainer import TrainConfig, train_with_trainer
+from lexbench.finetune.settings import TrainConfig
+from lexbench.finetune.trainer import train_with_trainer
 
 EXPERIMENT = "scan-bats"
 LOSS_TARGETS = ("sequence", "answer")
@@ -248,7 +249,7 @@ def finetune_scan_bats(
     train_rows = ListDataset([build(tokenizer, item, loss_on) for item in train_items])
     validation_rows = ListDataset([build(tokenizer, item, loss_on) for item in validation_items])
     if config.lora is not None:
-        from lexbench.finetune.trainer import apply_lora
+        from lexbench.finetune.lora import apply_lora
 
         network = apply_lora(network, config.lora, "CAUSAL_LM" if regime == "causal" else None)
     from transformers import DataCollatorForSeq2Seq
