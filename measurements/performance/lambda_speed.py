@@ -137,7 +137,7 @@ def main() -> None:
 
     from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items
     from lexbench.benchmarks.lambda_.prompts import decoding_for, prompt_text
-    from lexbench.lexicon.wordnet.index import load_index
+    from lexbench.lexicon.wordnet.index_cache import load_index
     from lexbench.types import Request
 
     load_index(progress=False)  # make sure the warm cache exists

@@ -66,7 +66,7 @@ def main() -> None:
 
     from lexbench import api
     from lexbench.benchmarks.lambda_.export import LM_EVAL_TASK, write_lm_eval_lambda_task
-    from lexbench.lexicon.wordnet.index import load_index
+    from lexbench.lexicon.wordnet.index_cache import load_index
     from lexbench.models.hf import HFOptions
     from lexbench.models.hf_files import dequantised_cache, packaged_smollm2_gguf
     from lexbench.run.store import read_run

@@ -59,9 +59,9 @@ CHECKS: list[tuple[str, list[str]]] = [
 #: lexbench's one-time setup, step by step, each in a process of its own (the warm checks'
 #: shared cache is built by these), then the two WordNet tables read back as a later command
 #: does. Each step prints the seconds of its own work (without the interpreter's start).
-_INDEX = "from lexbench.lexicon.wordnet.index import load_index; load_index(progress=False)"
+_INDEX = "from lexbench.lexicon.wordnet.index_cache import load_index; load_index(progress=False)"
 _SENSES = (
-    "from lexbench.lexicon.wordnet.index import fingerprint, locate_wordnet\n"
+    "from lexbench.lexicon.wordnet.files import fingerprint, locate_wordnet\n"
     "from lexbench.lexicon.wordnet.senses import load_sense_table\n"
     "d = locate_wordnet(allow_install=False); load_sense_table(d, fingerprint(d))"
 )

@@ -123,7 +123,7 @@ def collect(
     one_set: str = "",
     avoid: tuple[str, ...] = AVOID,
 ) -> list[dict]:
-    from lexbench.lexicon.wordnet.index import load_index
+    from lexbench.lexicon.wordnet.index_cache import load_index
     from lexbench.models.hf import HFCausalLM
     from lexbench.text import normalise, words
 

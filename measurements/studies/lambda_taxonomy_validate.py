@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
         random_answer_check,
         render_agreement,
     )
-    from lexbench.lexicon.wordnet.index import load_index
+    from lexbench.lexicon.wordnet.index_cache import load_index
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--labels", default=str(DEFAULT_LABELS))

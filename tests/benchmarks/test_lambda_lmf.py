@@ -12,6 +12,7 @@ from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark, build_lambda
 from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items
 from lexbench.benchmarks.lambda_.lmf import LanguageFilter, WordSource, lambda_dataset
 from lexbench.lexicon.wordnet import index as wordnet
+from lexbench.lexicon.wordnet import index_cache
 from lexbench.lexicon.wordnet.lmf import LMF_RELATIONS, lmf_index, missing_relations
 from lexbench.run.evaluate import evaluate
 from lexbench.run.store import read_run
@@ -177,7 +178,7 @@ def test_meronyms_and_holonyms_are_opt_in_and_leave_the_default_index_alone(word
     assert wordnet.default_relations() == (
         "synonym", "antonym", "derivation", "hypernym", "hyponym",
     )  # fmt: skip
-    richer = wordnet.load_index(relations=wordnet.relations_for(["meronym", "holonym"]))
+    richer = index_cache.load_index(relations=wordnet.relations_for(["meronym", "holonym"]))
     assert "accelerator" in richer.relation("meronym", "car")
     assert "car" in richer.relation("holonym", "accelerator")
     items = generate_items(richer, LambdaConfig(per_relation=2, relations=("meronym", "holonym")))

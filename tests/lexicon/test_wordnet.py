@@ -3,6 +3,7 @@
 import pytest
 
 from lexbench.lexicon.wordnet import index as wordnet
+from lexbench.lexicon.wordnet import index_cache
 from lexbench.lexicon.wordnet.files import LEXNAMES, WordNetNotFound, prepare_from, write_lexnames
 
 
@@ -40,9 +41,9 @@ def test_relations_follow_nltk_definitions(wordnet_index):
 
 
 def test_index_is_cached_on_disk(wordnet_index):
-    path = wordnet.index_cache_path()
+    path = index_cache.index_cache_path()
     assert path.is_file()
-    again = wordnet.read_index(path)
+    again = index_cache.read_index(path)
     assert again.relation("antonym", "large") == wordnet_index.relation("antonym", "large")
     assert len(again.lemma_names) == 147306
 

@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from lexbench.lexicon.wordnet import index as wordnet
+from lexbench.lexicon.wordnet import index_cache
 from lexbench.lexicon.wordnet import reader as wordnet_reader
 from lexbench.lexicon.wordnet import senses as wordnet_senses
 from lexbench.lexicon.wordnet.files import fingerprint, locate_wordnet
@@ -155,8 +156,8 @@ def test_joined_relation_index_equals_the_built_one(tiny_wordnet_env):
     directory = locate_wordnet(allow_install=False)
     built = wordnet.build_index(directory)
     path = tiny_wordnet_env / "index.json"
-    wordnet.save_index(built, path)
-    read = wordnet.read_index(path)
+    index_cache.save_index(built, path)
+    read = index_cache.read_index(path)
     assert all(type(table) is wordnet.JoinedNames for table in read.related.values())
     assert read == built
     for word in [*list(built.lemma_names), "qqq", "hot_dog"]:
@@ -168,8 +169,8 @@ def test_joined_relation_index_equals_the_built_one(tiny_wordnet_env):
 def test_an_index_of_the_first_format_is_converted_once(tiny_wordnet_env):
     directory = locate_wordnet(allow_install=False)
     names = wordnet.default_relations()
-    current = wordnet._index_path(directory, names)
-    earlier = wordnet._index_path(directory, names, version=1)
+    current = index_cache._index_path(directory, names)
+    earlier = index_cache._index_path(directory, names, version=1)
     built = wordnet.build_index(directory)
     payload = {
         "format": 1,
@@ -182,11 +183,11 @@ def test_an_index_of_the_first_format_is_converted_once(tiny_wordnet_env):
     }
     current.unlink()
     earlier.write_text(json.dumps(payload))
-    wordnet._LOADED.clear()
-    index = wordnet.load_index(progress=False)
+    index_cache._LOADED.clear()
+    index = index_cache.load_index(progress=False)
     assert index == built
     assert current.is_file() and not earlier.exists()
-    assert json.loads(current.read_text())["format"] == wordnet.INDEX_FORMAT == 2
+    assert json.loads(current.read_text())["format"] == index_cache.INDEX_FORMAT == 2
 
 
 def test_a_damaged_index_is_named_with_the_way_out(tmp_path):
@@ -196,10 +197,10 @@ def test_a_damaged_index_is_named_with_the_way_out(tmp_path):
         ValueError,
         match=r"relations-v2-x.json: the WordNet relation index cannot be read.*delete it",
     ):
-        wordnet.read_index(path)
+        index_cache.read_index(path)
     path.write_text('{"format": 7}')
     with pytest.raises(ValueError, match="relation index format 7, expected 2; delete it"):
-        wordnet.read_index(path)
+        index_cache.read_index(path)
 
 
 def test_a_name_holding_the_separator_is_refused(tmp_path):
@@ -211,7 +212,7 @@ def test_a_name_holding_the_separator_is_refused(tmp_path):
         pos={"a": "noun"},
     )
     with pytest.raises(ValueError, match="holds '\\|'"):
-        wordnet.save_index(index, tmp_path / "index.json")
+        index_cache.save_index(index, tmp_path / "index.json")
 
 
 # ------------------------------------------------------------------------------ GloVe, gc

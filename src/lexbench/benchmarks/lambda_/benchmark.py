@@ -335,7 +335,8 @@ def build_lambda(
     `wordnet_lmf`/`language`/`tokenizer`/`max_answer_tokens`: see `lambda_.lmf`."""
     from lexbench.benchmarks.lambda_.items import LambdaConfig, read_items
     from lexbench.benchmarks.lambda_.lmf import WordSource, lambda_dataset
-    from lexbench.lexicon.wordnet.index import PAPER_RELATIONS, load_index
+    from lexbench.lexicon.wordnet.index import PAPER_RELATIONS
+    from lexbench.lexicon.wordnet.index_cache import load_index
 
     source = WordSource(
         wordnet_lmf=None if wordnet_lmf is None else str(wordnet_lmf),

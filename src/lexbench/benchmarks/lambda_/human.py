@@ -96,7 +96,8 @@ def load_lambda_items(options: Mapping[str, Any]) -> tuple[list[Any], dict[str, 
             "content_sha256": meta.get("content_sha256"),
             "config": meta.get("config"),
         }
-    from lexbench.lexicon.wordnet.index import PAPER_RELATIONS, load_index, relations_for
+    from lexbench.lexicon.wordnet.index import PAPER_RELATIONS, relations_for
+    from lexbench.lexicon.wordnet.index_cache import load_index
 
     config = LambdaConfig(
         profile=options.get("profile", "strict"),
@@ -168,6 +169,6 @@ class LambdaTask(StudyTask):
         return sample_lambda(items, count, seed)
 
     def scoring_index(self, wordnet: str | None) -> Any:
-        from lexbench.lexicon.wordnet.index import load_index
+        from lexbench.lexicon.wordnet.index_cache import load_index
 
         return load_index(wordnet, progress=False)  # the error taxonomy needs it

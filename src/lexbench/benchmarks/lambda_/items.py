@@ -281,7 +281,8 @@ def generate_lambda(
 
     >>> items = generate_lambda(per_relation=100, output="lambda.jsonl")   # doctest: +SKIP
     """
-    from lexbench.lexicon.wordnet.index import load_index, relations_for
+    from lexbench.lexicon.wordnet.index import relations_for
+    from lexbench.lexicon.wordnet.index_cache import load_index
 
     config = LambdaConfig(
         profile=profile, seed=seed, per_relation=per_relation, relations=tuple(relations)

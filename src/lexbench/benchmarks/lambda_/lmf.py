@@ -188,7 +188,8 @@ class LambdaDataset:
 def source_index(
     source: WordSource, relations: Sequence[str], wordnet: str | Path | None, progress: bool
 ) -> RelationIndex:
-    from lexbench.lexicon.wordnet.index import load_index, relations_for
+    from lexbench.lexicon.wordnet.index import relations_for
+    from lexbench.lexicon.wordnet.index_cache import load_index
 
     if source.wordnet_lmf is not None:
         from lexbench.lexicon.wordnet.lmf import lmf_index

@@ -124,7 +124,7 @@ def score_lambda_sheet(
     from lexbench.benchmarks.lambda_.benchmark import LambdaBenchmark
     from lexbench.human.backend import HumanModel, prompt_key
     from lexbench.human.store import check_annotator
-    from lexbench.lexicon.wordnet.index import load_index
+    from lexbench.lexicon.wordnet.index_cache import load_index
     from lexbench.run.evaluate import evaluate
 
     check_annotator(annotator)

@@ -3,8 +3,9 @@
 * `files`: find a WordNet 3.0 database (a path, lexbench's prepared copy, Debian's
   `wordnet-base`, NLTK's data) and prepare the copy NLTK's reader opens;
 * `reader`: NLTK's reader opened fast (same answers, fewer costs);
-* `index`: the relation index the benchmarks read (`load_index`, `RelationIndex`), built once
-  and cached on disk;
+* `index`: the relation index the benchmarks read (`RelationIndex`, the registered
+  relations) and the walk that builds it;
+* `index_cache`: the index cached on disk, built once (`load_index`);
 * `senses`: the sense table LAMBDA's error taxonomy asks of a word;
 * `lmf`, `lmf_read`, `lmf_graph`: any wordnet as a WN-LMF file, read safely and presented as
   NLTK's reader presents WordNet 3.0, so both paths build their index through one function.
@@ -19,10 +20,10 @@ from lexbench.lexicon.wordnet.index import (
     PAPER_RELATIONS,
     RELATIONS,
     RelationIndex,
-    load_index,
     register_relation,
     relations_for,
 )
+from lexbench.lexicon.wordnet.index_cache import load_index
 
 __all__ = [
     "PAPER_RELATIONS",

@@ -29,15 +29,8 @@ from pathlib import Path
 
 from lexbench.hashing import sha256_file
 from lexbench.heartbeat import Step, long_step, say
-from lexbench.lexicon.wordnet.index import (
-    INDEX_FORMAT,
-    RelationIndex,
-    _relation_key,
-    index_from_reader,
-    read_index,
-    relations_for,
-    save_index,
-)
+from lexbench.lexicon.wordnet.index import RelationIndex, index_from_reader, relations_for
+from lexbench.lexicon.wordnet.index_cache import INDEX_FORMAT, _relation_key, read_index, save_index
 from lexbench.lexicon.wordnet.lmf_read import (
     cleaned,
     load_resource,
