@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from lexbench.lexicon.vectors import WordVectors
-from lexbench.models.embeddings import AnalogyQuery, WordVectorModel, load
+from lexbench.models.embeddings import WordVectorModel, load
 from lexbench.models.registry import load_model, split_spec
-from lexbench.types import Request
+from lexbench.types import AnalogyQuery, Request
 
 WORDS = [
     "the",
@@ -184,7 +184,7 @@ def test_packaged_glove_through_the_registry():
 
 
 def test_pair_choices_rank_by_the_method(model, vectors):
-    from lexbench.models.embeddings import PairChoiceQuery
+    from lexbench.types import PairChoiceQuery
 
     u = {w: _unit(vectors.matrix[i]) for i, w in enumerate(WORDS)}
     choices = (("woman", "queen"), ("sun", "atom"), ("france", "zebra"))

@@ -13,7 +13,8 @@ A word-vector model cannot continue text, so it does not pretend to. It answers 
               word missing from the vocabulary counts as the zero vector (the paper's UNK)
 
 The first three exclude the question words from the answers by default (as gensim does).
-A term of several words ("solar system") is the mean of its words' vectors.
+A term of several words ("solar system") is the mean of its words' vectors. The methods'
+formulas are in `models.embeddings_scores`; this module looks the words up and answers.
 
 How benchmarks reach it: through `analogy` requests carrying a typed query
 (`lexbench.types.AnalogyQuery`, `PairChoiceQuery`, `TupleChoiceQuery`), which the response
@@ -45,9 +46,9 @@ import numpy as np
 
 from lexbench.lexicon.vectors import WordVectors, load_vectors
 from lexbench.models.base import Model
+from lexbench.models.embeddings_scores import pair_score, top_rows, vocabulary_scores
 from lexbench.models.embeddings_tuples import choose_tuple, term_words, tuple_vector
 from lexbench.types import (
-    VECTOR_METHODS,
     AnalogyQuery,
     Failure,
     PairChoiceQuery,
@@ -57,16 +58,8 @@ from lexbench.types import (
     TupleChoiceQuery,
 )
 
-__all__ = [
-    "VECTOR_METHODS",
-    "AnalogyQuery",
-    "PairChoiceQuery",
-    "TupleChoiceQuery",
-    "WordVectorModel",
-    "load",
-]
+__all__ = ["WordVectorModel", "load"]
 
-COSMUL_EPSILON = 1e-3
 # Score matrices are built in blocks of queries holding about this many floats.
 BLOCK_FLOATS = 1 << 24
 
@@ -215,13 +208,22 @@ class WordVectorModel(Model):
                 rows = ready[start : start + block]
                 chunk = term_vectors[start : start + block]
                 a, b, c = (np.vstack([t[i] for t in chunk]) for i in range(3))
-                scores = self._scores(method, a, b, c)
+                scores = vocabulary_scores(
+                    method,
+                    a,
+                    b,
+                    c,
+                    unit=self.vectors.unit,
+                    unit_sq=self._unit_sq,
+                    raw=self.vectors.matrix,
+                    raw_sq=self._raw_sq,
+                )
                 for position, index in enumerate(rows):
                     query = queries[index]
                     if query.exclude_question_words:
                         for term in (query.a, query.b, query.c):
                             scores[position, self._rows_to_exclude(term)] = -np.inf
-                for position, answer in enumerate(self._top(scores, top_k)):
+                for position, answer in enumerate(top_rows(scores, top_k)):
                     out[rows[position]] = answer
         return out
 
@@ -247,69 +249,8 @@ class WordVectorModel(Model):
             if raw:
                 c, d = (self._term_vector(t, raw=True) for t in (c_term, d_term))
                 assert c is not None and d is not None  # known words have raw vectors too
-                score = -float(np.linalg.norm(d - (np.abs(b - a) + c)))
-            elif query.method == "pairdiff":
-                first, second = b - a, d - c
-                norms = float(np.linalg.norm(first) * np.linalg.norm(second))
-                score = float(first @ second) / norms if norms > 0 else float("-inf")
-            elif query.method == "3cosadd":
-                target = b - a + c
-                norm = float(np.linalg.norm(target))
-                score = float(d @ target) / norm if norm > 0 else float("-inf")
-            else:  # 3cosmul
-                shifted = [(float(d @ x) + 1.0) / 2.0 for x in (a, b, c)]
-                score = shifted[1] * shifted[2] / (shifted[0] + COSMUL_EPSILON)
-            scored.append((index, score))
+            scored.append((index, pair_score(query.method, a, b, c, d)))
         return tuple(sorted(scored, key=lambda pair: (-pair[1], pair[0])))
-
-    def _scores(self, method: str, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-        """Scores of every vocabulary row for a block of queries (higher is better)."""
-        unit = self.vectors.unit
-        if method == "3cosadd":
-            # Normalising the target does not change the ranking; gensim does the same.
-            return (b - a + c) @ unit.T
-        if method == "3cosmul":
-            sim_a = (a @ unit.T + 1.0) / 2.0
-            sim_b = (b @ unit.T + 1.0) / 2.0
-            sim_c = (c @ unit.T + 1.0) / 2.0
-            return sim_b * sim_c / (sim_a + COSMUL_EPSILON)
-        if method == "pairdiff":
-            offset = b - a
-            offset_norm = np.linalg.norm(offset, axis=1, keepdims=True)
-            along = unit @ offset.T  # V x B: d·r
-            numerator = along.T - np.einsum("ij,ij->i", c, offset)[:, None]
-            # |d − c|² = |d|² − 2 d·c + |c|², every term already at hand.
-            distance_sq = (
-                self._unit_sq[None, :] - 2.0 * (c @ unit.T) + np.einsum("ij,ij->i", c, c)[:, None]
-            )
-            denominator = np.sqrt(np.clip(distance_sq, 0.0, None)) * offset_norm
-            with np.errstate(divide="ignore", invalid="ignore"):
-                scores = np.where(denominator > 0, numerator / denominator, -np.inf)
-            return scores.astype(np.float32)
-        if method == "scan-paper":
-            target = np.abs(b - a) + c
-            distance_sq = (
-                self._raw_sq[None, :]
-                - 2.0 * (target @ self.vectors.matrix.T)
-                + np.einsum("ij,ij->i", target, target)[:, None]
-            )
-            return -np.sqrt(np.clip(distance_sq, 0.0, None))
-        raise ValueError(f"unknown analogy method {method!r}")
-
-    @staticmethod
-    def _top(scores: np.ndarray, top_k: int) -> list[tuple[tuple[int, float], ...]]:
-        """The top-k (row, score) of each row of `scores`, best first; ties go to the lower
-        row (the more frequent word); excluded (-inf) rows never appear."""
-        k = min(top_k, scores.shape[1])
-        candidates = np.argpartition(scores, scores.shape[1] - k, axis=1)[:, -k:]
-        values = np.take_along_axis(scores, candidates, axis=1)
-        order = np.lexsort((candidates, -values), axis=1)
-        candidates = np.take_along_axis(candidates, order, axis=1).tolist()
-        values = np.take_along_axis(values, order, axis=1).tolist()
-        return [
-            tuple((r, v) for r, v in zip(rows, scores_) if v != -np.inf)
-            for rows, scores_ in zip(candidates, values)
-        ]
 
     # ------------------------------------------------------------------ E-KAR tuples
 
