@@ -21,9 +21,10 @@ from fastapi.testclient import TestClient
 
 from lexbench.cli import main
 from lexbench.human.app import create_app
+from lexbench.human.database import DATABASE
 from lexbench.human.guard import host_name
 from lexbench.human.sampling import build_study
-from lexbench.human.store import DATABASE, Study
+from lexbench.human.store import Study
 
 BASE = "http://127.0.0.1:8765"
 SAME_ORIGIN = {"Origin": BASE}

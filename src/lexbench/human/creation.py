@@ -6,17 +6,28 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lexbench.human.store import (
-    DATABASE,
-    SCHEMA,
-    SCHEMA_VERSION,
-    NewItem,
-    Study,
-    connect_database,
-)
+from lexbench.human.database import DATABASE, SCHEMA, SCHEMA_VERSION, connect_database
+from lexbench.human.store import Study
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """One step of one item: its name and the prompt a model gets for it."""
+
+    stage: str
+    prompt: str
+    prompt_key: str
+
+
+@dataclass(frozen=True)
+class NewItem:
+    item_id: str
+    item: Mapping[str, Any]
+    stages: tuple[StageSpec, ...]
 
 
 def create_study(directory: str | Path, spec: Mapping[str, Any], items: Sequence[NewItem]) -> Study:

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lexbench.human.creation import create_study
-from lexbench.human.store import NewItem, StageSpec, Study
+from lexbench.human.creation import NewItem, StageSpec, create_study
+from lexbench.human.store import Study
 from lexbench.human.tasks import task_for
 
 
@@ -125,7 +125,7 @@ def open_or_create(
     different benchmark, sample, seed or item order asked of it is an error, never a silent
     switch."""
     directory = Path(directory)
-    from lexbench.human.store import DATABASE
+    from lexbench.human.database import DATABASE
 
     if (directory / DATABASE).is_file():
         study = Study(directory)

@@ -1,21 +1,10 @@
-"""A human study on disk: one SQLite file (WAL) holding the items, what each annotator was
-shown, and every answer, saved the moment it is given.
+"""An open human study: what each annotator is to do next, their answers (saved the moment
+they are given, each step once), and the invitations.
 
-    STUDY/study.sqlite
-      meta     the study's spec (benchmark, dataset, sample, options) and its random id
-      items    position, opaque token, item id, the item itself (JSON)
-      stages   per item the steps an annotator takes (LAMBDA: "answer"; E-KAR: "hard"
-               then "easy"), each with the exact prompt a model would get for it
-      views    when each step was first served to each annotator (time on task), and how
-               often (a begin, or the answer before it; a GET writes nothing)
-      answers  one row per (annotator, item, step): typed text, what the scorer reads,
-               client-measured and server-measured time; the primary key makes a second
-               answer to the same step impossible, whatever the browser does
-      invites  per invited annotator the sha256 of their link's secret (never the secret)
-
-Tokens are random (`secrets`), stored only here: nothing an annotator sees can be turned
-back into an item id, a relation or an answer. Every write is one `BEGIN IMMEDIATE`
-transaction with `synchronous=FULL`, so killing the server loses no saved answer.
+The file it reads and writes is `lexbench.human.database`'s. Tokens are random (`secrets`),
+stored only there: nothing an annotator sees can be turned back into an item id, a relation
+or an answer. Every write is one `BEGIN IMMEDIATE` transaction, so killing the server loses
+no saved answer.
 """
 
 from __future__ import annotations
@@ -28,43 +17,18 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-DATABASE = "study.sqlite"
+from lexbench.human.database import DATABASE, INVITES_SCHEMA, connect_database
+
 # The order items come in: the study's own for every annotator (as a sheet would give them),
 # or each annotator's own random order (no item always comes first or last).
 ORDERS = ("same", "per-annotator")
-SCHEMA_VERSION = 1
 ANNOTATOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 # Names the results step uses for its own runs.
 RESERVED_NAMES = frozenset({"crowd"})
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS items (
-    position INTEGER PRIMARY KEY, token TEXT NOT NULL UNIQUE, item_id TEXT NOT NULL UNIQUE,
-    item TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS stages (
-    token TEXT NOT NULL REFERENCES items(token), stage TEXT NOT NULL, step INTEGER NOT NULL,
-    prompt TEXT NOT NULL, prompt_key TEXT NOT NULL, PRIMARY KEY (token, stage));
-CREATE TABLE IF NOT EXISTS annotators (name TEXT PRIMARY KEY, joined REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS views (
-    annotator TEXT NOT NULL, token TEXT NOT NULL, stage TEXT NOT NULL,
-    first_shown REAL NOT NULL, last_shown REAL NOT NULL, times INTEGER NOT NULL,
-    PRIMARY KEY (annotator, token, stage));
-CREATE TABLE IF NOT EXISTS answers (
-    annotator TEXT NOT NULL, token TEXT NOT NULL, stage TEXT NOT NULL,
-    typed TEXT NOT NULL, output TEXT NOT NULL, client_ms INTEGER,
-    first_shown REAL NOT NULL, answered_at REAL NOT NULL,
-    PRIMARY KEY (annotator, token, stage));
-CREATE TABLE IF NOT EXISTS invites (
-    name TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL UNIQUE, created REAL NOT NULL);
-"""
-# Added after the first studies were made: opening an older study adds it.
-_INVITES = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS invites") :]
 
 
 class StudyError(ValueError):
@@ -81,22 +45,6 @@ def check_annotator(name: str) -> str:
     if name.lower() in RESERVED_NAMES:
         raise StudyError(f"annotator name {name!r} is reserved for the majority-vote run")
     return name
-
-
-@dataclass(frozen=True)
-class StageSpec:
-    """One step of one item: its name and the prompt a model gets for it."""
-
-    stage: str
-    prompt: str
-    prompt_key: str
-
-
-@dataclass(frozen=True)
-class NewItem:
-    item_id: str
-    item: Mapping[str, Any]
-    stages: tuple[StageSpec, ...]
 
 
 @dataclass(frozen=True)
@@ -156,7 +104,7 @@ class Study:
             # A study made before invitations: the table is added, unless the study is
             # read-only (results read from read-only storage): it then has no invitations.
             with contextlib.suppress(sqlite3.OperationalError):
-                self._db.execute(_INVITES)
+                self._db.execute(INVITES_SCHEMA)
                 self._invites = True
 
     def _has_table(self, name: str) -> bool:
@@ -399,13 +347,3 @@ class Study:
 
 def secret_digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
-
-
-def connect_database(path: Path) -> sqlite3.Connection:
-    # isolation_level=None: we write BEGIN/COMMIT ourselves; check_same_thread=False: the
-    # web server's worker threads share the connection under Study._lock.
-    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=FULL")
-    db.execute("PRAGMA foreign_keys=ON")
-    return db
