@@ -16,7 +16,8 @@ from test_compare_stats import run_of
 
 from lexbench import stats
 from lexbench.cli import main
-from lexbench.report.compare import compare_runs, holm
+from lexbench.report.compare import compare_runs
+from lexbench.report.paired_stats import holm
 from lexbench.report.paper_tests import paper_tests
 
 

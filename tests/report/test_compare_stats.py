@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from lexbench.report.compare import compare_pair, compare_runs, holm, paired_bootstrap_mean
+from lexbench.report.compare import compare_pair, compare_runs
+from lexbench.report.paired_stats import holm, paired_bootstrap_mean
 from lexbench.report.runs import LoadedRun
 
 

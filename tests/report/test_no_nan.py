@@ -205,7 +205,8 @@ def test_a_comparison_without_numbers_says_n_a_in_every_format(tmp_path):
     """No interval, no p-value (nothing to resample, no pair tested): n/a in text,
     Markdown, LaTeX and CSV, null in JSON (strict JSON, as `jq` reads it)."""
     from lexbench.report import compare_format
-    from lexbench.report.compare import Comparison, PairedComparison, Standing
+    from lexbench.report.compare import Comparison, PairedComparison
+    from lexbench.report.standings import Standing
     from lexbench.stats import Interval
 
     nan, inf = math.nan, math.inf

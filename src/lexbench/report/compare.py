@@ -17,14 +17,12 @@ printed on stderr by `lexbench compare` and shown above the tables).
   SCAN's unpaired permutation test with 10^6 resamples): they run on the same shared
   items, beside the paired tests, labelled as the paper's, each its own Holm family.
 
-The leaderboard ranks every run by its own items: accuracy with a Wilson interval, and the
-mean score with a bootstrap interval when the score is graded.
+The leaderboard beside the tests is `lexbench.report.standings`'s.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from itertools import combinations
 from pathlib import Path
@@ -32,10 +30,12 @@ from typing import Any
 
 import numpy as np
 
+from lexbench.report.paired_stats import holm, paired_bootstrap_mean
 from lexbench.report.paper_tests import PaperTest, paper_tests
 from lexbench.report.runs import LoadedRun, dataset_hashes, failure_flag, item_key
+from lexbench.report.standings import Standing, is_graded, leaderboard, scorable
 from lexbench.robustness.report import spread_notes
-from lexbench.stats import Interval, mcnemar_exact, paired_permutation_test, wilson_interval
+from lexbench.stats import Interval, mcnemar_exact, paired_permutation_test
 
 FORMATS = ("text", "csv", "markdown", "latex", "json")
 
@@ -50,76 +50,6 @@ def check_same_benchmark(runs: Sequence[LoadedRun]) -> str:
             f"{listing}. Compare runs of one benchmark at a time."
         )
     return names[0]
-
-
-def is_graded(runs: Sequence[LoadedRun]) -> bool:
-    """True when some scorable sample's `value` is not simply 1.0/0.0 for right/wrong."""
-    return any(
-        row["correct"] is not None
-        and row["value"] is not None
-        and float(row["value"]) != float(bool(row["correct"]))
-        for run in runs
-        for row in run.samples
-    )
-
-
-def paired_bootstrap_mean(
-    differences: Sequence[float], resamples: int = 10_000, seed: int = 0, confidence: float = 0.95
-) -> Interval:
-    """Percentile bootstrap interval of the mean paired difference (pairs resampled).
-
-    Runs in blocks so that 10^4 resamples of tens of thousands of items stay in memory.
-    """
-    data = np.asarray(differences, dtype=float)
-    if data.size == 0:
-        return Interval(float("nan"), float("nan"), float("nan"), 0, "paired bootstrap")
-    rng = np.random.default_rng(seed)
-    block = max(1, min(resamples, 2_000_000 // data.size))
-    means = np.empty(resamples)
-    done = 0
-    while done < resamples:
-        size = min(block, resamples - done)
-        draws = rng.integers(0, data.size, size=(size, data.size))
-        means[done : done + size] = data[draws].mean(axis=1)
-        done += size
-    alpha = (1 - confidence) / 2
-    low, high = np.quantile(means, [alpha, 1 - alpha])
-    return Interval(float(data.mean()), float(low), float(high), int(data.size), "paired bootstrap")
-
-
-def holm(p_values: Sequence[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (monotone, capped at 1), in the input order."""
-    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
-    adjusted = [1.0] * len(p_values)
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
-        adjusted[i] = running
-    return adjusted
-
-
-@dataclass(frozen=True)
-class Standing:
-    """One leaderboard row."""
-
-    rank: int
-    label: str
-    path: str
-    items: int
-    scored: int
-    accuracy: Interval
-    score: Interval | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rank": self.rank,
-            "label": self.label,
-            "path": self.path,
-            "items": self.items,
-            "scored": self.scored,
-            "accuracy": self.accuracy.to_dict(),
-            "score": self.score.to_dict() if self.score else None,
-        }
 
 
 @dataclass(frozen=True)
@@ -177,16 +107,6 @@ class Comparison:
         }
 
 
-def _scored(run: LoadedRun, metric: str = "accuracy") -> dict[str, Mapping[str, Any]]:
-    """Scorable samples by item key (id + question hash): `correct` not null (and, for the
-    score, `value` not null)."""
-    return {
-        item_key(run.benchmark, row): row
-        for row in run.samples
-        if row["correct"] is not None and (metric == "accuracy" or row["value"] is not None)
-    }
-
-
 def dataset_warnings(runs: Sequence[LoadedRun]) -> list[str]:
     """A warning per run whose dataset hashes differ from the first run's: that one run
     holds a subset of the other's items (another --limit), or that the datasets differ."""
@@ -219,34 +139,6 @@ def dataset_warnings(runs: Sequence[LoadedRun]) -> list[str]:
     return out
 
 
-def leaderboard(
-    runs: Sequence[LoadedRun], graded: bool, resamples: int = 10_000, seed: int = 0
-) -> list[Standing]:
-    rows = []
-    for run in runs:
-        scored = list(_scored(run).values())
-        right = sum(1 for r in scored if r["correct"])
-        accuracy = wilson_interval(right, len(scored))
-        score = None
-        if graded:
-            score = paired_bootstrap_mean(
-                [float(r["value"]) for r in _scored(run, "score").values()], resamples, seed
-            )
-            score = replace(score, method="bootstrap")
-        rows.append((run, len(scored), accuracy, score))
-
-    def key(row: tuple[LoadedRun, int, Interval, Interval | None]) -> tuple[float, str]:
-        main = row[3] if row[3] is not None else row[2]
-        estimate = main.estimate if main.estimate == main.estimate else -math.inf
-        return (-estimate, row[0].label)
-
-    rows.sort(key=key)
-    return [
-        Standing(rank, run.label, str(run.path), len(run.samples), n, acc, score)
-        for rank, (run, n, acc, score) in enumerate(rows, 1)
-    ]
-
-
 def compare_pair(
     a: LoadedRun,
     b: LoadedRun,
@@ -257,7 +149,7 @@ def compare_pair(
 ) -> PairedComparison:
     """One paired comparison; `metric` is "accuracy" (McNemar) or "score" (permutation).
     With `paper`, the p-value is that test's on the same items' values instead."""
-    scored_a, scored_b = _scored(a, metric), _scored(b, metric)
+    scored_a, scored_b = scorable(a, metric), scorable(b, metric)
     shared = {item_key(a.benchmark, r) for r in a.samples} & {
         item_key(b.benchmark, r) for r in b.samples
     }
@@ -405,6 +297,3 @@ def value_name(run: LoadedRun) -> str:
     spec = plugins.spec_for_run(run.benchmark)
     row = spec.headline(run) if spec is not None and spec.headline is not None else None
     return row.metric if row is not None and row.metric != "accuracy" else "score"
-
-
-# ------------------------------------------------------------------------------ export

@@ -52,8 +52,8 @@ class GenericReporter:
         return self.title or self.benchmark
 
     def summary_markdown(self, runs: Sequence[LoadedRun]) -> str:
-        from lexbench.report.compare import is_graded, leaderboard
         from lexbench.report.compare_format import format_ci, format_num, format_pct, markdown_table
+        from lexbench.report.standings import is_graded, leaderboard
 
         graded = is_graded(runs)
         rows = []
