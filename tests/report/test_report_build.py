@@ -165,7 +165,7 @@ def test_lambda_run_tables_from_results_json_equal_the_runs_report_md(run_folder
 
 
 def test_browser_columns_prefer_a_parsed_answer_over_answer():
-    from lexbench.report.page import column_fields
+    from lexbench.report.sample_browser import column_fields
 
     lambda_like = [
         {"id": "x", "relation": "synonym", "prompt": "p", "output": "o", "answer": "a", "gold": "g"}
