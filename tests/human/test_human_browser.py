@@ -161,8 +161,9 @@ def progress(page: Any) -> str:
 
 def begin(page: Any) -> None:
     """A first visit shows a Begin button (a GET starts no clock): press Enter on it, as a
-    keyboard-only annotator does (it has the focus)."""
-    assert page.evaluate("document.activeElement.id") == "begin"
+    keyboard-only annotator does (it has the focus). Chromium gives an `autofocus` element
+    the focus at its next rendering update, after the load event: waited for, not raced."""
+    page.wait_for_function("document.activeElement?.id === 'begin'", timeout=SLOW)
     with page.expect_navigation():
         page.keyboard.press("Enter")
     assert page.locator("#begin").count() == 0
