@@ -13,7 +13,7 @@ run folders scored exactly like a model's.
     definitions  the WordNet definitions panel
     results      answers -> run folders (model `human:NAME`), agreement, majority vote
     agreement    Cohen's and Fleiss' kappa
-    sheets       CSV sheets for offline LAMBDA studies
 
-The `human:NAME` backend itself is `lexbench.human.backend`.
+The `human:NAME` backend itself is `lexbench.human.backend`; the CSV sheets for offline
+LAMBDA studies are LAMBDA's own (`lexbench.benchmarks.lambda_.sheets`).
 """

@@ -37,8 +37,6 @@ from lexbench.report.standings import Standing, is_graded, leaderboard, scorable
 from lexbench.robustness.report import spread_notes
 from lexbench.stats import Interval, mcnemar_exact, paired_permutation_test
 
-FORMATS = ("text", "csv", "markdown", "latex", "json")
-
 
 def check_same_benchmark(runs: Sequence[LoadedRun]) -> str:
     """The one benchmark all runs share, or a ValueError that names the mix."""
