@@ -7,7 +7,8 @@ figure of merit is the spread of accuracy across these incidental variations.
 The pieces, one module each:
 
 * `setlexsem_sets`: operations, ground truth, the samplers (numbers, words, deciles,
-  overlap, deceptive WordNet hyponyms with the paper's vocabulary rules);
+  overlap, deceptive WordNet hyponyms); `setlexsem_hyponym_pools`: the hyponym pools with the
+  paper's vocabulary rules;
 * `setlexsem_grid`: grids of configurations, validated strictly; `setlexsem_builtin`: the
   `paper`, `lexbench` and `small` grids;
 * `setlexsem_prompts`: the paper's prompt text, word for word;
