@@ -9,11 +9,10 @@ and `builtin` (grids of configurations, the paper's among them), `prompts` (the 
 prompts, word for word), `items`, `files` and `item_ids` (deterministic generation, item
 files, `--limit` and `--select`), `source` (the items of a run, read or generated afresh
 per pass, never held whole), `paper_parse` (the authors' answer reading, the default),
-`parse` and `members` (lexbench's lenient reading and the metrics), `summary` (the
-streaming tally), `analysis`, `errors`, `markdown` and `figures` (the paper's tables and
-figures), `benchmark` (the `Benchmark`),
-`report`, `cli` (`lexbench generate|run|export setlexsem`) and `human`. This module
-registers it (`SPEC`).
+`parse` and `members` (lexbench's lenient reading), `verdict` (the metrics of an answer
+read either way), `summary` (the streaming tally), `analysis`, `errors`, `markdown` and
+`figures` (the paper's tables and figures), `benchmark` (the `Benchmark`), `report`, `cli`
+(`lexbench generate|run|export setlexsem`) and `human`. This module registers it (`SPEC`).
 """
 
 from __future__ import annotations
