@@ -35,7 +35,7 @@ def main() -> int:
     from lexbench.benchmarks.setlexsem.benchmark import write_items
     from lexbench.benchmarks.setlexsem.deciles import decile_table
     from lexbench.benchmarks.setlexsem.grid_read import resolve_grid
-    from lexbench.benchmarks.setlexsem.sets import load_hyponym_pools
+    from lexbench.benchmarks.setlexsem.hyponym_pools import load_hyponym_pools
     from lexbench.lexicon.words import web2_words
 
     grid = resolve_grid(args.grid)

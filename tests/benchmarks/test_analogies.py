@@ -8,15 +8,12 @@ import json
 import pytest
 
 from lexbench import api
-from lexbench.benchmarks.analogies.data import (
+from lexbench.benchmarks.analogies.data import Analogy, limit_per_mapping
+from lexbench.benchmarks.analogies.google import GOOGLE_SHA256, load_google, locate_google
+from lexbench.benchmarks.analogies.pairs import (
     BATS_SHA1,
-    GOOGLE_SHA256,
-    Analogy,
-    limit_per_mapping,
-    load_google,
     load_pair_file,
     locate_bats,
-    locate_google,
     parse_pair_lines,
     read_pair_collection,
     verify_bats,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_analogies import _assert_agreement, _ours_and_gensims
 
-from lexbench.benchmarks.analogies.data import locate_google
+from lexbench.benchmarks.analogies.google import locate_google
 
 
 @pytest.mark.slow

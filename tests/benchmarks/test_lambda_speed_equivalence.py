@@ -303,14 +303,14 @@ def test_drift_resources_are_kept_per_wordnet(drift, tiny_wordnet_index):
 
 def test_hyponym_pools_are_kept_per_wordnet_directory(tiny_wordnet_env, tmp_path, monkeypatch):
     from lexbench.benchmarks.setlexsem import generate as setlexsem_items
-    from lexbench.benchmarks.setlexsem import sets as setlexsem_sets
+    from lexbench.benchmarks.setlexsem import hyponym_pools
 
-    first = setlexsem_sets.load_hyponym_pools()
+    first = hyponym_pools.load_hyponym_pools()
     assert setlexsem_items.load_hyponym_pools() is first  # one memo, both modules
     other = tmp_path / "second-cache"
     shutil.copytree(tiny_wordnet_env, other)
     monkeypatch.setenv("LEXBENCH_CACHE", str(other))
-    second = setlexsem_sets.load_hyponym_pools()
+    second = hyponym_pools.load_hyponym_pools()
     assert second is not first and second == first  # another directory
     monkeypatch.setenv("LEXBENCH_CACHE", str(tiny_wordnet_env))
-    assert setlexsem_sets.load_hyponym_pools() is first
+    assert hyponym_pools.load_hyponym_pools() is first

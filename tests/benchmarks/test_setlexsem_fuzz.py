@@ -17,7 +17,8 @@ import pytest
 
 from lexbench.benchmarks.setlexsem.benchmark import SetLexSemBenchmark, generate_items
 from lexbench.benchmarks.setlexsem.grid_read import grid_from_mapping
-from lexbench.benchmarks.setlexsem.parse import lenient_parse, parse_answer, score_answer
+from lexbench.benchmarks.setlexsem.parse import lenient_parse, parse_answer
+from lexbench.benchmarks.setlexsem.verdict import score_answer
 from lexbench.types import Request, Response
 
 MB = 1_000_000

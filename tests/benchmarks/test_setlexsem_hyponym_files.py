@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lexbench.benchmarks.setlexsem.hyponym_files import read_hyponym_graph
-from lexbench.benchmarks.setlexsem.sets import (
+from lexbench.benchmarks.setlexsem.hyponym_pools import (
     build_hyponym_pools,
     clean_lemma_names,
     pools_from_graph,

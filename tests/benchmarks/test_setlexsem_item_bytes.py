@@ -146,8 +146,8 @@ def test_the_lenient_reading_given_the_strict_one_is_the_same_reading():
 
 
 def test_answers_are_sorted_as_sort_members_sorts_them():
-    from lexbench.benchmarks.setlexsem.parse import _sorted_members
     from lexbench.benchmarks.setlexsem.sets import sort_members
+    from lexbench.benchmarks.setlexsem.verdict import _sorted_members
 
     for members in [{3, 1, 2}, {"b", "a"}, {2, "a", 1, "b"}, {"x"}, set()]:
         assert _sorted_members(members) == sort_members(members)

@@ -12,15 +12,14 @@ from lexbench.benchmarks.setlexsem.analysis import decile_differences, paper_tab
 from lexbench.benchmarks.setlexsem.errors import ErrorCounts, error_row, max_value
 from lexbench.benchmarks.setlexsem.generate import ItemGenerator
 from lexbench.benchmarks.setlexsem.grid_read import builtin_grid
-from lexbench.benchmarks.setlexsem.prompts import demonstration, prompt_text
-from lexbench.benchmarks.setlexsem.sets import (
+from lexbench.benchmarks.setlexsem.hyponym_pools import (
     MAX_POOL_WORDS,
-    DeceptivePools,
     clean_lemma_names,
-    draw_deceptive,
     load_hyponym_pools,
     pools_from_graph,
 )
+from lexbench.benchmarks.setlexsem.prompts import demonstration, prompt_text
+from lexbench.benchmarks.setlexsem.sets import DeceptivePools, draw_deceptive
 
 PER_CONFIG = 50  # the paper's prompts per configuration: its N are configurations x 50
 # Table 7's N (pairs of configurations) per decile 1-9: the paper's, and `--grid paper`'s.

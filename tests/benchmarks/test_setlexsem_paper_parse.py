@@ -18,7 +18,8 @@ from lexbench.benchmarks.setlexsem.benchmark import (
     score_item,
 )
 from lexbench.benchmarks.setlexsem.paper_parse import paper_read, paper_verdict, tagged_spans
-from lexbench.benchmarks.setlexsem.parse import parse_answer, score_answer
+from lexbench.benchmarks.setlexsem.parse import parse_answer
+from lexbench.benchmarks.setlexsem.verdict import score_answer
 from lexbench.run.evaluate import evaluate
 from mock_model import ScriptedModel
 

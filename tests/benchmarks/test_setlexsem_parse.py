@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lexbench.benchmarks.setlexsem.parse import (
-    parse_answer,
-    score_answer,
-    words_to_number,
-)
+from lexbench.benchmarks.setlexsem.members import words_to_number
+from lexbench.benchmarks.setlexsem.parse import parse_answer
+from lexbench.benchmarks.setlexsem.verdict import score_answer
 
 A_NUM, B_NUM = (12, 47, 305), (47, 90)
 A_WORD, B_WORD = ("cat", "dog", "none"), ("dog", "emu")

@@ -3,11 +3,12 @@ set, BATS 3.0, any word-pair analogy file, and SAT-style multiple choice. A lang
 ranks next words (MRR@10, acc@1, recall@k, clustered by section or relation) or scores the
 choices; word vectors answer 3CosAdd, 3CosMul, pair-difference or the SCAN paper's method.
 
-The package: `data` (the analogy type and file formats), `sets` (Google, BATS, pair files,
-SAT: loading and building), `rank` and `choice` (the ranking and multiple-choice
-`Benchmark`s, which SCAN builds on), `prompts`, `tables`, `report` (its report section and
-the ranking leaderboard row) and `cli` (`lexbench run google|bats|pairs|sat`). This module
-registers the four sets (`BENCHMARKS`).
+The package: `data` (the analogy type), `google` and `pairs` (its file formats: Google's
+questions, BATS and word-pair lists), `sets` (Google, BATS, pair files, SAT: loading and
+building), `rank` and `choice` (the ranking and multiple-choice `Benchmark`s, which SCAN
+builds on), `prompts`, `tables`, `report` (its report section and the ranking leaderboard
+row) and `cli` (`lexbench run google|bats|pairs|sat`). This module registers the four sets
+(`BENCHMARKS`).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from lexbench.benchmarks.analogies.data import locate_google
+from lexbench.benchmarks.analogies.google import locate_google
 from lexbench.robustness.completion import PublicFile
 
 DEFAULT_SAMPLE = 500

@@ -1,9 +1,11 @@
 """The classic analogy sets (Google, BATS, word-pair files, SAT-style choices) as benchmarks.
 
-The pieces live in modules by idea; this one builds a benchmark for a model and re-exports
-the names other code uses:
+The pieces live in modules by idea; this one picks a set's loader by name, builds a
+benchmark for a model and re-exports the names other code uses:
 
-    analogy_data     the `Analogy` item, Google/BATS/pair-file loaders, per-relation limits
+    analogy_data     the `Analogy` item, per-relation limits
+    analogy_google   word2vec-format question files, the Google set
+    analogy_pairs    word-pair lists, BATS 3.0, any pair file by path
     analogy_prompts  the SCAN template and shot selection
     analogy_rank     the ranking benchmark (rank or word-vector analogy requests) and scoring
     analogy_choice   SAT-style multiple choice
@@ -23,17 +25,14 @@ from lexbench.benchmarks.analogies.choice import (
     choice_request_kind,
     read_choice_file,
 )
-from lexbench.benchmarks.analogies.data import (
-    Analogy,
-    limit_per_mapping,
+from lexbench.benchmarks.analogies.data import Analogy, limit_per_mapping
+from lexbench.benchmarks.analogies.google import load_google, read_question_file
+from lexbench.benchmarks.analogies.pairs import (
     load_bats,
-    load_dataset,
-    load_google,
     load_pair_file,
     parse_pair_lines,
     questions_from_pairs,
     read_pair_collection,
-    read_question_file,
     zip_bytes,
 )
 from lexbench.benchmarks.analogies.prompts import choose_shots, query_prompt, sentence
@@ -95,6 +94,19 @@ SET_DEFAULTS = {
     "google": ("3cosadd", "skip"),
     "pairs": ("3cosadd", "skip"),
 }
+
+
+def load_dataset(name: str, path: str | Path | None) -> list[Analogy]:
+    """The items of the classic set `name`, read from `path` or the set's default source."""
+    if name == "google":
+        return load_google(path)
+    if name == "bats":
+        return load_bats(path)
+    if name == "pairs":
+        if path is None:
+            raise ValueError("a pair-file run needs the file's path (--data PATH)")
+        return load_pair_file(path)
+    raise ValueError(f"unknown analogy set {name!r}; choose google, bats or pairs")
 
 
 def build_classic(

@@ -5,12 +5,12 @@ meta-relation, explanation generation (E_Q, E_A) and the fine-tuned baselines wi
 The package: `data` and `splits` (the item format, its files, the Hub), `prompts`,
 `letters` (reading a letter out of a generated answer), `benchmark` and `tables` (question
 answering), `embedding` and `contextual` (the paper's vector baselines), `explain`
-(explanation generation), `build` (choosing the method a model can answer), `report`,
-`cli` (`lexbench run ekar`, `lexbench finetune ekar-qa|ekar-explain`), `human`, the
-fine-tuning experiments (`finetune_qa` and its table `finetune_qa_table`, what the QA
-classifier reads `qa_classifier`, `finetune_explain`, `finetune_accdelta`, their commands
-`finetune_cli`) and the `ekar-classifier:` model they make (`classifier`). This module
-registers it (`SPEC`).
+(explanation generation; its prompts `explain_prompts`, its report.md `explain_report`),
+`build` (choosing the method a model can answer), `report`, `cli` (`lexbench run ekar`,
+`lexbench finetune ekar-qa|ekar-explain`), `human`, the fine-tuning experiments
+(`finetune_qa` and its table `finetune_qa_table`, what the QA classifier reads
+`qa_classifier`, `finetune_explain`, `finetune_accdelta`, their commands `finetune_cli`) and
+the `ekar-classifier:` model they make (`classifier`). This module registers it (`SPEC`).
 """
 
 from __future__ import annotations

@@ -36,10 +36,10 @@ from lexbench.benchmarks.ekar.explain_prompts import (
     explanation_prompt,
     first_line,
 )
+from lexbench.benchmarks.ekar.explain_report import explanation_report_markdown
 from lexbench.benchmarks.ekar.prompts import MODES
 from lexbench.contract import first_per_stratum
 from lexbench.metrics.rouge import rouge_n
-from lexbench.parts import with_interval
 from lexbench.stats import bootstrap_interval
 from lexbench.types import Decoding, Request, Response, Score
 
@@ -269,46 +269,6 @@ class ExplanationBenchmark:
 
     def report(self, results: Mapping[str, Any]) -> str:
         return explanation_report_markdown(results)
-
-
-def explanation_report_markdown(results: Mapping[str, Any]) -> str:
-    """report.md of an explanation-generation run, from its results.json."""
-    config = results["config"]
-    lines = [
-        f"# E-KAR explanation generation ({config['language']}, {config['split']}, "
-        f"{config['mode']} mode)",
-        "",
-        f"{results['items']} items; input format: {config.get('prompt_format', 'paper')}; "
-        f"explanations of at most {config['decoding']['max_new_tokens']} new tokens (greedy); "
-        f"similarity model: {config['similarity_model']}; "
-        f"BERTScore model: {config['bertscore_model'] or 'none'}.",
-        "",
-        "| explanation | metric | mean [95% bootstrap] | n |",
-        "|---|---|---|---|",
-    ]
-    for group, metrics in results["explanations"].items():
-        for metric, interval in metrics.items():
-            lines.append(
-                f"| {group} | {metric} | "
-                f"{with_interval(interval['estimate'], interval['low'], interval['high'])} | "
-                f"{interval['n']} |"
-            )
-    for metric, reason in results.get("skipped_metrics", {}).items():
-        lines += ["", f"{metric}: not computed -- {reason}."]
-    lines += [
-        "",
-        "## ROUGE-2 F1 by meta-relation (item means)",
-        "",
-        "| meta-relation | mean [95% bootstrap] | n |",
-        "|---|---|---|",
-    ]
-    for row in results["rouge2_f1_by_meta_relation"]:
-        lines.append(
-            f"| {row['meta_relation']} {row['name']} | "
-            f"{with_interval(row['estimate'], row['low'], row['high'])} | {row['n']} |"
-        )
-    lines += ["", f"Error classes: {results['error_classes']}"]
-    return "\n".join(lines) + "\n"
 
 
 def _run_learned(

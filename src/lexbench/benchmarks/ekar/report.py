@@ -192,7 +192,7 @@ class EkarExplanationReporter(GenericReporter):
         return "\n".join(lines) + "\n\n" + "\n\n".join(notes)
 
     def run_markdown(self, run: LoadedRun) -> str:
-        from lexbench.benchmarks.ekar.explain import explanation_report_markdown
+        from lexbench.benchmarks.ekar.explain_report import explanation_report_markdown
 
         if all(key in run.results for key in _EXPLAIN_KEYS) and "config" in run.results:
             return explanation_report_markdown(run.results).replace(

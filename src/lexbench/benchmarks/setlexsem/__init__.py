@@ -3,16 +3,16 @@ for A ∪ B, A ∩ B, A ∖ B or A △ B where the members of A and B are contro
 words, their length, their corpus frequency, their meaning); the figure of merit is the
 spread of accuracy across these incidental variations.
 
-The package: `sets` (operations and samplers), `grid`, `grid_read`, `grid_values` and
-`builtin` (grids of configurations, the paper's among them), `prompts` (the paper's
+The package: `sets` (operations and samplers), `hyponym_pools` and `hyponym_files` (the
+WordNet hyponym pools deceptive sets are drawn from), `grid`, `grid_read`, `grid_values`
+and `builtin` (grids of configurations, the paper's among them), `prompts` (the paper's
 prompts, word for word), `items`, `files` and `item_ids` (deterministic generation, item
 files, `--limit` and `--select`), `source` (the items of a run, read or generated afresh
 per pass, never held whole), `paper_parse` (the authors' answer reading, the default),
-`parse` and `members` (lexbench's lenient reading and the metrics), `summary` (the
-streaming tally), `analysis`, `errors`, `markdown` and `figures` (the paper's tables and
-figures), `benchmark` (the `Benchmark`),
-`report`, `cli` (`lexbench generate|run|export setlexsem`) and `human`. This module
-registers it (`SPEC`).
+`parse` and `members` (lexbench's lenient reading), `verdict` (the metrics of an answer
+read either way), `summary` (the streaming tally), `analysis`, `errors`, `markdown` and
+`figures` (the paper's tables and figures), `benchmark` (the `Benchmark`), `report`, `cli`
+(`lexbench generate|run|export setlexsem`) and `human`. This module registers it (`SPEC`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ figure of merit is the spread of accuracy across these incidental variations.
 The pieces, one module each:
 
 * `setlexsem_sets`: operations, ground truth, the samplers (numbers, words, deciles,
-  overlap, deceptive WordNet hyponyms with the paper's vocabulary rules);
+  overlap, deceptive WordNet hyponyms); `setlexsem_hyponym_pools`: the hyponym pools with the
+  paper's vocabulary rules;
 * `setlexsem_grid`: grids of configurations, validated strictly; `setlexsem_builtin`: the
   `paper`, `lexbench` and `small` grids;
 * `setlexsem_prompts`: the paper's prompt text, word for word;
@@ -16,8 +17,8 @@ The pieces, one module each:
   `setlexsem_source`: a run's items read or generated afresh for each pass (a paper grid
   is never held whole);
 * `setlexsem_paper_parse`: the authors' answer reading (the default `--parser paper`);
-  `setlexsem_parse`: lexbench's lenient reading (`--parser lexbench`) and per-item metrics;
-  both linear, never raising, and every answer is read both ways;
+  `setlexsem_parse`: lexbench's lenient reading (`--parser lexbench`); both linear, never
+  raising, and every answer is read both ways; `setlexsem_verdict`: per-item metrics;
 * `setlexsem_analysis`, `setlexsem_errors`, `setlexsem_markdown`, `setlexsem_figures`: the
   paper's tables and figures, each from the configurations the paper computes it on;
   `setlexsem_summary`: the streaming tally they are computed from (`summarize` feeds one);
@@ -45,19 +46,15 @@ from lexbench.benchmarks.setlexsem.generate import ItemGenerator
 from lexbench.benchmarks.setlexsem.grid import Grid
 from lexbench.benchmarks.setlexsem.grid_read import resolve_grid
 from lexbench.benchmarks.setlexsem.items import SetLexSemItem
+from lexbench.benchmarks.setlexsem.members import safe_text
 from lexbench.benchmarks.setlexsem.paper_parse import (
     PARSERS,
     paper_verdict,
     reading_summary,
 )
-from lexbench.benchmarks.setlexsem.parse import (
-    SetScore,
-    lenient_parse,
-    parse_answer,
-    safe_text,
-    score_answer,
-)
+from lexbench.benchmarks.setlexsem.parse import lenient_parse, parse_answer
 from lexbench.benchmarks.setlexsem.source import FileItems, GridItems, ItemSource
+from lexbench.benchmarks.setlexsem.verdict import SetScore, score_answer
 from lexbench.types import Request, Response, Score
 
 if TYPE_CHECKING:

@@ -13,9 +13,9 @@ from typing import Any
 from lexbench.benchmarks.setlexsem.generate import ItemGenerator, SkippedCell, matches_selection
 from lexbench.benchmarks.setlexsem.grid import Grid
 from lexbench.benchmarks.setlexsem.grid_read import resolve_grid
+from lexbench.benchmarks.setlexsem.hyponym_pools import HyponymPool
 from lexbench.benchmarks.setlexsem.item_ids import IdRepeats
 from lexbench.benchmarks.setlexsem.items import SetLexSemItem
-from lexbench.benchmarks.setlexsem.sets import HyponymPool
 from lexbench.heartbeat import Step, long_step
 from lexbench.paths import refuse_special_file
 
@@ -129,7 +129,7 @@ def manifest(
     skipped: Sequence[SkippedCell] = (),
 ) -> dict[str, Any]:
     from lexbench import __version__
-    from lexbench.benchmarks.setlexsem.sets import hyponym_pools_fingerprint
+    from lexbench.benchmarks.setlexsem.hyponym_pools import hyponym_pools_fingerprint
     from lexbench.lexicon.words import wordfreq_version
 
     meta: dict[str, Any] = {

@@ -11,11 +11,11 @@ from typing import Any
 
 from lexbench.benchmarks.setlexsem.categories import CATEGORY_TYPES, category_pool
 from lexbench.benchmarks.setlexsem.grid import Grid, Study
+from lexbench.benchmarks.setlexsem.hyponym_pools import HyponymPool, load_hyponym_pools
 from lexbench.benchmarks.setlexsem.items import SetLexSemItem, config_id, length_label, set_key
 from lexbench.benchmarks.setlexsem.prompts import demonstration, prompt_text
 from lexbench.benchmarks.setlexsem.sets import (
     DeceptivePools,
-    HyponymPool,
     InfeasibleCell,
     Member,
     SetPair,
@@ -25,7 +25,6 @@ from lexbench.benchmarks.setlexsem.sets import (
     draw_independent,
     draw_overlapping,
     ground_truth,
-    load_hyponym_pools,
     number_pool,
     overlap_size,
     require_pairs,

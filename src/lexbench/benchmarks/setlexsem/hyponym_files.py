@@ -1,11 +1,12 @@
 """The deceptive study's hyponym graph read straight from WordNet's data files, in flat memory.
 
-`sets.build_hyponym_pools` needs, per noun and verb synset, its name, its lemma names and its
-hyponyms. Through NLTK's reader (every synset of the database built as objects, its lemma
-index loaded) that first build peaked at 618 MB and 14 s of CPU: a fresh machine's first
-`lexbench run setlexsem --grid paper` paid it inside the run (the 781 MB of issue 39). This
-module reads the same facts line by line from `data.noun` and `data.verb`, and the sense
-numbers of the names from `index.noun` and `index.verb`, keeping only strings and offsets.
+`hyponym_pools.build_hyponym_pools` needs, per noun and verb synset, its name, its lemma
+names and its hyponyms. Through NLTK's reader (every synset of the database built as
+objects, its lemma index loaded) that first build peaked at 618 MB and 14 s of CPU: a fresh
+machine's first `lexbench run setlexsem --grid paper` paid it inside the run (the 781 MB of
+issue 39). This module reads the same facts line by line from `data.noun` and `data.verb`,
+and the sense numbers of the names from `index.noun` and `index.verb`, keeping only strings
+and offsets.
 
 It answers exactly as NLTK's reader does (a test compares the pools both ways on the tiny
 WordNet and on WordNet 3.0):
@@ -79,9 +80,9 @@ def _sense_offsets(directory: Path, suffix: str, lemmas: set[str]) -> dict[str, 
 def read_hyponym_graph(
     directory: Path, clean: Callable[[Sequence[str], random.Random], list[str]]
 ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """(children, own words) per noun and verb synset name, as `sets.build_hyponym_pools`
-    takes them from NLTK: children sorted, own words `clean`ed with the synset's own seeded
-    stream (`random.Random("lemmata:" + name)`)."""
+    """(children, own words) per noun and verb synset name, as
+    `hyponym_pools.build_hyponym_pools` takes them from NLTK: children sorted, own words
+    `clean`ed with the synset's own seeded stream (`random.Random("lemmata:" + name)`)."""
     synsets: list[tuple[int, str, list[str], set[tuple[str, int]]]] = []
     names_of: dict[tuple[str, int], str] = {}
     for suffix, pos in POOL_PARTS_OF_SPEECH.items():

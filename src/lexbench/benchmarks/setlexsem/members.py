@@ -1,6 +1,6 @@
 """The members of a SetLexSem answer as text: numbers written in words, text made safe for
 UTF-8, and the canonical form gold and answer members are compared in (`parse.py` reads
-answers with these; see its docstring for the rules)."""
+answers with these, see its docstring for the rules; `verdict.py` compares in that form)."""
 
 from __future__ import annotations
 

@@ -35,8 +35,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lexbench.benchmarks.setlexsem.parse import SetScore, compare_sets, safe_text, unreadable
+from lexbench.benchmarks.setlexsem.members import safe_text
 from lexbench.benchmarks.setlexsem.sets import Member
+from lexbench.benchmarks.setlexsem.verdict import SetScore, compare_sets, unreadable
 
 OPEN = "<answer>"
 CLOSE = "</answer>"
