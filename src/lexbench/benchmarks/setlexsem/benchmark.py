@@ -6,22 +6,22 @@ figure of merit is the spread of accuracy across these incidental variations.
 
 The pieces, one module each:
 
-* `setlexsem_sets`: operations, ground truth, the samplers (numbers, words, deciles,
-  overlap, deceptive WordNet hyponyms); `setlexsem_hyponym_pools`: the hyponym pools with the
+* `sets`: operations, ground truth, the samplers (numbers, words, deciles,
+  overlap, deceptive WordNet hyponyms); `hyponym_pools`: the hyponym pools with the
   paper's vocabulary rules;
-* `setlexsem_grid`: grids of configurations, validated strictly; `setlexsem_builtin`: the
+* `grid`: grids of configurations, validated strictly; `builtin`: the
   `paper`, `lexbench` and `small` grids;
-* `setlexsem_prompts`: the paper's prompt text, word for word;
-* `setlexsem_items`: items and their deterministic generation (planned and validated
-  before any write); `setlexsem_files`: item files (atomic), `--limit` and `--select`;
-  `setlexsem_source`: a run's items read or generated afresh for each pass (a paper grid
+* `prompts`: the paper's prompt text, word for word;
+* `items`: items and their deterministic generation (planned and validated
+  before any write); `files`: item files (atomic), `--limit` and `--select`;
+  `source`: a run's items read or generated afresh for each pass (a paper grid
   is never held whole);
-* `setlexsem_paper_parse`: the authors' answer reading (the default `--parser paper`);
-  `setlexsem_parse`: lexbench's lenient reading (`--parser lexbench`); both linear, never
-  raising, and every answer is read both ways; `setlexsem_verdict`: per-item metrics;
-* `setlexsem_analysis`, `setlexsem_errors`, `setlexsem_markdown`, `setlexsem_figures`: the
+* `paper_parse`: the authors' answer reading (the default `--parser paper`);
+  `parse`: lexbench's lenient reading (`--parser lexbench`); both linear, never
+  raising, and every answer is read both ways; `verdict`: per-item metrics;
+* `analysis`, `errors`, `markdown`, `figures`: the
   paper's tables and figures, each from the configurations the paper computes it on;
-  `setlexsem_summary`: the streaming tally they are computed from (`summarize` feeds one);
+  `summary`: the streaming tally they are computed from (`summarize` feeds one);
 * this module: the `Benchmark` and the Python API.
 """
 
