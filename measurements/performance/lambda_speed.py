@@ -60,7 +60,7 @@ from fake_openai_server import default_reply, split_tokens
 from lexbench.benchmarks.lambda_.benchmark import parse_and_score
 from lexbench.benchmarks.lambda_.items import LambdaConfig, generate_items
 from lexbench.benchmarks.lambda_.prompts import prompt_text
-from lexbench.lexicon.wordnet.index import load_index
+from lexbench.lexicon.wordnet.index_cache import load_index
 index = load_index(progress=False)
 items = generate_items(index, LambdaConfig(per_relation=1000))
 outputs = ["".join(split_tokens(default_reply(prompt_text(item)))[:2]) for item in items]
