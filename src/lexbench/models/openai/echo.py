@@ -78,6 +78,24 @@ def echo_unsupported(base_url: str, model: str) -> UnsupportedRequest:
     )
 
 
+def echoed_logprobs(
+    choice: dict[str, Any], prompt: str, base_url: str, model: str, *, tokens: bool = False
+) -> dict[str, Any]:
+    """The `logprobs` of a choice that echoes `prompt` with character offsets (and, with
+    `tokens`, the tokens' text); `echo_unsupported` when the server's reply has none."""
+    logprobs = choice.get("logprobs")
+    text = choice.get("text")
+    if (
+        not logprobs
+        or not isinstance(text, str)
+        or not text.startswith(prompt)
+        or not logprobs.get("text_offset")
+        or (tokens and not logprobs.get("tokens"))
+    ):
+        raise echo_unsupported(base_url, model)
+    return logprobs
+
+
 def loglikelihood_parser(
     base_url: str, model: str, prompt: str, boundary: int
 ) -> Callable[[dict[str, Any], dict[str, Any] | None], tuple[float, int]]:
@@ -85,15 +103,7 @@ def loglikelihood_parser(
     token log-probabilities, how many tokens it has)."""
 
     def parse(choice: dict[str, Any], usage: dict[str, Any] | None) -> tuple[float, int]:
-        logprobs = choice.get("logprobs")
-        text = choice.get("text")
-        if (
-            not logprobs
-            or not isinstance(text, str)
-            or not text.startswith(prompt)
-            or not logprobs.get("text_offset")
-        ):
-            raise echo_unsupported(base_url, model)
+        logprobs = echoed_logprobs(choice, prompt, base_url, model)
         values = continuation_logprobs(
             logprobs["token_logprobs"], logprobs["text_offset"], boundary, len(prompt)
         )

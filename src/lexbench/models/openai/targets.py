@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lexbench.models.openai.call import COMPLETIONS, Call
-from lexbench.models.openai.echo import echo_body, echo_unsupported
+from lexbench.models.openai.echo import echo_body, echo_unsupported, echoed_logprobs
 
 EXACT = "exact"
 STRICT_PREFIX = "strict-prefix"
@@ -125,16 +125,7 @@ class TargetTokens:
 
     def _parser(self, text: str, position: int) -> Any:
         def parse(choice: dict[str, Any], usage: dict[str, Any] | None) -> str:
-            logprobs = choice.get("logprobs")
-            echoed = choice.get("text")
-            if (
-                not logprobs
-                or not isinstance(echoed, str)
-                or not echoed.startswith(text)
-                or not logprobs.get("text_offset")
-                or not logprobs.get("tokens")
-            ):
-                raise echo_unsupported(self.base_url, self.model)
+            logprobs = echoed_logprobs(choice, text, self.base_url, self.model, tokens=True)
             token = covering_token(logprobs["tokens"], logprobs["text_offset"], position)
             if token is None:
                 raise echo_unsupported(self.base_url, self.model)
