@@ -201,4 +201,7 @@ def test_verify_on_the_real_model_prints_a_line_at_least_every_10_seconds(tmp_pa
     assert max(gaps)[0] < 10, max(gaps)  # (seconds, what came after the wait)
     texts = [text for _, text in pieces]
     assert texts[-1] == "lambda in inspect_ai: 3/3 items give lexbench's verdict (all equal)"
-    assert any(re.search(r"^  inspect: .*Samples: +3/ +3", t) for t in texts), texts
+    # inspect's own sample count, relayed. Its plain display prints at most every 5 s and,
+    # at the end, only if the step count moved since its last line, so that line may still
+    # say 2/3 when the run is quick: any count out of the 3 samples is inspect's progress.
+    assert any(re.search(r"^  inspect: .*Samples: +\d+/ +3\b", t) for t in texts), texts
